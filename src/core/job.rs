@@ -1,0 +1,150 @@
+//! Jobs as a workload describes them ([`JobSpec`]) and as the engine tracks them ([`ActiveJob`]).
+
+use super::{GpuId, SimTime};
+
+/// Identifier of a job within one workload, in arrival (emission) order from 0.
+///
+/// Blox numbers jobs in admission order; with FIFO admission queues that is the arrival order, so
+/// tracked-id windows such as 3000..=4000 mean the same jobs here and in Blox.
+pub type JobId = u64;
+
+/// One job as the workload submits it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    pub id: JobId,
+    /// Submission time in seconds.
+    pub arrival: SimTime,
+    /// GPUs the job asks for (gang-scheduled: all or nothing).
+    pub gpus: u32,
+    /// Work to do, in seconds of running at the profiled speed (Blox: iterations of 1 s each).
+    pub work: f64,
+    /// Model name when the workload knows it.
+    pub model: Option<String>,
+    /// Absolute deadline in seconds, when the workload has one.
+    pub deadline: Option<SimTime>,
+}
+
+/// Index of a job in the [`JobTable`]; stable while the job is active.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct JobSlot(pub u32);
+
+/// A job admitted to the cluster and not yet finished.
+#[derive(Debug, Clone)]
+pub struct ActiveJob {
+    pub spec: JobSpec,
+    /// Wall-clock seconds the job has held GPUs (Blox `attained_service`, not GPU-weighted).
+    pub attained_service: f64,
+    /// Work done so far, in the units of [`JobSpec::work`].
+    pub executed_work: f64,
+    /// Time the job was first launched.
+    pub first_start: Option<SimTime>,
+    /// Time at which the job first made progress (Blox counts responsiveness to this instant).
+    pub first_progress: Option<SimTime>,
+    /// Times the job lost its GPUs to a higher-priority job.
+    pub preemptions: u32,
+    /// Seconds since the job last ran, was launched or was preempted.
+    pub time_since_scheduled: f64,
+    /// Set once the starvation guard has promoted the job; promoted jobs rank above all others.
+    pub promoted: bool,
+    /// GPUs the job holds; empty while it waits.
+    pub gpus: Vec<GpuId>,
+    /// Seconds of the next round lost to launch/restore overhead.
+    pub pending_overhead: f64,
+}
+
+impl ActiveJob {
+    pub fn new(spec: JobSpec) -> Self {
+        Self {
+            spec,
+            attained_service: 0.0,
+            executed_work: 0.0,
+            first_start: None,
+            first_progress: None,
+            preemptions: 0,
+            time_since_scheduled: 0.0,
+            promoted: false,
+            gpus: Vec::new(),
+            pending_overhead: 0.0,
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        !self.gpus.is_empty()
+    }
+
+    pub fn remaining_work(&self) -> f64 {
+        self.spec.work - self.executed_work
+    }
+}
+
+/// The active jobs, addressed by [`JobSlot`]; finished jobs leave holes that later arrivals reuse.
+#[derive(Debug, Default)]
+pub struct JobTable {
+    slots: Vec<Option<ActiveJob>>,
+    vacant: Vec<u32>,
+    len: usize,
+}
+
+impl JobTable {
+    pub fn insert(&mut self, job: ActiveJob) -> JobSlot {
+        self.len += 1;
+        match self.vacant.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(job);
+                JobSlot(i)
+            }
+            None => {
+                self.slots.push(Some(job));
+                JobSlot(self.slots.len() as u32 - 1)
+            }
+        }
+    }
+
+    pub fn remove(&mut self, slot: JobSlot) -> ActiveJob {
+        let job = self.slots[slot.0 as usize].take().expect("removing a vacant job slot");
+        self.vacant.push(slot.0);
+        self.len -= 1;
+        job
+    }
+
+    /// Whether `slot` holds an active job.
+    pub fn contains(&self, slot: JobSlot) -> bool {
+        self.slots.get(slot.0 as usize).is_some_and(Option::is_some)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Active jobs in slot order (not priority order).
+    pub fn iter(&self) -> impl Iterator<Item = (JobSlot, &ActiveJob)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, j)| j.as_ref().map(|j| (JobSlot(i as u32), j)))
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (JobSlot, &mut ActiveJob)> {
+        self.slots
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, j)| j.as_mut().map(|j| (JobSlot(i as u32), j)))
+    }
+}
+
+impl std::ops::Index<JobSlot> for JobTable {
+    type Output = ActiveJob;
+    fn index(&self, slot: JobSlot) -> &ActiveJob {
+        self.slots[slot.0 as usize].as_ref().expect("vacant job slot")
+    }
+}
+
+impl std::ops::IndexMut<JobSlot> for JobTable {
+    fn index_mut(&mut self, slot: JobSlot) -> &mut ActiveJob {
+        self.slots[slot.0 as usize].as_mut().expect("vacant job slot")
+    }
+}

@@ -1,0 +1,115 @@
+//! What a run records: one row per tracked job, one row per round, and the run's summary.
+
+use super::{JobId, SimTime};
+
+/// The life of one tracked job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRecord {
+    pub id: JobId,
+    pub arrival: SimTime,
+    pub gpus: u32,
+    pub work: f64,
+    /// First launch; `None` if the job never ran before the run ended.
+    pub first_start: Option<SimTime>,
+    /// End of the job's first round of progress; Blox's responsiveness is this minus arrival.
+    pub first_progress: Option<SimTime>,
+    pub finish: Option<SimTime>,
+    pub preemptions: u32,
+    pub attained_service: f64,
+    /// Whether the starvation guard promoted the job.
+    pub promoted: bool,
+}
+
+impl JobRecord {
+    pub fn jct(&self) -> Option<f64> {
+        self.finish.map(|f| f - self.arrival)
+    }
+
+    pub fn responsiveness(&self) -> Option<f64> {
+        self.first_progress.map(|f| f - self.arrival)
+    }
+}
+
+/// Cluster state after one round's decisions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimelineRow {
+    pub time: SimTime,
+    pub free_gpus: u32,
+    /// GPUs asked for by all active jobs, running or queued (Blox `gpu_demand`).
+    pub gpu_demand: u64,
+    pub running: u32,
+    /// Active jobs waiting for GPUs.
+    pub queued: u32,
+    /// Arrived jobs held back by admission control.
+    pub admission_backlog: u32,
+    pub preemptions: u32,
+}
+
+/// Aggregates of one run. JCT and responsiveness statistics cover finished tracked jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    pub tracked_jobs: u64,
+    pub tracked_finished: u64,
+    pub jobs_finished: u64,
+    /// Jobs wider than the whole cluster, dropped at arrival (never schedulable).
+    pub jobs_unschedulable: u64,
+    pub avg_jct: f64,
+    pub median_jct: f64,
+    pub p95_jct: f64,
+    pub p99_jct: f64,
+    pub avg_responsiveness: f64,
+    /// Simulated time at which the run ended.
+    pub makespan: SimTime,
+    pub rounds: u64,
+    pub preemptions: u64,
+    pub promoted_jobs: u64,
+    /// Busy GPU-seconds over total GPU-seconds until the end of the run.
+    pub gpu_utilization: f64,
+}
+
+/// Everything one run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutput {
+    pub summary: RunSummary,
+    pub jobs: Vec<JobRecord>,
+    pub timeline: Vec<TimelineRow>,
+}
+
+/// Mean of `values`, NaN when empty.
+pub fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// Quantile `q` in [0, 1] of sorted `values` with linear interpolation between closest ranks
+/// (the default of numpy, pandas and DuckDB's `quantile_cont`), NaN when empty.
+pub fn quantile_sorted(values: &[f64], q: f64) -> f64 {
+    match values.len() {
+        0 => f64::NAN,
+        1 => values[0],
+        n => {
+            let pos = q * (n - 1) as f64;
+            let lo = pos.floor() as usize;
+            let hi = pos.ceil() as usize;
+            values[lo] + (values[hi] - values[lo]) * (pos - lo as f64)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_interpolate_like_numpy() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile_sorted(&v, 0.5), 2.5);
+        assert_eq!(quantile_sorted(&v, 0.0), 1.0);
+        assert_eq!(quantile_sorted(&v, 1.0), 4.0);
+        assert!((quantile_sorted(&v, 0.95) - 3.85).abs() < 1e-12);
+        assert!(quantile_sorted(&[], 0.5).is_nan());
+        assert_eq!(mean(&v), 2.5);
+    }
+}

@@ -1,0 +1,23 @@
+//! The simulation core: cluster state, jobs, the clock and the policy traits.
+//!
+//! Nothing in here reads or writes files, parses YAML or knows about Parquet: a run is a pure
+//! function of its [`engine::RunConfig`], its policies and its job source, so the same run gives
+//! the same numbers on any thread of any machine.
+
+pub mod cluster;
+pub mod engine;
+pub mod job;
+pub mod metrics;
+pub mod policy;
+
+pub use cluster::{Cluster, ClusterSpec, GpuId, NodeSpec};
+pub use engine::{Engine, RunConfig, RunError, Tracking};
+pub use job::{ActiveJob, JobId, JobSlot, JobSpec, JobTable};
+pub use metrics::{JobRecord, RunOutput, RunSummary, TimelineRow};
+pub use policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, Scheduler};
+
+/// Simulated time in seconds since the start of the run.
+///
+/// `f64` holds every integer second of any realistic experiment exactly, and leaves room for the
+/// fractional times of event-driven engines and throughput-scaled progress.
+pub type SimTime = f64;

@@ -1,0 +1,16 @@
+//! blox: declarative, parallel simulation of deep-learning GPU-cluster scheduling experiments.
+//!
+//! Layers, inside out (see `ARCHITECTURE.md`):
+//! - [`core`]: cluster, jobs, clock, policy traits and the engine; no I/O.
+//! - [`policies`]: one file per admission / scheduling / placement policy, plus the registry.
+//! - [`workload`]: generators and trace readers producing [`core::JobSpec`] streams.
+//! - [`spec`]: the YAML experiment spec and its expansion into a grid of runs.
+//! - [`results`]: Parquet tables of runs, jobs and timelines.
+//! - [`runner`]: runs a grid in parallel with progress, skipping finished runs.
+
+pub mod core;
+pub mod policies;
+pub mod results;
+pub mod runner;
+pub mod spec;
+pub mod workload;

@@ -1,0 +1,19 @@
+//! `fifo`: first come, first served.
+//!
+//! Rule: order active jobs by submission time (ties by job id). A running job is never behind a
+//! waiting one, so FIFO never preempts except for jobs promoted by the starvation guard.
+//! Source: Blox `schedulers/fifo.py` (key `submit_time`), EuroSys'24 Figures 6, 7 and 12.
+
+use crate::core::policy::sort_by_priority_key;
+use crate::core::{JobSlot, JobTable, Scheduler, SimTime};
+
+#[derive(Default)]
+pub struct Fifo {
+    scratch: Vec<(bool, f64, u64, JobSlot)>,
+}
+
+impl Scheduler for Fifo {
+    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) {
+        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.arrival);
+    }
+}

@@ -1,0 +1,253 @@
+//! Every admission, scheduling and placement policy, one file each, and the registry that maps
+//! spec names to them.
+//!
+//! The registry is the serde enums below: the spec parser, `blox list` and the docs all read them,
+//! so a policy added here is usable everywhere. Each file's doc comment states its rule and source.
+
+pub mod accept_all;
+pub mod consolidated;
+pub mod fifo;
+pub mod fixed_overhead;
+pub mod las;
+pub mod load_based;
+pub mod optimus_oracle;
+pub mod priority_walk;
+pub mod scattered;
+pub mod srtf;
+
+use crate::core::{Admission, OverheadModel, Placement, Scheduler};
+use serde::{Deserialize, Deserializer, Serialize, de};
+use std::fmt;
+
+/// What a policy may depend on besides its own parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct BuildContext {
+    /// The run's offered load in jobs per hour, when the workload has one.
+    pub load: Option<f64>,
+}
+
+/// A positive, finite number (GPU-demand thresholds, multipliers).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Positive(pub f64);
+
+impl<'de> Deserialize<'de> for Positive {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        if v.is_finite() && v > 0.0 {
+            Ok(Positive(v))
+        } else {
+            Err(de::Error::custom(format!("must be a positive number, got {v}")))
+        }
+    }
+}
+
+/// A non-negative, finite number of seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Seconds(pub f64);
+
+impl<'de> Deserialize<'de> for Seconds {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        if v.is_finite() && v >= 0.0 {
+            Ok(Seconds(v))
+        } else {
+            Err(de::Error::custom(format!("must be a non-negative number of seconds, got {v}")))
+        }
+    }
+}
+
+/// One line of `blox list`.
+pub struct Entry {
+    pub name: &'static str,
+    pub summary: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SchedulerSpec {
+    Fifo,
+    Las,
+    Srtf,
+    OptimusOracle(OptimusParams),
+}
+
+/// Parameters of `optimus-oracle`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptimusParams {
+    /// Progress multiplier by load (jobs/hour), e.g. `{1: 5, 2: 3, 3: 1.4}`.
+    #[serde(default)]
+    pub progress_multiplier: LoadTable,
+    /// Multiplier for loads not in the table.
+    #[serde(default = "one")]
+    pub default_multiplier: Positive,
+}
+
+fn one() -> Positive {
+    Positive(1.0)
+}
+
+/// A map from load (jobs/hour) to a positive value, written `{1: 5, 2.5: 3}` in YAML.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct LoadTable(pub Vec<(f64, f64)>);
+
+impl LoadTable {
+    pub fn get(&self, load: f64) -> Option<f64> {
+        self.0.iter().find(|(l, _)| *l == load).map(|(_, v)| *v)
+    }
+}
+
+impl<'de> Deserialize<'de> for LoadTable {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = LoadTable;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map from load (jobs/hour) to a positive number")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<LoadTable, A::Error> {
+                let mut entries: Vec<(f64, f64)> = Vec::new();
+                while let Some((load, value)) = map.next_entry::<f64, Positive>()? {
+                    if entries.iter().any(|(l, _)| *l == load) {
+                        return Err(de::Error::custom(format!("load {load} appears twice")));
+                    }
+                    entries.push((load, value.0));
+                }
+                Ok(LoadTable(entries))
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+
+impl SchedulerSpec {
+    pub const ALL: &[Entry] = &[
+        Entry { name: "fifo", summary: "first come, first served by submission time (Blox Fifo)" },
+        Entry { name: "las", summary: "least attained service first, preemptive (Blox Las; Blox's \"Tiresias\")" },
+        Entry { name: "srtf", summary: "shortest remaining time first with oracle job lengths (Blox Srtf)" },
+        Entry {
+            name: "optimus-oracle",
+            summary: "SRTF order plus a per-load progress multiplier {progress_multiplier: {load: x}} (Blox Optimus)",
+        },
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            SchedulerSpec::Fifo => "fifo",
+            SchedulerSpec::Las => "las",
+            SchedulerSpec::Srtf => "srtf",
+            SchedulerSpec::OptimusOracle(_) => "optimus-oracle",
+        }
+    }
+
+    pub fn build(&self, ctx: &BuildContext) -> Box<dyn Scheduler> {
+        match self {
+            SchedulerSpec::Fifo => Box::new(fifo::Fifo::default()),
+            SchedulerSpec::Las => Box::new(las::Las::default()),
+            SchedulerSpec::Srtf => Box::new(srtf::Srtf::default()),
+            SchedulerSpec::OptimusOracle(p) => {
+                let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
+                Box::new(optimus_oracle::OptimusOracle::new(m))
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum PlacementSpec {
+    Scattered,
+    Consolidated,
+}
+
+impl PlacementSpec {
+    pub const ALL: &[Entry] = &[
+        Entry {
+            name: "scattered",
+            summary: "first free GPUs in node order, preempting lowest-priority jobs (Blox \"Place\")",
+        },
+        Entry { name: "consolidated", summary: "fewest nodes per job (exact fit, then best fit), preempting like scattered" },
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            PlacementSpec::Scattered => "scattered",
+            PlacementSpec::Consolidated => "consolidated",
+        }
+    }
+
+    pub fn build(&self) -> Box<dyn Placement> {
+        match self {
+            PlacementSpec::Scattered => Box::new(scattered::Scattered::default()),
+            PlacementSpec::Consolidated => Box::new(consolidated::Consolidated::default()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum AdmissionSpec {
+    AcceptAll,
+    LoadBased {
+        /// Admit while active GPU demand <= threshold x cluster GPUs (Blox: 1.0, 1.2, 1.4, 1.5).
+        threshold: Positive,
+    },
+}
+
+impl AdmissionSpec {
+    pub const ALL: &[Entry] = &[
+        Entry { name: "accept-all", summary: "admit every arrival at once (Blox AcceptAll)" },
+        Entry {
+            name: "load-based",
+            summary: "FIFO backlog; admit while GPU demand <= {threshold: x} times cluster GPUs (Blox LoadBasedAccept)",
+        },
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            AdmissionSpec::AcceptAll => "accept-all",
+            AdmissionSpec::LoadBased { .. } => "load-based",
+        }
+    }
+
+    pub fn build(&self) -> Box<dyn Admission> {
+        match self {
+            AdmissionSpec::AcceptAll => Box::new(accept_all::AcceptAll),
+            AdmissionSpec::LoadBased { threshold } => Box::new(load_based::LoadBased::new(threshold.0)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum OverheadSpec {
+    None,
+    Fixed {
+        #[serde(default = "zero_seconds")]
+        first_launch_s: Seconds,
+        #[serde(default = "zero_seconds")]
+        resume_s: Seconds,
+    },
+}
+
+fn zero_seconds() -> Seconds {
+    Seconds(0.0)
+}
+
+impl OverheadSpec {
+    pub const ALL: &[Entry] = &[
+        Entry { name: "none", summary: "launches and preemptions are free (Blox's simulator)" },
+        Entry { name: "fixed", summary: "{first_launch_s, resume_s} seconds of no progress after each (re)launch" },
+    ];
+
+    pub fn build(&self) -> Option<Box<dyn OverheadModel>> {
+        match self {
+            OverheadSpec::None => None,
+            OverheadSpec::Fixed { first_launch_s, resume_s } => {
+                Some(Box::new(fixed_overhead::FixedOverhead { first_launch_s: first_launch_s.0, resume_s: resume_s.0 }))
+            }
+        }
+    }
+}

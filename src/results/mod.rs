@@ -1,0 +1,43 @@
+//! Result tables: one Parquet file per run in each of `runs/`, `jobs/` and `timeline/` under the
+//! experiment directory, so several processes can write disjoint runs with no merge step and
+//! readers glob `results/<experiment>/runs/*.parquet`.
+
+use crate::core::{RunOutput, RunSummary};
+
+/// Every grid key of one run, written as columns of all three tables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    pub experiment: String,
+    /// Stable file-name-safe key of the run: a readable prefix plus a hash of its resolved config.
+    pub run_key: String,
+    pub label: String,
+    pub scheduler: String,
+    pub placement: String,
+    pub admission: String,
+    /// The policy entry (scheduler, placement, admission with parameters) as JSON.
+    pub policy_params: String,
+    pub cluster: String,
+    pub nodes: u32,
+    pub total_gpus: u32,
+    pub workload: String,
+    /// Offered load in jobs/hour, for generated workloads.
+    pub load: Option<f64>,
+    pub seed: u64,
+    pub round_seconds: f64,
+}
+
+/// Where the results came from; stored in every file's key-value metadata.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Provenance {
+    pub spec_yaml: String,
+    pub spec_sha256: String,
+    pub blox_version: String,
+}
+
+/// One row of the runs table as read back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    pub info: RunInfo,
+    pub summary: RunSummary,
+    pub wall_time_s: f64,
+}
