@@ -1,0 +1,160 @@
+//! Runs every point of a grid in parallel (rayon), with progress, atomic per-run output and
+//! skipping of runs already complete.
+//!
+//! Each run is independent and deterministic, so results do not depend on the thread count or on
+//! the order in which runs finish. A run that fails (bad trace, engine error, even a panic) is
+//! reported and the others still complete and are written.
+
+use crate::core::Engine;
+use crate::results::{self, Provenance, RunRow};
+use crate::spec::grid::{RunPlan, expand};
+use crate::spec::{Spec, SpecSource};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How to run a spec.
+#[derive(Debug, Clone)]
+pub struct RunnerOptions {
+    /// Results root; the experiment goes to `<out>/<name>/`.
+    pub out: PathBuf,
+    /// Worker threads; `None` uses every core.
+    pub threads: Option<usize>,
+    /// Redo runs that are already complete.
+    pub force: bool,
+    /// No progress output.
+    pub quiet: bool,
+}
+
+/// What happened to the runs of one spec.
+#[derive(Debug)]
+pub struct SweepReport {
+    pub experiment_dir: PathBuf,
+    pub executed: usize,
+    pub skipped: usize,
+    /// Runs that failed, with the reason.
+    pub failures: Vec<(String, String)>,
+    /// Every complete run of this grid, in grid order (executed now or earlier).
+    pub rows: Vec<RunRow>,
+}
+
+enum Outcome {
+    Executed,
+    Skipped,
+}
+
+/// Runs `spec` and writes its tables under `options.out`.
+pub fn run(source: &SpecSource, spec: &Spec, options: &RunnerOptions) -> Result<SweepReport, String> {
+    let plans = expand(spec);
+    let experiment_dir = options.out.join(&spec.name.value.0);
+    std::fs::create_dir_all(&experiment_dir).map_err(|e| format!("cannot create {}: {e}", experiment_dir.display()))?;
+    let provenance = Provenance {
+        spec_yaml: source.text.clone(),
+        spec_sha256: Sha256::digest(source.text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect(),
+        blox_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    write_atomically(&experiment_dir.join("spec.yaml"), source.text.as_bytes())
+        .map_err(|e| format!("cannot write the spec copy into {}: {e}", experiment_dir.display()))?;
+
+    let progress = progress_bar(plans.len() as u64, options.quiet);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let outcomes: Vec<Result<Outcome, String>> = pool.install(|| {
+        plans
+            .par_iter()
+            .map(|plan| {
+                let outcome = run_one(plan, &source.base_dir, &experiment_dir, &provenance, options.force);
+                progress.inc(1);
+                if progress.is_hidden() && !options.quiet {
+                    let status = match &outcome {
+                        Ok(Outcome::Executed) => "done".to_string(),
+                        Ok(Outcome::Skipped) => "already complete".to_string(),
+                        Err(e) => format!("FAILED: {e}"),
+                    };
+                    eprintln!("[{}/{}] {}: {status}", progress.position(), plans.len(), plan.info.run_key);
+                }
+                outcome
+            })
+            .collect()
+    });
+    progress.finish_and_clear();
+
+    let mut report = SweepReport {
+        experiment_dir: experiment_dir.clone(),
+        executed: 0,
+        skipped: 0,
+        failures: Vec::new(),
+        rows: Vec::new(),
+    };
+    for (plan, outcome) in plans.iter().zip(outcomes) {
+        match outcome {
+            Ok(Outcome::Executed) => report.executed += 1,
+            Ok(Outcome::Skipped) => report.skipped += 1,
+            Err(e) => report.failures.push((plan.info.run_key.clone(), e)),
+        }
+    }
+    let all_rows = results::read_runs(&experiment_dir).map_err(|e| e.to_string())?;
+    for plan in &plans {
+        if let Some(row) = all_rows.iter().find(|r| r.info.run_key == plan.info.run_key) {
+            report.rows.push(row.clone());
+        }
+    }
+    Ok(report)
+}
+
+fn run_one(
+    plan: &RunPlan,
+    base_dir: &Path,
+    experiment_dir: &Path,
+    provenance: &Provenance,
+    force: bool,
+) -> Result<Outcome, String> {
+    if !force && results::is_complete(experiment_dir, &plan.info.run_key) {
+        return Ok(Outcome::Skipped);
+    }
+    let started = Instant::now();
+    let simulate = || -> Result<_, String> {
+        let jobs = plan.workload.jobs(plan.load, plan.seed, base_dir).map_err(|e| e.to_string())?;
+        let engine = Engine::new(plan.config.clone(), plan.policies(), jobs).map_err(|e| e.to_string())?;
+        engine.run().map_err(|e| e.to_string())
+    };
+    let output = std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate))
+        .map_err(|panic| format!("internal error (please report): {}", panic_message(&panic)))??;
+    let wall_time_s = started.elapsed().as_secs_f64();
+    results::write_run(experiment_dir, &plan.info, &output, wall_time_s, provenance).map_err(|e| e.to_string())?;
+    Ok(Outcome::Executed)
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into())
+}
+
+/// An overall bar with ETA on a terminal; hidden (plain lines instead) when stderr is not one.
+fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs, ETA {eta}")
+            .expect("static progress template"),
+    );
+    bar
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}

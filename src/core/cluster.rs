@@ -24,9 +24,7 @@ pub struct ClusterSpec {
 impl ClusterSpec {
     /// `nodes` identical machines with `gpus_per_node` GPUs each.
     pub fn uniform(nodes: u32, gpus_per_node: u32) -> Self {
-        Self {
-            nodes: (0..nodes).map(|_| NodeSpec { gpus: gpus_per_node }).collect(),
-        }
+        Self { nodes: (0..nodes).map(|_| NodeSpec { gpus: gpus_per_node }).collect() }
     }
 
     pub fn total_gpus(&self) -> u32 {

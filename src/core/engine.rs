@@ -4,12 +4,14 @@
 //! `BloxManager`, see `shared/notes/blox.md` §1.3-1.5):
 //!
 //! 1. advance every running job by one round of work and retire the ones that are done
-//!    (their JCT ends at `t`); a job's first round of progress sets its responsiveness;
+//!    (their JCT ends at `t`); a job's first round of progress sets its responsiveness; if every
+//!    tracked job has now finished (or the horizon is reached) the run ends here, as Blox writes
+//!    its metrics at this point;
 //! 2. take the arrivals with `arrival <= t` and pass them through admission;
 //! 3. let the scheduler order all active jobs, then the placement launch/preempt by that order;
 //! 4. update starvation counters: a job not scheduled for `starvation_guard` seconds is promoted
 //!    above all unpromoted jobs for good;
-//! 5. record the round; stop if every tracked job has finished, else `t += round`.
+//! 5. record the round and advance `t` by one round.
 //!
 //! A job launched at round `k` therefore first progresses in round `k + 1`'s accounting, and all
 //! times are multiples of the round length. Rounds in which the cluster is empty and nothing
@@ -18,9 +20,12 @@
 //! The engine keeps the priority order from round to round; the cost of a round grows with the
 //! number of active jobs only, never with the length of the trace (arrivals are pulled lazily).
 
-use super::policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, Scheduler};
-use super::{ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, RunSummary, SimTime, TimelineRow};
 use super::metrics::{mean, quantile_sorted};
+use super::policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, Scheduler};
+use super::{
+    ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, RunSummary, SimTime,
+    TimelineRow,
+};
 use std::fmt;
 
 /// Which jobs a run measures, and so when it ends.
@@ -74,7 +79,10 @@ impl fmt::Display for RunError {
         match self {
             RunError::InvalidJob { id, reason } => write!(f, "job {id}: {reason}"),
             RunError::ArrivalsOutOfOrder { id, arrival, previous } => {
-                write!(f, "job {id} arrives at {arrival} s, before the previous job ({previous} s); workloads must be sorted by arrival")
+                write!(
+                    f,
+                    "job {id} arrives at {arrival} s, before the previous job ({previous} s); workloads must be sorted by arrival"
+                )
             }
             RunError::InvalidConfig(msg) => write!(f, "invalid run configuration: {msg}"),
             RunError::NoEnd { rounds, active_jobs } => write!(
@@ -112,7 +120,8 @@ pub struct Engine<S: Iterator<Item = JobSpec>> {
     last_arrival: SimTime,
     tracked_seen: u64,
     tracked_outstanding: u64,
-    tracking_closed: bool,
+    /// Tracked jobs that finished or were dropped as unschedulable.
+    tracked_resolved: u64,
     jobs_finished: u64,
     jobs_unschedulable: u64,
     preemptions: u64,
@@ -122,7 +131,10 @@ pub struct Engine<S: Iterator<Item = JobSpec>> {
 impl<S: Iterator<Item = JobSpec>> Engine<S> {
     pub fn new(config: RunConfig, policies: Policies, source: S) -> Result<Self, RunError> {
         if !(config.round_seconds.is_finite() && config.round_seconds > 0.0) {
-            return Err(RunError::InvalidConfig(format!("round length must be positive, got {}", config.round_seconds)));
+            return Err(RunError::InvalidConfig(format!(
+                "round length must be positive, got {}",
+                config.round_seconds
+            )));
         }
         if config.cluster.total_gpus() == 0 {
             return Err(RunError::InvalidConfig("the cluster has no GPUs".into()));
@@ -143,7 +155,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             last_arrival: f64::NEG_INFINITY,
             tracked_seen: 0,
             tracked_outstanding: 0,
-            tracking_closed: false,
+            tracked_resolved: 0,
             jobs_finished: 0,
             jobs_unschedulable: 0,
             preemptions: 0,
@@ -158,6 +170,12 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         loop {
             let now = round_index as f64 * round;
             self.advance_running_jobs(now);
+            // Like Blox, the run's records end where the last tracked job is seen to finish:
+            // Blox writes its metric files at that point, before the round's decisions.
+            let horizon_reached = self.config.horizon.is_some_and(|h| now >= h);
+            if self.all_tracked_finished() || horizon_reached {
+                return Ok(self.finish(now, round_index));
+            }
             self.pull_arrivals(now)?;
             self.admit(now);
             self.policies.scheduler.order(now, &self.jobs, &mut self.order);
@@ -169,10 +187,6 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
                 self.record_round(now);
             }
 
-            let horizon_reached = self.config.horizon.is_some_and(|h| now >= h);
-            if (self.tracking_closed && self.tracked_outstanding == 0) || horizon_reached {
-                return Ok(self.finish(now, round_index + 1));
-            }
             round_index += 1;
             if self.jobs.is_empty() && self.policies.admission.backlog() == 0 {
                 // Nothing can happen before the next arrival: jump to the round that admits it.
@@ -185,6 +199,19 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
                 return Err(RunError::NoEnd { rounds: round_index, active_jobs: self.jobs.len() });
             }
         }
+    }
+
+    /// Whether every tracked job has finished: the whole id window when there is one, else every
+    /// job of an exhausted workload.
+    fn all_tracked_finished(&mut self) -> bool {
+        if self.tracked_outstanding > 0 {
+            return false;
+        }
+        let window_complete = match self.config.tracking {
+            Tracking::Ids { first, last } => self.tracked_resolved == last - first + 1,
+            Tracking::All => false,
+        };
+        window_complete || self.source.peek().is_none()
     }
 
     /// Step 1: one round of progress for every running job; finished jobs leave the cluster.
@@ -217,6 +244,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             self.jobs_finished += 1;
             if self.config.tracking.contains(job.spec.id) {
                 self.tracked_outstanding -= 1;
+                self.tracked_resolved += 1;
                 self.records.push(record_of(&job, Some(now)));
             }
         }
@@ -229,23 +257,17 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         while let Some(next) = self.source.next_if(|j| j.arrival <= now) {
             self.check_job(&next)?;
             self.last_arrival = next.arrival;
-            if let Tracking::Ids { last, .. } = self.config.tracking
-                && next.id > last
-            {
-                self.tracking_closed = true;
-            }
+            let tracked = self.config.tracking.contains(next.id);
             if next.gpus > self.cluster.total_gpus() {
                 self.jobs_unschedulable += 1;
+                self.tracked_resolved += u64::from(tracked);
                 continue;
             }
-            if self.config.tracking.contains(next.id) {
+            if tracked {
                 self.tracked_seen += 1;
                 self.tracked_outstanding += 1;
             }
             self.arrivals.push(next);
-        }
-        if self.source.peek().is_none() {
-            self.tracking_closed = true;
         }
         Ok(())
     }
@@ -281,31 +303,18 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         self.policies.admission.admit(&ctx, &mut self.arrivals, &mut self.admitted);
         self.arrivals.clear();
         for spec in self.admitted.drain(..) {
-            let slot = self.jobs.insert(ActiveJob::new(spec));
+            let slot = self.jobs.insert(ActiveJob::admitted(spec, now, self.config.round_seconds));
             self.order.push(slot);
         }
     }
 
     /// Steps 3b-4: carry out the placement's decisions and update starvation counters.
     fn apply_decisions(&mut self, now: SimTime) {
-        let round = self.config.round_seconds;
-        // Jobs that held GPUs at the start of the decision (kept or preempted) were scheduled
-        // this round; every other job waited one more round.
-        for &slot in &self.order {
-            let job = &mut self.jobs[slot];
-            if job.is_running() {
-                job.time_since_scheduled = 0.0;
-            } else {
-                job.time_since_scheduled += round;
-                if self.config.starvation_guard.is_some_and(|g| job.time_since_scheduled >= g) {
-                    job.promoted = true;
-                }
-            }
-        }
         for &slot in &self.decisions.preempt {
             let job = &mut self.jobs[slot];
             job.gpus.clear();
             job.preemptions += 1;
+            job.last_scheduled = now;
         }
         self.preemptions += self.decisions.preempt.len() as u64;
         for (slot, gpus) in self.decisions.launch.drain(..) {
@@ -313,8 +322,18 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             let resumed = job.first_start.is_some();
             job.first_start.get_or_insert(now);
             job.gpus = gpus;
-            job.time_since_scheduled = 0.0;
-            job.pending_overhead = self.policies.overhead.as_ref().map_or(0.0, |m| m.launch_overhead(&job.spec, resumed));
+            job.pending_overhead =
+                self.policies.overhead.as_ref().map_or(0.0, |m| m.launch_overhead(&job.spec, resumed));
+        }
+        // Blox's guard: a job that has not run, been launched or been preempted for
+        // `starvation_guard` seconds is promoted for good.
+        for &slot in &self.order {
+            let job = &mut self.jobs[slot];
+            if job.is_running() {
+                job.last_scheduled = now;
+            } else if self.config.starvation_guard.is_some_and(|g| now - job.last_scheduled >= g) {
+                job.promoted = true;
+            }
         }
     }
 
@@ -334,12 +353,14 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
     fn finish(mut self, now: SimTime, rounds: u64) -> RunOutput {
         // Tracked jobs still active at a horizon are reported unfinished.
         let tracking = self.config.tracking;
-        self.records.extend(self.jobs.iter().filter(|(_, j)| tracking.contains(j.spec.id)).map(|(_, j)| record_of(j, None)));
+        self.records
+            .extend(self.jobs.iter().filter(|(_, j)| tracking.contains(j.spec.id)).map(|(_, j)| record_of(j, None)));
         self.records.sort_by_key(|r| r.id);
 
         let mut jcts: Vec<f64> = self.records.iter().filter_map(JobRecord::jct).collect();
         jcts.sort_by(f64::total_cmp);
-        let responsiveness: Vec<f64> = self.records.iter().filter(|r| r.finish.is_some()).filter_map(JobRecord::responsiveness).collect();
+        let responsiveness: Vec<f64> =
+            self.records.iter().filter(|r| r.finish.is_some()).filter_map(JobRecord::responsiveness).collect();
         let total_gpu_seconds = f64::from(self.cluster.total_gpus()) * rounds as f64 * self.config.round_seconds;
         let summary = RunSummary {
             tracked_jobs: self.tracked_seen,
@@ -373,5 +394,164 @@ fn record_of(job: &ActiveJob, finish: Option<SimTime>) -> JobRecord {
         preemptions: job.preemptions,
         attained_service: job.attained_service,
         promoted: job.promoted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policies::{
+        accept_all::AcceptAll, fifo::Fifo, fixed_overhead::FixedOverhead, las::Las, scattered::Scattered,
+    };
+
+    fn job(id: JobId, arrival: f64, gpus: u32, work: f64) -> JobSpec {
+        JobSpec { id, arrival, gpus, work, model: None, deadline: None }
+    }
+
+    fn config(nodes: u32, gpus: u32) -> RunConfig {
+        RunConfig {
+            cluster: ClusterSpec::uniform(nodes, gpus),
+            round_seconds: 300.0,
+            tracking: Tracking::All,
+            horizon: None,
+            starvation_guard: None,
+            record_timeline: true,
+        }
+    }
+
+    fn run(config: RunConfig, scheduler: Box<dyn Scheduler>, jobs: Vec<JobSpec>) -> RunOutput {
+        let policies = Policies {
+            admission: Box::new(AcceptAll),
+            scheduler,
+            placement: Box::new(Scattered::default()),
+            overhead: None,
+        };
+        Engine::new(config, policies, jobs.into_iter()).unwrap().run().unwrap()
+    }
+
+    #[test]
+    fn a_lone_job_starts_at_the_next_round_and_progresses_one_round_later() {
+        let out = run(config(1, 1), Box::new(Fifo::default()), vec![job(0, 100.0, 1, 600.0)]);
+        let r = &out.jobs[0];
+        // Visible at round 300, launched there, progresses at 600 and 900 (Blox's minimum JCT:
+        // 300*ceil(a/300) - a + 300*ceil(D/300)).
+        assert_eq!((r.first_start, r.first_progress, r.finish), (Some(300.0), Some(600.0), Some(900.0)));
+        assert_eq!(r.jct(), Some(800.0));
+        assert_eq!(r.responsiveness(), Some(500.0));
+        assert_eq!(out.summary.makespan, 900.0);
+        assert_eq!(out.summary.rounds, 3);
+        // The run ends at 900, before making decisions there.
+        assert_eq!(out.timeline.iter().map(|t| t.time).collect::<Vec<_>>(), vec![0.0, 300.0, 600.0]);
+    }
+
+    #[test]
+    fn las_preempts_for_a_new_job_and_fifo_does_not() {
+        let jobs = vec![job(0, 0.0, 1, 900.0), job(1, 300.0, 1, 300.0)];
+        let las = run(config(1, 1), Box::new(Las::default()), jobs.clone());
+        assert_eq!(las.jobs[1].finish, Some(600.0));
+        assert_eq!(las.jobs[0].finish, Some(1200.0));
+        assert_eq!(las.jobs[0].preemptions, 1);
+        assert_eq!(las.summary.preemptions, 1);
+        assert_eq!(las.timeline.iter().find(|t| t.time == 300.0).unwrap().preemptions, 1);
+
+        let fifo = run(config(1, 1), Box::new(Fifo::default()), jobs);
+        assert_eq!(fifo.jobs[0].finish, Some(900.0));
+        assert_eq!(fifo.jobs[1].finish, Some(1200.0));
+        assert_eq!(fifo.summary.preemptions, 0);
+    }
+
+    #[test]
+    fn the_starvation_guard_promotes_a_waiting_job_above_others() {
+        let jobs = vec![job(0, 0.0, 1, 900.0), job(1, 0.0, 1, 900.0)];
+        let plain = run(config(1, 1), Box::new(Fifo::default()), jobs.clone());
+        assert_eq!(plain.jobs[1].first_start, Some(900.0));
+        let guarded = run(RunConfig { starvation_guard: Some(300.0), ..config(1, 1) }, Box::new(Fifo::default()), jobs);
+        // Job 1 waits one round, is promoted and preempts job 0 at the next decision.
+        assert_eq!(guarded.jobs[1].first_start, Some(300.0));
+        assert!(guarded.jobs[1].promoted);
+        assert_eq!(guarded.jobs[0].preemptions, 1);
+    }
+
+    #[test]
+    fn a_job_wider_than_the_cluster_is_counted_and_does_not_block_others() {
+        let out = run(config(2, 2), Box::new(Fifo::default()), vec![job(0, 0.0, 5, 300.0), job(1, 0.0, 4, 300.0)]);
+        assert_eq!(out.summary.jobs_unschedulable, 1);
+        assert_eq!(out.jobs.len(), 1);
+        assert_eq!(out.jobs[0].finish, Some(300.0));
+    }
+
+    #[test]
+    fn multi_gpu_jobs_wait_for_enough_free_gpus_without_backfilling() {
+        // 4 GPUs: job 0 takes 3; job 1 needs 2 and blocks job 2 (1 GPU) behind it under FIFO.
+        let jobs = vec![job(0, 0.0, 3, 600.0), job(1, 0.0, 2, 300.0), job(2, 0.0, 1, 300.0)];
+        let out = run(config(2, 2), Box::new(Fifo::default()), jobs);
+        assert_eq!(
+            out.jobs.iter().map(|r| r.first_start).collect::<Vec<_>>(),
+            vec![Some(0.0), Some(600.0), Some(600.0)]
+        );
+        assert_eq!(out.timeline[0].free_gpus, 1);
+    }
+
+    #[test]
+    fn tracking_a_window_stops_when_its_jobs_finish() {
+        let jobs: Vec<_> = (0..10).map(|i| job(i, i as f64 * 300.0, 1, 300.0)).collect();
+        let out = run(
+            RunConfig { tracking: Tracking::Ids { first: 2, last: 3 }, ..config(1, 1) },
+            Box::new(Fifo::default()),
+            jobs,
+        );
+        assert_eq!(out.jobs.iter().map(|r| r.id).collect::<Vec<_>>(), vec![2, 3]);
+        assert_eq!(out.summary.makespan, 1200.0);
+        assert_eq!(out.summary.tracked_jobs, 2);
+    }
+
+    #[test]
+    fn a_horizon_ends_the_run_with_unfinished_jobs_reported() {
+        let out = run(
+            RunConfig { horizon: Some(600.0), ..config(1, 1) },
+            Box::new(Fifo::default()),
+            vec![job(0, 0.0, 1, 3000.0)],
+        );
+        assert_eq!(out.summary.makespan, 600.0);
+        assert_eq!(out.jobs[0].finish, None);
+        assert_eq!(out.summary.tracked_finished, 0);
+        assert!(out.summary.avg_jct.is_nan());
+    }
+
+    #[test]
+    fn a_resume_overhead_delays_a_preempted_job() {
+        let jobs = vec![job(0, 0.0, 1, 900.0), job(1, 300.0, 1, 300.0)];
+        let policies = Policies {
+            admission: Box::new(AcceptAll),
+            scheduler: Box::new(Las::default()),
+            placement: Box::new(Scattered::default()),
+            overhead: Some(Box::new(FixedOverhead { first_launch_s: 0.0, resume_s: 150.0 })),
+        };
+        let out = Engine::new(config(1, 1), policies, jobs.into_iter()).unwrap().run().unwrap();
+        // Job 0: 300 s of work, preempted, resumed at 600; loses 150 s, so needs 3 more rounds.
+        assert_eq!(out.jobs[0].finish, Some(1500.0));
+    }
+
+    #[test]
+    fn bad_jobs_are_errors_not_panics() {
+        let policies = || Policies {
+            admission: Box::new(AcceptAll),
+            scheduler: Box::new(Fifo::default()),
+            placement: Box::new(Scattered::default()),
+            overhead: None,
+        };
+        let zero = Engine::new(config(1, 1), policies(), vec![job(0, 0.0, 0, 1.0)].into_iter()).unwrap().run();
+        assert!(matches!(zero, Err(RunError::InvalidJob { id: 0, .. })));
+        let unsorted =
+            Engine::new(config(1, 1), policies(), vec![job(0, 600.0, 1, 1.0), job(1, 0.0, 1, 1.0)].into_iter())
+                .unwrap()
+                .run();
+        assert!(matches!(unsorted, Err(RunError::ArrivalsOutOfOrder { id: 1, .. })));
+        let no_gpus = Engine::new(
+            RunConfig { cluster: ClusterSpec { nodes: vec![] }, ..config(1, 1) },
+            policies(),
+            std::iter::empty(),
+        );
+        assert!(no_gpus.is_err());
     }
 }

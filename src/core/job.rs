@@ -42,8 +42,9 @@ pub struct ActiveJob {
     pub first_progress: Option<SimTime>,
     /// Times the job lost its GPUs to a higher-priority job.
     pub preemptions: u32,
-    /// Seconds since the job last ran, was launched or was preempted.
-    pub time_since_scheduled: f64,
+    /// Last decision time at which the job ran, was launched or was preempted; before its first
+    /// one, a round before its admission (Blox counts the admission round as waited).
+    pub last_scheduled: SimTime,
     /// Set once the starvation guard has promoted the job; promoted jobs rank above all others.
     pub promoted: bool,
     /// GPUs the job holds; empty while it waits.
@@ -53,7 +54,8 @@ pub struct ActiveJob {
 }
 
 impl ActiveJob {
-    pub fn new(spec: JobSpec) -> Self {
+    /// A job admitted at `now` in a simulation with rounds of `round` seconds.
+    pub fn admitted(spec: JobSpec, now: SimTime, round: f64) -> Self {
         Self {
             spec,
             attained_service: 0.0,
@@ -61,7 +63,7 @@ impl ActiveJob {
             first_start: None,
             first_progress: None,
             preemptions: 0,
-            time_since_scheduled: 0.0,
+            last_scheduled: now - round,
             promoted: false,
             gpus: Vec::new(),
             pending_overhead: 0.0,
@@ -122,17 +124,11 @@ impl JobTable {
 
     /// Active jobs in slot order (not priority order).
     pub fn iter(&self) -> impl Iterator<Item = (JobSlot, &ActiveJob)> {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, j)| j.as_ref().map(|j| (JobSlot(i as u32), j)))
+        self.slots.iter().enumerate().filter_map(|(i, j)| j.as_ref().map(|j| (JobSlot(i as u32), j)))
     }
 
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (JobSlot, &mut ActiveJob)> {
-        self.slots
-            .iter_mut()
-            .enumerate()
-            .filter_map(|(i, j)| j.as_mut().map(|j| (JobSlot(i as u32), j)))
+        self.slots.iter_mut().enumerate().filter_map(|(i, j)| j.as_mut().map(|j| (JobSlot(i as u32), j)))
     }
 }
 

@@ -168,7 +168,10 @@ impl PlacementSpec {
             name: "scattered",
             summary: "first free GPUs in node order, preempting lowest-priority jobs (Blox \"Place\")",
         },
-        Entry { name: "consolidated", summary: "fewest nodes per job (exact fit, then best fit), preempting like scattered" },
+        Entry {
+            name: "consolidated",
+            summary: "fewest nodes per job (exact fit, then best fit), preempting like scattered",
+        },
     ];
 
     pub fn name(&self) -> &'static str {

@@ -2,7 +2,16 @@
 //! experiment directory, so several processes can write disjoint runs with no merge step and
 //! readers glob `results/<experiment>/runs/*.parquet`.
 
-use crate::core::{RunOutput, RunSummary};
+mod error;
+mod tables;
+
+pub use error::{ResultsError, ResultsErrorKind};
+pub use tables::{
+    METADATA_RUN_KEY, METADATA_SPEC, METADATA_SPEC_SHA256, METADATA_VERSION, is_complete, read_jobs, read_runs,
+    read_timeline, write_run,
+};
+
+use crate::core::RunSummary;
 
 /// Every grid key of one run, written as columns of all three tables.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,1 +1,272 @@
 //! Workload generators and trace readers.
+//!
+//! Every workload is a lazy stream of [`JobSpec`]s sorted by arrival, with ids 0, 1, 2, ... in
+//! emission order (Blox numbers jobs as it admits them, so tracked-id windows line up). The Blox
+//! generators reproduce the artifact's Python `random` draws bit for bit ([`python_random`]), so
+//! the same seed gives the same jobs as Blox's `random.seed(seed)`.
+//!
+//! [`WorkloadSpec`] is the registry: the spec parser, `blox list` and the runner all read it.
+
+pub mod blox_bursty;
+pub mod blox_synthetic;
+pub mod csv_trace;
+pub mod python_random;
+
+pub use blox_bursty::BloxBursty;
+pub use blox_synthetic::BloxPhillySynthetic;
+pub use csv_trace::{TraceError, read_csv_trace};
+pub use python_random::PyRandom;
+
+use crate::core::JobSpec;
+use crate::policies::{Entry, Positive};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::num::NonZeroU64;
+use std::path::{Path, PathBuf};
+
+/// One entry of a spec's `workloads:` list, e.g. `blox-bursty: {burst_multiplier: 4}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    BloxPhillySynthetic(PhillySyntheticParams),
+    BloxBursty(BurstyParams),
+    Csv(CsvParams),
+}
+
+/// Parameters of `blox-philly-synthetic`: none besides the grid's load and seed.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhillySyntheticParams {}
+
+/// Parameters of `blox-bursty`; the defaults are Blox Figure 15a's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BurstyParams {
+    /// Short jobs per burst per unit of load: a burst has `int(burst_multiplier x load)` jobs.
+    #[serde(default = "default_burst_multiplier")]
+    pub burst_multiplier: Positive,
+    /// Seconds between bursts, the first at time 0; the round length must divide it.
+    #[serde(default = "default_burst_interval_s")]
+    pub burst_interval_s: NonZeroU64,
+}
+
+impl Default for BurstyParams {
+    fn default() -> Self {
+        Self { burst_multiplier: default_burst_multiplier(), burst_interval_s: default_burst_interval_s() }
+    }
+}
+
+fn default_burst_multiplier() -> Positive {
+    Positive(blox_bursty::DEFAULT_BURST_MULTIPLIER)
+}
+
+fn default_burst_interval_s() -> NonZeroU64 {
+    NonZeroU64::new(blox_bursty::DEFAULT_BURST_INTERVAL_S).expect("the default burst interval is positive")
+}
+
+/// Parameters of `csv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsvParams {
+    /// The trace file, relative to the spec file's directory unless absolute.
+    pub path: PathBuf,
+}
+
+impl WorkloadSpec {
+    pub const ALL: &[Entry] = &[
+        Entry {
+            name: "blox-philly-synthetic",
+            summary: "1-GPU jobs, Gavel-like durations, Poisson arrivals at the load; exact Blox stream (Figures 6, 7, 12)",
+        },
+        Entry {
+            name: "blox-bursty",
+            summary: "10-24 h 1-GPU jobs at the load plus int({burst_multiplier: 4} x load) short jobs every {burst_interval_s: 14400} (Blox Figure 15a)",
+        },
+        Entry {
+            name: "csv",
+            summary: "the trace {path} with columns job_id, arrival_s, gpus, duration_s and optional model, sorted by arrival",
+        },
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            WorkloadSpec::BloxPhillySynthetic(_) => "blox-philly-synthetic",
+            WorkloadSpec::BloxBursty(_) => "blox-bursty",
+            WorkloadSpec::Csv(_) => "csv",
+        }
+    }
+
+    /// Distinguishes the workloads of one spec in run keys and result tables: the name, plus the
+    /// parameters when they differ from the defaults.
+    pub fn label(&self) -> String {
+        match self {
+            WorkloadSpec::BloxBursty(p) if *p != BurstyParams::default() => {
+                format!("blox-bursty-x{}-every{}s", p.burst_multiplier.0, p.burst_interval_s)
+            }
+            WorkloadSpec::Csv(p) => format!("csv-{}", p.path.display()),
+            _ => self.name().to_string(),
+        }
+    }
+
+    /// Whether the workload is generated at an offered load (jobs per hour) from the grid.
+    pub fn needs_load(&self) -> bool {
+        match self {
+            WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) => true,
+            WorkloadSpec::Csv(_) => false,
+        }
+    }
+
+    /// The job stream of one run. Generators are infinite and need `load`; traces ignore `load`
+    /// and `seed` and resolve a relative path against `base_dir`.
+    pub fn jobs(
+        &self,
+        load: Option<f64>,
+        seed: u64,
+        base_dir: &Path,
+    ) -> Result<Box<dyn Iterator<Item = JobSpec> + Send>, WorkloadError> {
+        let jobs_per_hour = || match load {
+            None => Err(WorkloadError::MissingLoad { workload: self.name() }),
+            Some(l) if !(l.is_finite() && l > 0.0) => {
+                Err(WorkloadError::InvalidLoad { workload: self.name(), load: l })
+            }
+            Some(l) => Ok(l),
+        };
+        Ok(match self {
+            WorkloadSpec::BloxPhillySynthetic(_) => Box::new(BloxPhillySynthetic::new(seed, jobs_per_hour()?)),
+            WorkloadSpec::BloxBursty(p) => {
+                Box::new(BloxBursty::new(seed, jobs_per_hour()?, p.burst_multiplier.0, p.burst_interval_s.get()))
+            }
+            WorkloadSpec::Csv(p) => Box::new(read_csv_trace(&base_dir.join(&p.path))?.into_iter()),
+        })
+    }
+}
+
+/// Why a workload could not produce its jobs.
+#[derive(Debug)]
+pub enum WorkloadError {
+    MissingLoad { workload: &'static str },
+    InvalidLoad { workload: &'static str, load: f64 },
+    Trace(TraceError),
+}
+
+impl fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorkloadError::MissingLoad { workload } => {
+                write!(f, "workload `{workload}` generates jobs at a load: give it a load in jobs per hour")
+            }
+            WorkloadError::InvalidLoad { workload, load } => {
+                write!(f, "workload `{workload}`: the load must be a positive number of jobs per hour, got {load}")
+            }
+            WorkloadError::Trace(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for WorkloadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WorkloadError::Trace(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<TraceError> for WorkloadError {
+    fn from(e: TraceError) -> Self {
+        WorkloadError::Trace(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    struct Workloads {
+        workloads: Vec<WorkloadSpec>,
+    }
+
+    fn parse(yaml: &str) -> Result<Vec<WorkloadSpec>, String> {
+        serde_saphyr::from_str::<Workloads>(yaml).map(|w| w.workloads).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parses_every_variant_with_defaults() {
+        let specs = parse(
+            "workloads:\n  - blox-philly-synthetic: {}\n  - blox-bursty: {}\n  - blox-bursty: {burst_multiplier: 2.5, burst_interval_s: 3600}\n  - csv: {path: traces/small.csv}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            specs,
+            [
+                WorkloadSpec::BloxPhillySynthetic(PhillySyntheticParams {}),
+                WorkloadSpec::BloxBursty(BurstyParams::default()),
+                WorkloadSpec::BloxBursty(BurstyParams {
+                    burst_multiplier: Positive(2.5),
+                    burst_interval_s: NonZeroU64::new(3600).unwrap()
+                }),
+                WorkloadSpec::Csv(CsvParams { path: "traces/small.csv".into() }),
+            ]
+        );
+        let labels: Vec<String> = specs.iter().map(WorkloadSpec::label).collect();
+        assert_eq!(
+            labels,
+            ["blox-philly-synthetic", "blox-bursty", "blox-bursty-x2.5-every3600s", "csv-traces/small.csv"]
+        );
+        let names: Vec<&str> = specs.iter().map(WorkloadSpec::name).collect();
+        assert!(names.iter().all(|n| WorkloadSpec::ALL.iter().any(|e| e.name == *n)));
+        assert_eq!(WorkloadSpec::ALL.len(), 3);
+    }
+
+    #[test]
+    fn rejects_unknown_workloads_and_parameters() {
+        assert!(parse("workloads:\n  - philly: {}\n").unwrap_err().contains("philly"));
+        assert!(parse("workloads:\n  - blox-philly-synthetic: {seed: 3}\n").unwrap_err().contains("seed"));
+        assert!(parse("workloads:\n  - blox-bursty: {burst_interval: 60}\n").unwrap_err().contains("burst_interval"));
+        assert!(parse("workloads:\n  - csv: {}\n").unwrap_err().contains("path"));
+        assert!(parse("workloads:\n  - blox-bursty: {burst_interval_s: 0}\n").is_err());
+        assert!(parse("workloads:\n  - blox-bursty: {burst_multiplier: -1}\n").is_err());
+    }
+
+    #[test]
+    fn generators_need_a_positive_load() {
+        let synthetic = WorkloadSpec::BloxPhillySynthetic(PhillySyntheticParams {});
+        assert!(synthetic.needs_load());
+        let missing = synthetic.jobs(None, 1, Path::new(".")).err().unwrap();
+        assert_eq!(
+            missing.to_string(),
+            "workload `blox-philly-synthetic` generates jobs at a load: give it a load in jobs per hour"
+        );
+        let zero = WorkloadSpec::BloxBursty(BurstyParams::default()).jobs(Some(0.0), 1, Path::new(".")).err().unwrap();
+        assert_eq!(
+            zero.to_string(),
+            "workload `blox-bursty`: the load must be a positive number of jobs per hour, got 0"
+        );
+    }
+
+    #[test]
+    fn streams_are_the_generators() {
+        let synthetic = WorkloadSpec::BloxPhillySynthetic(PhillySyntheticParams {});
+        let arrivals: Vec<f64> =
+            synthetic.jobs(Some(9.0), 1, Path::new(".")).unwrap().take(3).map(|j| j.arrival).collect();
+        assert_eq!(arrivals, [58.0, 176.0, 749.0]);
+        let bursty = WorkloadSpec::BloxBursty(BurstyParams::default());
+        let first_base = bursty.jobs(Some(9.0), 1, Path::new(".")).unwrap().nth(36).unwrap();
+        assert_eq!((first_base.id, first_base.arrival, first_base.work), (36, 58.0, 52716.0));
+    }
+
+    #[test]
+    fn csv_paths_are_relative_to_the_base_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("traces")).unwrap();
+        std::fs::write(dir.path().join("traces/small.csv"), "job_id,arrival_s,gpus,duration_s\n0,0,2,60\n1,30,1,90\n")
+            .unwrap();
+        let csv = WorkloadSpec::Csv(CsvParams { path: "traces/small.csv".into() });
+        assert!(!csv.needs_load());
+        let jobs: Vec<JobSpec> = csv.jobs(None, 1, dir.path()).unwrap().collect();
+        assert_eq!(jobs.iter().map(|j| (j.id, j.gpus)).collect::<Vec<_>>(), [(0, 2), (1, 1)]);
+        let missing = WorkloadSpec::Csv(CsvParams { path: "nope.csv".into() }).jobs(None, 1, dir.path()).err().unwrap();
+        assert!(missing.to_string().contains("nope.csv: cannot read the trace"), "{missing}");
+    }
+}

@@ -1,0 +1,151 @@
+//! Expansion of a spec into its runs: policies x clusters x workloads x loads x seeds.
+//!
+//! The order is fixed (loads innermost, as in Blox's config lists) and every run gets a key that
+//! is a readable prefix plus a hash of its fully resolved configuration and the blox version, so
+//! reruns recognise finished runs even after the grid grows, and any change to a run's config
+//! gives it a new key.
+
+use super::{ClusterEntry, EngineMode, PolicyEntry, Spec, TrackSpec};
+use crate::core::engine::Policies;
+use crate::core::{ClusterSpec, RunConfig, Tracking};
+use crate::policies::{BuildContext, OverheadSpec};
+use crate::results::RunInfo;
+use crate::workload::WorkloadSpec;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+/// One point of the grid, resolved.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub index: usize,
+    pub policy: PolicyEntry,
+    pub cluster: ClusterEntry,
+    pub workload: WorkloadSpec,
+    pub load: Option<f64>,
+    pub seed: u64,
+    pub overhead: OverheadSpec,
+    pub config: RunConfig,
+    pub info: RunInfo,
+}
+
+impl RunPlan {
+    pub fn policies(&self) -> Policies {
+        let ctx = BuildContext { load: self.load };
+        Policies {
+            admission: self.policy.admission.build(),
+            scheduler: self.policy.scheduler.build(&ctx),
+            placement: self.policy.placement.build(),
+            overhead: self.overhead.build(),
+        }
+    }
+}
+
+/// All runs of `spec`, in grid order.
+pub fn expand(spec: &Spec) -> Vec<RunPlan> {
+    let engine = &spec.engine;
+    let tracking = match spec.measure.track.value {
+        TrackSpec::All => Tracking::All,
+        TrackSpec::Ids(w) => Tracking::Ids { first: w.first, last: w.last },
+    };
+    let mut plans = Vec::new();
+    for policy in &spec.policies.value {
+        for cluster in &spec.clusters.value {
+            for workload in &spec.workloads.value {
+                let workload = &workload.value;
+                let loads: Vec<Option<f64>> =
+                    if workload.needs_load() { spec.loads.iter().map(|l| Some(l.0)).collect() } else { vec![None] };
+                for &load in &loads {
+                    for &seed in &spec.seeds.value {
+                        let config = RunConfig {
+                            cluster: ClusterSpec::uniform(cluster.nodes.0, cluster.gpus_per_node.0),
+                            round_seconds: engine.round_s.0,
+                            tracking,
+                            horizon: spec.measure.horizon_h.map(|h| h.0 * 3600.0),
+                            starvation_guard: engine.starvation_guard_h.map(|h| h.0 * 3600.0),
+                            record_timeline: spec.output.timeline,
+                        };
+                        let resolved = json!({
+                            "blox_version": env!("CARGO_PKG_VERSION"),
+                            "engine": {
+                                "mode": match engine.mode { EngineMode::Rounds => "rounds" },
+                                "round_s": engine.round_s.0,
+                                "starvation_guard_h": engine.starvation_guard_h.map(|h| h.0),
+                                "overhead": engine.overhead,
+                            },
+                            "policy": {
+                                "scheduler": policy.scheduler,
+                                "placement": policy.placement,
+                                "admission": policy.admission,
+                            },
+                            "cluster": {"nodes": cluster.nodes.0, "gpus_per_node": cluster.gpus_per_node.0},
+                            "workload": workload,
+                            "load": load,
+                            "seed": seed,
+                            "tracking": format!("{tracking:?}"),
+                            "horizon_s": config.horizon,
+                            "timeline": config.record_timeline,
+                        });
+                        let policy_params = json!({
+                            "scheduler": policy.scheduler,
+                            "placement": policy.placement,
+                            "admission": policy.admission,
+                        });
+                        let hash = hex8(&Sha256::digest(resolved.to_string().as_bytes()));
+                        let load_part = load.map(|l| format!("_load{}", fmt_number(l))).unwrap_or_default();
+                        let run_key = sanitize(&format!(
+                            "{}_{}_{}{}_seed{}_{}",
+                            policy.label.value.0,
+                            cluster.label(),
+                            workload.label(),
+                            load_part,
+                            seed,
+                            hash
+                        ));
+                        let info = RunInfo {
+                            experiment: spec.name.value.0.clone(),
+                            run_key,
+                            label: policy.label.value.0.clone(),
+                            scheduler: policy.scheduler.name().into(),
+                            placement: policy.placement.name().into(),
+                            admission: policy.admission.name().into(),
+                            policy_params: policy_params.to_string(),
+                            cluster: cluster.label(),
+                            nodes: cluster.nodes.0,
+                            total_gpus: cluster.nodes.0 * cluster.gpus_per_node.0,
+                            workload: workload.label(),
+                            load,
+                            seed,
+                            round_seconds: engine.round_s.0,
+                        };
+                        plans.push(RunPlan {
+                            index: plans.len(),
+                            policy: policy.clone(),
+                            cluster: cluster.clone(),
+                            workload: workload.clone(),
+                            load,
+                            seed,
+                            overhead: engine.overhead.clone(),
+                            config,
+                            info,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    plans
+}
+
+/// `8` for 8.0, `1.5` for 1.5: loads as people write them.
+pub fn fmt_number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") }
+}
+
+fn hex8(bytes: &[u8]) -> String {
+    bytes.iter().take(4).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Keeps letters, digits, `-`, `_` and `.`; everything else becomes `-`.
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect()
+}
