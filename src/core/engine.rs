@@ -385,7 +385,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
 fn record_of(job: &ActiveJob, finish: Option<SimTime>) -> JobRecord {
     JobRecord {
         id: job.spec.id,
-        arrival: job.spec.arrival,
+        arrival: job.spec.submitted,
         gpus: job.spec.gpus,
         work: job.spec.work,
         first_start: job.first_start,
@@ -405,7 +405,7 @@ mod tests {
     };
 
     fn job(id: JobId, arrival: f64, gpus: u32, work: f64) -> JobSpec {
-        JobSpec { id, arrival, gpus, work, model: None, deadline: None }
+        JobSpec { id, arrival, submitted: arrival, gpus, work, model: None, deadline: None }
     }
 
     fn config(nodes: u32, gpus: u32) -> RunConfig {

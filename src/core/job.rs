@@ -12,8 +12,12 @@ pub type JobId = u64;
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub id: JobId,
-    /// Submission time in seconds.
+    /// Time the job is handed to the cluster, in seconds: the first decision at or after it sees
+    /// the job. Workloads are sorted by it.
     pub arrival: SimTime,
+    /// Time JCT, responsiveness and FIFO order count from. Equal to `arrival` except where a
+    /// workload hands jobs over ahead of their submission (Blox's bursty generator does).
+    pub submitted: SimTime,
     /// GPUs the job asks for (gang-scheduled: all or nothing).
     pub gpus: u32,
     /// Work to do, in seconds of running at the profiled speed (Blox: iterations of 1 s each).

@@ -6,6 +6,7 @@ use super::{JobId, SimTime};
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRecord {
     pub id: JobId,
+    /// Submission time ([`crate::core::JobSpec::submitted`]), the start of JCT.
     pub arrival: SimTime,
     pub gpus: u32,
     pub work: f64,

@@ -14,6 +14,6 @@ pub struct Fifo {
 
 impl Scheduler for Fifo {
     fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) {
-        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.arrival);
+        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.submitted);
     }
 }

@@ -615,7 +615,7 @@ mod tests {
             finish: finished.then_some(arrival + 7200.25),
             preemptions: 2,
             attained_service: 3900.0,
-            promoted: id % 2 == 0,
+            promoted: id.is_multiple_of(2),
         }
     }
 

@@ -29,12 +29,11 @@
 //! - Draw order: base job `j`'s three draws, then one `randint(600, 3600)` per copy of every
 //!   burst that copies job `j`, then base job `j + 1`'s draws.
 //!
+//! - Blox hands the burst jobs to the scheduler at the burst time `t`, ahead of their submit time:
+//!   a copy's `arrival` is `t` and its `submitted` is the copied job's arrival, so it can start
+//!   (and even finish) before it was "submitted", and FIFO orders it by that later time.
+//!
 //! Quirks dropped:
-//! - Blox hands the burst jobs to the scheduler at the burst time `t`, before their own submit
-//!   time. [`JobSpec`] has a single time, so here they become visible at their submit time (the
-//!   first round at or after it), together with the base job they copy. Their JCT is still
-//!   measured from the same submit time, but they may start one or more rounds later than in Blox
-//!   and cannot finish "before they were submitted" as they can there.
 //! - `GetJobs` also writes Blox's Philly counter onto the look-ahead job and advances it once per
 //!   copy. Nothing observable depends on it: Blox renumbers jobs on admission
 //!   (`JobState.job_counter`), every Philly entry is a 1-GPU job and the duration is replaced.
@@ -63,6 +62,9 @@ pub struct BloxBursty {
     last_arrival_s: u64,
     /// The generated base job whose burst copies are being emitted: `(arrival_s, work_s)`.
     lookahead: Option<(u64, f64)>,
+    /// Time of the first burst that copies the look-ahead job.
+    first_burst_s: u64,
+    copies_total: u64,
     copies_left: u64,
     next_id: JobId,
 }
@@ -89,6 +91,8 @@ impl BloxBursty {
             next_burst_s: 0,
             last_arrival_s: 0,
             lookahead: None,
+            first_burst_s: 0,
+            copies_total: 0,
             copies_left: 0,
             next_id: 0,
         }
@@ -101,8 +105,10 @@ impl BloxBursty {
         let work = self.rng.randint(BASE_WORK_S.0, BASE_WORK_S.1) as f64;
         // Bursts at next_burst_s, next_burst_s + interval, ... before this arrival all copy this job.
         let bursts = self.last_arrival_s.saturating_sub(self.next_burst_s).div_ceil(self.burst_interval_s);
+        self.first_burst_s = self.next_burst_s;
         self.next_burst_s += bursts * self.burst_interval_s;
-        self.copies_left = bursts * self.jobs_per_burst;
+        self.copies_total = bursts * self.jobs_per_burst;
+        self.copies_left = self.copies_total;
         (self.last_arrival_s, work)
     }
 }
@@ -119,14 +125,27 @@ impl Iterator for BloxBursty {
                 job
             }
         };
-        let work = if self.copies_left > 0 {
+        // A copy is handed over at its burst's time, ahead of its submission time.
+        let (release_s, work) = if self.copies_left > 0 {
+            let burst = (self.copies_total - self.copies_left) / self.jobs_per_burst;
             self.copies_left -= 1;
-            self.rng.randint(BURST_WORK_S.0, BURST_WORK_S.1) as f64
+            (
+                self.first_burst_s + burst * self.burst_interval_s,
+                self.rng.randint(BURST_WORK_S.0, BURST_WORK_S.1) as f64,
+            )
         } else {
             self.lookahead = None;
-            base_work
+            (arrival_s, base_work)
         };
-        let job = JobSpec { id: self.next_id, arrival: arrival_s as f64, gpus: 1, work, model: None, deadline: None };
+        let job = JobSpec {
+            id: self.next_id,
+            arrival: release_s as f64,
+            submitted: arrival_s as f64,
+            gpus: 1,
+            work,
+            model: None,
+            deadline: None,
+        };
         self.next_id += 1;
         Some(job)
     }
@@ -148,7 +167,7 @@ mod tests {
             BloxBursty::new(seed, jobs_per_hour, burst_multiplier, burst_interval_s).take(n).collect();
         assert!(jobs.iter().enumerate().all(|(k, j)| j.id == k as JobId && j.gpus == 1));
         assert!(jobs.windows(2).all(|w| w[0].arrival <= w[1].arrival));
-        jobs.iter().map(|j| (j.arrival, j.work)).collect()
+        jobs.iter().map(|j| (j.submitted, j.work)).collect()
     }
 
     fn is_burst(work: f64) -> bool {
@@ -193,6 +212,14 @@ mod tests {
         let burst_starts: Vec<usize> =
             (0..jobs.len()).filter(|&k| is_burst(jobs[k].1) && (k == 0 || !is_burst(jobs[k - 1].1))).collect();
         assert_eq!(burst_starts, [0, 67, 155, 230, 295, 374, 454, 523, 599]);
+        // Copies are handed over at their burst's time, ahead of their submission.
+        let specs: Vec<JobSpec> =
+            BloxBursty::new(1, 9.0, DEFAULT_BURST_MULTIPLIER, DEFAULT_BURST_INTERVAL_S).take(640).collect();
+        for (m, &k) in burst_starts.iter().enumerate() {
+            let burst_time = (m as u64 * DEFAULT_BURST_INTERVAL_S) as f64;
+            assert!(specs[k..k + 36].iter().all(|j| j.arrival == burst_time && j.submitted > burst_time));
+            assert_eq!(specs[k + 36].arrival, specs[k + 36].submitted);
+        }
         for &k in &burst_starts {
             let burst_end = k + 36;
             assert!(jobs[k..burst_end].iter().all(|j| is_burst(j.1) && j.0 == jobs[burst_end].0));

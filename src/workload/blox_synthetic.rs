@@ -56,6 +56,7 @@ impl Iterator for BloxPhillySynthetic {
         let job = JobSpec {
             id: self.next_id,
             arrival: self.last_arrival_s as f64,
+            submitted: self.last_arrival_s as f64,
             gpus: 1,
             work: gavel_like_duration_s(&mut self.durations),
             model: None,

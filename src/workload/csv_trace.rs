@@ -106,9 +106,11 @@ pub fn read_csv_trace(path: &Path) -> Result<Vec<JobSpec>, TraceError> {
         let field = |column: &str| &record[header.index_of(column).expect("the header has every required column")];
         let at = |column: &'static str| move |message: String| error(Some(line), Some(column), message);
 
+        let arrival = parse_seconds(field(ARRIVAL)).map_err(at(ARRIVAL))?;
         let job = JobSpec {
             id: parse_job_id(field(JOB_ID)).map_err(at(JOB_ID))?,
-            arrival: parse_seconds(field(ARRIVAL)).map_err(at(ARRIVAL))?,
+            arrival,
+            submitted: arrival,
             gpus: parse_gpus(field(GPUS)).map_err(at(GPUS))?,
             work: parse_seconds(field(DURATION)).map_err(at(DURATION))?,
             model: header.index_of(MODEL).map(|i| &record[i]).filter(|m| !m.is_empty()).map(str::to_string),
@@ -226,9 +228,25 @@ mod tests {
         );
         let jobs = read_csv_trace(file.path()).unwrap();
         let expected = [
-            JobSpec { id: 0, arrival: 0.0, gpus: 1, work: 3600.0, model: Some("resnet50".into()), deadline: None },
-            JobSpec { id: 3, arrival: 120.5, gpus: 4, work: 7200.5, model: None, deadline: None },
-            JobSpec { id: 4, arrival: 120.5, gpus: 8, work: 10.0, model: Some("bert".into()), deadline: None },
+            JobSpec {
+                id: 0,
+                arrival: 0.0,
+                submitted: 0.0,
+                gpus: 1,
+                work: 3600.0,
+                model: Some("resnet50".into()),
+                deadline: None,
+            },
+            JobSpec { id: 3, arrival: 120.5, submitted: 120.5, gpus: 4, work: 7200.5, model: None, deadline: None },
+            JobSpec {
+                id: 4,
+                arrival: 120.5,
+                submitted: 120.5,
+                gpus: 8,
+                work: 10.0,
+                model: Some("bert".into()),
+                deadline: None,
+            },
         ];
         assert_eq!(jobs, expected);
     }
@@ -237,7 +255,10 @@ mod tests {
     fn model_column_is_optional_and_a_bom_is_ignored() {
         let file = trace("\u{feff}job_id,arrival_s,gpus,duration_s\n0,5,2,60\n".as_bytes());
         let jobs = read_csv_trace(file.path()).unwrap();
-        assert_eq!(jobs, [JobSpec { id: 0, arrival: 5.0, gpus: 2, work: 60.0, model: None, deadline: None }]);
+        assert_eq!(
+            jobs,
+            [JobSpec { id: 0, arrival: 5.0, submitted: 5.0, gpus: 2, work: 60.0, model: None, deadline: None }]
+        );
     }
 
     #[test]
