@@ -139,15 +139,20 @@ fn fail(message: &str) -> ExitCode {
 
 fn print_summary(rows: &[RunRow]) {
     let hours = |s: f64| if s.is_nan() { "-".to_string() } else { format!("{:.3}", s / 3600.0) };
+    let width = |f: fn(&RunRow) -> usize, title: &str| rows.iter().map(f).max().unwrap_or(0).max(title.len());
+    let (wl, wc, ww) = (
+        width(|r| r.info.label.len(), "label"),
+        width(|r| r.info.cluster.len(), "cluster"),
+        width(|r| r.info.workload.len(), "workload"),
+    );
     println!(
-        "{:<16} {:<10} {:<14} {:>6} {:>5} {:>12} {:>12} {:>12} {:>12} {:>7}",
+        "{:<wl$}  {:<wc$}  {:<ww$}  {:>6}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>6}",
         "label", "cluster", "workload", "load", "seed", "avg JCT h", "p99 JCT h", "avg resp h", "preemptions", "util"
     );
     for r in rows {
-        let i = &r.info;
-        let s = &r.summary;
+        let (i, s) = (&r.info, &r.summary);
         println!(
-            "{:<16} {:<10} {:<14} {:>6} {:>5} {:>12} {:>12} {:>12} {:>12} {:>6.1}%",
+            "{:<wl$}  {:<wc$}  {:<ww$}  {:>6}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>5.1}%",
             i.label,
             i.cluster,
             i.workload,

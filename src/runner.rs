@@ -60,6 +60,7 @@ pub fn run(source: &SpecSource, spec: &Spec, options: &RunnerOptions) -> Result<
         .map_err(|e| format!("cannot write the spec copy into {}: {e}", experiment_dir.display()))?;
 
     let progress = progress_bar(plans.len() as u64, options.quiet);
+    let finished = std::sync::atomic::AtomicUsize::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.unwrap_or(0))
         .build()
@@ -70,13 +71,14 @@ pub fn run(source: &SpecSource, spec: &Spec, options: &RunnerOptions) -> Result<
             .map(|plan| {
                 let outcome = run_one(plan, &source.base_dir, &experiment_dir, &provenance, options.force);
                 progress.inc(1);
+                let done = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if progress.is_hidden() && !options.quiet {
                     let status = match &outcome {
                         Ok(Outcome::Executed) => "done".to_string(),
                         Ok(Outcome::Skipped) => "already complete".to_string(),
                         Err(e) => format!("FAILED: {e}"),
                     };
-                    eprintln!("[{}/{}] {}: {status}", progress.position(), plans.len(), plan.info.run_key);
+                    eprintln!("[{done}/{}] {}: {status}", plans.len(), plan.info.run_key);
                 }
                 outcome
             })

@@ -737,6 +737,26 @@ mod tests {
     }
 
     #[test]
+    fn tables_longer_than_one_record_batch_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let timeline: Vec<TimelineRow> = (0..2500)
+            .map(|round| TimelineRow {
+                time: 300.0 * f64::from(round),
+                free_gpus: round % 128,
+                gpu_demand: u64::from(round),
+                running: round % 7,
+                queued: round % 11,
+                admission_backlog: round % 3,
+                preemptions: round % 2,
+            })
+            .collect();
+        let long = RunOutput { jobs: (0..2500).map(|id| job(id, id % 3 != 0)).collect(), timeline, ..output() };
+        write_run(dir.path(), &info("long"), &long, 1.0, &provenance()).unwrap();
+        assert_eq!(read_jobs(dir.path(), "long").unwrap(), long.jobs);
+        assert_eq!(read_timeline(dir.path(), "long").unwrap(), long.timeline);
+    }
+
+    #[test]
     fn every_file_carries_provenance_and_is_snappy_compressed() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path(), &info("meta"), &output(), 1.0, &provenance()).unwrap();

@@ -305,6 +305,9 @@ impl Spec {
         if self.seeds.value.is_empty() {
             return empty("seeds", self.seeds.referenced);
         }
+        if let Some(seed) = self.seeds.value.iter().find(|&&s| s > i64::MAX as u64) {
+            return Err((self.seeds.referenced, format!("seed {seed} is too large: seeds go up to {}", i64::MAX)));
+        }
         let mut seen = std::collections::HashSet::new();
         for p in &self.policies.value {
             if !seen.insert(&p.label.value) {
@@ -340,6 +343,18 @@ impl Spec {
                         w.value.name()
                     ),
                 ));
+            }
+            if let WorkloadSpec::BloxBursty(params) = &w.value {
+                let interval = params.burst_interval_s.get() as f64;
+                if (interval / self.engine.round_s.0).fract() != 0.0 {
+                    return Err((
+                        w.referenced,
+                        format!(
+                            "blox-bursty injects bursts at round boundaries: its burst_interval_s ({interval}) must be a multiple of engine.round_s ({})",
+                            self.engine.round_s.0
+                        ),
+                    ));
+                }
             }
             let endless = w.value.needs_load()
                 && matches!(self.measure.track.value, TrackSpec::All)

@@ -103,7 +103,16 @@ impl WorkloadSpec {
             WorkloadSpec::BloxBursty(p) if *p != BurstyParams::default() => {
                 format!("blox-bursty-x{}-every{}s", p.burst_multiplier.0, p.burst_interval_s)
             }
-            WorkloadSpec::Csv(p) => format!("csv-{}", p.path.display()),
+            // The file stem keeps labels short; two traces with one stem must be told apart by
+            // the spec author (the spec rejects duplicate labels).
+            WorkloadSpec::Csv(p) => {
+                format!(
+                    "csv-{}",
+                    p.path
+                        .file_stem()
+                        .map_or_else(|| p.path.display().to_string(), |s| s.to_string_lossy().into_owned())
+                )
+            }
             _ => self.name().to_string(),
         }
     }
