@@ -126,6 +126,9 @@ pub struct Engine<S: Iterator<Item = JobSpec>> {
     jobs_unschedulable: u64,
     preemptions: u64,
     busy_gpu_seconds: f64,
+    /// GPUs asked for by all active jobs, kept up to date instead of summed every round.
+    active_gpu_demand: u64,
+    running_jobs: u32,
 }
 
 impl<S: Iterator<Item = JobSpec>> Engine<S> {
@@ -160,6 +163,8 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             jobs_unschedulable: 0,
             preemptions: 0,
             busy_gpu_seconds: 0.0,
+            active_gpu_demand: 0,
+            running_jobs: 0,
         })
     }
 
@@ -241,6 +246,8 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         for &slot in &self.finished_slots {
             let job = self.jobs.remove(slot);
             self.cluster.release(&job.gpus);
+            self.active_gpu_demand -= u64::from(job.spec.gpus);
+            self.running_jobs -= 1;
             self.jobs_finished += 1;
             if self.config.tracking.contains(job.spec.id) {
                 self.tracked_outstanding -= 1;
@@ -297,12 +304,13 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         let ctx = AdmissionContext {
             now,
             total_gpus: self.cluster.total_gpus(),
-            active_gpu_demand: self.jobs.iter().map(|(_, j)| u64::from(j.spec.gpus)).sum(),
+            active_gpu_demand: self.active_gpu_demand,
         };
         self.admitted.clear();
         self.policies.admission.admit(&ctx, &mut self.arrivals, &mut self.admitted);
         self.arrivals.clear();
         for spec in self.admitted.drain(..) {
+            self.active_gpu_demand += u64::from(spec.gpus);
             let slot = self.jobs.insert(ActiveJob::admitted(spec, now, self.config.round_seconds));
             self.order.push(slot);
         }
@@ -317,6 +325,8 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             job.last_scheduled = now;
         }
         self.preemptions += self.decisions.preempt.len() as u64;
+        self.running_jobs -= self.decisions.preempt.len() as u32;
+        self.running_jobs += self.decisions.launch.len() as u32;
         for (slot, gpus) in self.decisions.launch.drain(..) {
             let job = &mut self.jobs[slot];
             let resumed = job.first_start.is_some();
@@ -338,13 +348,12 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
     }
 
     fn record_round(&mut self, now: SimTime) {
-        let running = self.order.iter().filter(|&&s| self.jobs[s].is_running()).count() as u32;
         self.timeline.push(TimelineRow {
             time: now,
             free_gpus: self.cluster.free_gpus(),
-            gpu_demand: self.jobs.iter().map(|(_, j)| u64::from(j.spec.gpus)).sum(),
-            running,
-            queued: self.jobs.len() as u32 - running,
+            gpu_demand: self.active_gpu_demand,
+            running: self.running_jobs,
+            queued: self.jobs.len() as u32 - self.running_jobs,
             admission_backlog: self.policies.admission.backlog() as u32,
             preemptions: self.decisions.preempt.len() as u32,
         });
