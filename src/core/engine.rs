@@ -301,11 +301,8 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         if self.arrivals.is_empty() && self.policies.admission.backlog() == 0 {
             return;
         }
-        let ctx = AdmissionContext {
-            now,
-            total_gpus: self.cluster.total_gpus(),
-            active_gpu_demand: self.active_gpu_demand,
-        };
+        let ctx =
+            AdmissionContext { now, total_gpus: self.cluster.total_gpus(), active_gpu_demand: self.active_gpu_demand };
         self.admitted.clear();
         self.policies.admission.admit(&ctx, &mut self.arrivals, &mut self.admitted);
         self.arrivals.clear();

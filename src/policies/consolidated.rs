@@ -65,3 +65,48 @@ impl Placement for Consolidated {
         self.walk.place(&FewestNodes, jobs, order, cluster, decisions);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{ClusterSpec, NodeSpec};
+
+    fn cluster(free: &[u32]) -> Cluster {
+        // Nodes of 4 GPUs with the first `4 - free[n]` GPUs of node n taken.
+        let mut c = Cluster::new(ClusterSpec { nodes: free.iter().map(|_| NodeSpec { gpus: 4 }).collect() });
+        for (n, &f) in free.iter().enumerate() {
+            let taken: Vec<GpuId> = (0..4 - f).map(|g| n as GpuId * 4 + g).collect();
+            c.assign(&taken, JobSlot(99));
+        }
+        c
+    }
+
+    fn choose(c: &Cluster, needed: u32) -> Option<Vec<GpuId>> {
+        let mut out = Vec::new();
+        FewestNodes.choose(c, needed, &mut out).then_some(out)
+    }
+
+    #[test]
+    fn prefers_an_exact_fit_then_the_tightest_node() {
+        let c = cluster(&[4, 3, 2, 1]);
+        assert_eq!(choose(&c, 2), Some(vec![10, 11]), "exact fit on node 2");
+        assert_eq!(choose(&c, 3), Some(vec![5, 6, 7]), "exact fit on node 1");
+        let c = cluster(&[4, 3, 1, 1]);
+        assert_eq!(choose(&c, 2), Some(vec![5, 6]), "node 1 (3 free) is tighter than node 0 (4 free)");
+    }
+
+    #[test]
+    fn waits_rather_than_fragment_a_job_that_fits_one_node() {
+        let c = cluster(&[2, 2, 1]);
+        assert_eq!(choose(&c, 3), None);
+    }
+
+    #[test]
+    fn wide_jobs_take_whole_free_nodes_plus_the_best_fit_remainder() {
+        let c = cluster(&[4, 3, 4, 2]);
+        // 6 GPUs: whole nodes 0 and 2 would give 8 > 6, so one whole node (0) plus 2 from node 3.
+        assert_eq!(choose(&c, 6), Some(vec![0, 1, 2, 3, 14, 15]));
+        assert_eq!(choose(&c, 8), Some(vec![0, 1, 2, 3, 8, 9, 10, 11]));
+        assert_eq!(choose(&cluster(&[3, 3, 3]), 6), None, "no free node to anchor a wide job");
+    }
+}

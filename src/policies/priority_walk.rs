@@ -60,3 +60,68 @@ impl PriorityWalk {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::core::{ActiveJob, Cluster, ClusterSpec, JobSlot, JobSpec, JobTable, Placement, PlacementDecisions};
+    use crate::policies::scattered::Scattered;
+
+    fn table(gpus: &[u32]) -> (JobTable, Vec<JobSlot>) {
+        let mut jobs = JobTable::default();
+        let order = gpus
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| {
+                let spec = JobSpec {
+                    id: i as u64,
+                    arrival: 0.0,
+                    submitted: 0.0,
+                    gpus: g,
+                    work: 1.0,
+                    model: None,
+                    deadline: None,
+                };
+                jobs.insert(ActiveJob::admitted(spec, 0.0, 300.0))
+            })
+            .collect();
+        (jobs, order)
+    }
+
+    #[test]
+    fn preempts_from_the_lowest_priority_until_the_job_fits() {
+        // 4 GPUs held by jobs 1, 2 (1 GPU each) and 3 (2 GPUs); job 0 (3 GPUs) comes first.
+        let (mut jobs, order) = table(&[3, 1, 1, 2]);
+        let mut cluster = Cluster::new(ClusterSpec::uniform(2, 2));
+        for (slot, gpus) in [(order[1], vec![0]), (order[2], vec![1]), (order[3], vec![2, 3])] {
+            cluster.assign(&gpus, slot);
+            jobs[slot].gpus = gpus;
+        }
+        let mut decisions = PlacementDecisions::default();
+        Scattered::default().place(&jobs, &order, &mut cluster, &mut decisions);
+        // Job 3 (2 GPUs) goes first, then job 2; job 1 keeps running.
+        assert_eq!(decisions.preempt, vec![order[3], order[2]]);
+        assert_eq!(decisions.launch, vec![(order[0], vec![1, 2, 3])]);
+        assert_eq!(cluster.free_gpus(), 0);
+    }
+
+    #[test]
+    fn stops_at_the_first_job_that_cannot_be_placed() {
+        // 2 GPUs free; job 0 needs 3 and nothing runs below it, so job 1 (1 GPU) must not start.
+        let (jobs, order) = table(&[3, 1]);
+        let mut cluster = Cluster::new(ClusterSpec::uniform(1, 2));
+        let mut decisions = PlacementDecisions::default();
+        Scattered::default().place(&jobs, &order, &mut cluster, &mut decisions);
+        assert!(decisions.launch.is_empty() && decisions.preempt.is_empty());
+    }
+
+    #[test]
+    fn never_preempts_jobs_ranked_above_the_one_being_placed() {
+        let (mut jobs, order) = table(&[1, 1]);
+        let mut cluster = Cluster::new(ClusterSpec::uniform(1, 1));
+        cluster.assign(&[0], order[0]);
+        jobs[order[0]].gpus = vec![0];
+        let mut decisions = PlacementDecisions::default();
+        Scattered::default().place(&jobs, &order, &mut cluster, &mut decisions);
+        assert!(decisions.preempt.is_empty() && decisions.launch.is_empty());
+    }
+}

@@ -219,10 +219,7 @@ mod tests {
             ]
         );
         let labels: Vec<String> = specs.iter().map(WorkloadSpec::label).collect();
-        assert_eq!(
-            labels,
-            ["blox-philly-synthetic", "blox-bursty", "blox-bursty-x2.5-every3600s", "csv-small"]
-        );
+        assert_eq!(labels, ["blox-philly-synthetic", "blox-bursty", "blox-bursty-x2.5-every3600s", "csv-small"]);
         let names: Vec<&str> = specs.iter().map(WorkloadSpec::name).collect();
         assert!(names.iter().all(|n| WorkloadSpec::ALL.iter().any(|e| e.name == *n)));
         assert_eq!(WorkloadSpec::ALL.len(), 3);
