@@ -7,8 +7,10 @@
 //! - [`spec`]: the YAML experiment spec and its expansion into a grid of runs.
 //! - [`results`]: Parquet tables of runs, jobs and timelines.
 //! - [`runner`]: runs a grid in parallel with progress, skipping finished runs.
+//! - [`paper`]: published values a paper spec reproduces, and their checks.
 
 pub mod core;
+pub mod paper;
 pub mod policies;
 pub mod results;
 pub mod runner;

@@ -3,6 +3,7 @@
 //! readers glob `results/<experiment>/runs/*.parquet`.
 
 mod error;
+pub mod metric;
 mod tables;
 
 pub use error::{ResultsError, ResultsErrorKind};

@@ -1,0 +1,239 @@
+//! Published numbers a spec reproduces, checked against its results.
+//!
+//! Each `specs/paper/NAME.yaml` has a sidecar `specs/paper/NAME.expected.yaml` listing the values
+//! it must reproduce, each with its source and tolerance. The tests and `cargo xtask
+//! reproduce-figures` read the same file, so a number is written down once.
+
+use crate::results::RunRow;
+use crate::results::metric::{RunMetric, TimeUnit};
+use serde::Deserialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The expected values of one paper spec.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expected {
+    pub checks: Vec<Check>,
+}
+
+/// A group of values of one metric, from one source, with one tolerance.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    /// What is checked, e.g. "Figure 6: average JCT".
+    pub name: String,
+    /// The figure of the spec these values belong to, for the report.
+    #[serde(default)]
+    pub figure: Option<String>,
+    pub metric: RunMetric,
+    #[serde(default)]
+    pub unit: TimeUnit,
+    /// Largest accepted absolute difference, in the check's unit.
+    pub tolerance: f64,
+    /// Where the values come from (paper figure or table, artifact file, note section).
+    pub source: String,
+    pub values: Vec<ExpectedValue>,
+}
+
+/// One expected value and the run it belongs to. Seeds, when several, are averaged.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedValue {
+    pub label: String,
+    #[serde(default)]
+    pub load: Option<f64>,
+    #[serde(default)]
+    pub cluster: Option<String>,
+    #[serde(default)]
+    pub workload: Option<String>,
+    pub value: f64,
+    /// Overrides the check's tolerance for this value.
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+}
+
+/// The verdict on one expected value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub check: String,
+    pub figure: Option<String>,
+    /// "FIFO @ load 8" and the like.
+    pub point: String,
+    pub unit: String,
+    pub expected: f64,
+    /// `None` when no run matches the point.
+    pub actual: Option<f64>,
+    pub tolerance: f64,
+    pub pass: bool,
+}
+
+/// The sidecar of `spec`: `NAME.expected.yaml` beside `NAME.yaml`.
+pub fn sidecar_path(spec: &Path) -> PathBuf {
+    let stem = spec.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    spec.with_file_name(format!("{stem}.expected.yaml"))
+}
+
+/// Reads a sidecar; errors carry the file and, from the YAML parser, line and column.
+pub fn read_expected(path: &Path) -> Result<Expected, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_saphyr::from_str(&text).map_err(|e| {
+        let at = e.location().map(|l| format!(":{}:{}", l.line(), l.column())).unwrap_or_default();
+        format!("{}{at}: {}", path.display(), e.without_snippet())
+    })
+}
+
+/// Compares every expected value with the runs `rows`.
+pub fn evaluate(expected: &Expected, rows: &[RunRow]) -> Vec<Outcome> {
+    let mut outcomes = Vec::new();
+    for check in &expected.checks {
+        let unit = if check.metric.is_time() {
+            check.unit.name().to_string()
+        } else if check.metric == RunMetric::GpuUtilization {
+            "%".into()
+        } else {
+            String::new()
+        };
+        for v in &check.values {
+            let matching: Vec<f64> = rows
+                .iter()
+                .filter(|r| {
+                    r.info.label == v.label
+                        && v.load.is_none_or(|l| r.info.load == Some(l))
+                        && v.cluster.as_ref().is_none_or(|c| *c == r.info.cluster)
+                        && v.workload.as_ref().is_none_or(|w| *w == r.info.workload)
+                })
+                .map(|r| check.metric.display_value(&r.summary, check.unit))
+                .collect();
+            let actual = (!matching.is_empty()).then(|| matching.iter().sum::<f64>() / matching.len() as f64);
+            let tolerance = v.tolerance.unwrap_or(check.tolerance);
+            let mut point = v.label.clone();
+            if let Some(l) = v.load {
+                let _ = write!(point, " @ load {}", crate::spec::grid::fmt_number(l));
+            }
+            for extra in [&v.cluster, &v.workload].into_iter().flatten() {
+                let _ = write!(point, ", {extra}");
+            }
+            outcomes.push(Outcome {
+                check: check.name.clone(),
+                figure: check.figure.clone(),
+                point,
+                unit: unit.clone(),
+                expected: v.value,
+                actual,
+                tolerance,
+                pass: actual.is_some_and(|a| (a - v.value).abs() <= tolerance),
+            });
+        }
+    }
+    outcomes
+}
+
+/// A Markdown table of outcomes: point, expected, reproduced, difference, tolerance, verdict.
+pub fn outcome_table(outcomes: &[&Outcome]) -> String {
+    let mut out = String::from(
+        "| check | point | expected | reproduced | difference | tolerance | result |\n|---|---|---|---|---|---|---|\n",
+    );
+    for o in outcomes {
+        let (actual, diff) = match o.actual {
+            Some(a) => (format_value(a), format!("{:+.4}", a - o.expected)),
+            None => ("no run".into(), "-".into()),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} {} | {actual} | {diff} | {} | {} |",
+            o.check,
+            o.point,
+            format_value(o.expected),
+            o.unit,
+            format_value(o.tolerance),
+            if o.pass { "PASS" } else { "**FAIL**" }
+        );
+    }
+    out
+}
+
+fn format_value(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e12 { format!("{v:.0}") } else { format!("{v:.4}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::RunSummary;
+    use crate::results::RunInfo;
+
+    fn row(label: &str, load: f64, avg_jct_s: f64) -> RunRow {
+        RunRow {
+            info: RunInfo {
+                experiment: "e".into(),
+                run_key: format!("{label}{load}"),
+                label: label.into(),
+                scheduler: "fifo".into(),
+                placement: "scattered".into(),
+                admission: "accept-all".into(),
+                policy_params: "{}".into(),
+                cluster: "32x4".into(),
+                nodes: 32,
+                total_gpus: 128,
+                workload: "w".into(),
+                load: Some(load),
+                seed: 1,
+                round_seconds: 300.0,
+            },
+            summary: RunSummary {
+                tracked_jobs: 1,
+                tracked_finished: 1,
+                jobs_finished: 1,
+                jobs_unschedulable: 0,
+                avg_jct: avg_jct_s,
+                median_jct: avg_jct_s,
+                p95_jct: avg_jct_s,
+                p99_jct: avg_jct_s,
+                avg_responsiveness: 0.0,
+                makespan: 0.0,
+                rounds: 0,
+                preemptions: 0,
+                promoted_jobs: 0,
+                gpu_utilization: 0.5,
+            },
+            wall_time_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_wrong_expected_value_fails_and_a_missing_run_fails() {
+        let expected: Expected = serde_saphyr::from_str(
+            "checks:
+  - name: avg JCT
+    metric: avg_jct
+    unit: hours
+    tolerance: 0.0005
+    source: test
+    values:
+      - {label: FIFO, load: 8, value: 36.503}
+      - {label: FIFO, load: 8, value: 40.0}
+      - {label: LAS, load: 8, value: 1.0}
+",
+        )
+        .unwrap();
+        let rows = [row("FIFO", 8.0, 36.503 * 3600.0)];
+        let outcomes = evaluate(&expected, &rows);
+        assert_eq!(outcomes.iter().map(|o| o.pass).collect::<Vec<_>>(), [true, false, false]);
+        assert_eq!(outcomes[2].actual, None);
+        let table = outcome_table(&outcomes.iter().collect::<Vec<_>>());
+        assert_eq!(table.matches("**FAIL**").count(), 2);
+        assert!(
+            table.contains("| avg JCT | FIFO @ load 8 | 36.5030 hours | 36.5030 | +0.0000 | 0.0005 | PASS |"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn sidecars_sit_beside_their_spec() {
+        assert_eq!(
+            sidecar_path(Path::new("specs/paper/blox-fig6.yaml")),
+            Path::new("specs/paper/blox-fig6.expected.yaml")
+        );
+    }
+}
