@@ -10,6 +10,7 @@
 //! - [`paper`]: published values a paper spec reproduces, and their checks.
 
 pub mod core;
+pub mod figures;
 pub mod paper;
 pub mod policies;
 pub mod results;

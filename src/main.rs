@@ -1,5 +1,6 @@
 //! The `blox` command line: run, validate and list.
 
+use blox::figures::{FigureError, Rendered};
 use blox::policies::{AdmissionSpec, Entry, OverheadSpec, PlacementSpec, SchedulerSpec};
 use blox::results::RunRow;
 use blox::runner::{self, RunnerOptions};
@@ -18,7 +19,7 @@ const DEFAULT_SPEC: &str = include_str!("../specs/default.yaml");
     name = "blox",
     version,
     about = "Declarative, parallel simulation of deep-learning GPU-cluster scheduling experiments",
-    after_help = "Examples:\n  blox run                                  # the embedded default sweep\n  blox run specs/paper/blox-fig6.yaml -j 2  # Blox Figures 6 and 7\n  blox validate specs/paper/blox-fig12.yaml # check a spec, print its grid size\n  blox list                                 # every policy and workload generator"
+    after_help = "Examples:\n  blox run                                  # the embedded default sweep\n  blox run specs/paper/blox-fig6.yaml -j 2  # Blox Figures 6 and 7\n  blox validate specs/paper/blox-fig12.yaml # check a spec, print its grid size\n  blox plot results/blox-fig6                # redraw figures from existing results\n  blox list                                 # every policy and workload generator"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -46,6 +47,17 @@ enum Command {
         /// Print nothing but errors and the summary table.
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Draw a results directory's figures again from its Parquet tables, without rerunning.
+    #[command(
+        after_help = "Examples:\n  blox plot results/blox-fig6\n  blox plot results/blox-fig6 --spec my-figures.yaml"
+    )]
+    Plot {
+        /// Experiment directory written by `blox run`, e.g. results/blox-fig6.
+        results: PathBuf,
+        /// Spec whose `figures:` to draw (default: the spec copy in the directory).
+        #[arg(long)]
+        spec: Option<PathBuf>,
     },
     /// Check a spec and print the size of its grid.
     #[command(after_help = "Example:\n  blox validate specs/paper/blox-fig6.yaml")]
@@ -87,7 +99,34 @@ fn main() -> ExitCode {
             for (key, reason) in &report.failures {
                 eprintln!("error: run {key} failed: {reason}");
             }
-            if report.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+            let figures_ok = print_figures(&report.figures);
+            if report.failures.is_empty() && figures_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+        }
+        Command::Plot { results, spec } => {
+            let spec_path = spec.unwrap_or_else(|| results.join("spec.yaml"));
+            let source = match SpecSource::read(&spec_path) {
+                Ok(s) => s,
+                Err(e) => return fail(&e.to_string()),
+            };
+            let spec = match Spec::parse(&source) {
+                Ok(s) => s,
+                Err(e) => return fail(&e.to_string()),
+            };
+            if spec.figures.is_empty() {
+                return fail(&format!("{} declares no `figures:`", spec_path.display()));
+            }
+            let rows = match runner::grid_rows(&spec, &results) {
+                Ok(rows) if rows.is_empty() => {
+                    return fail(&format!("{} holds no complete run of this spec's grid", results.display()));
+                }
+                Ok(rows) => rows,
+                Err(e) => return fail(&e),
+            };
+            if print_figures(&runner::render_figures(&spec, &results, &rows)) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
         }
         Command::Validate { spec } => {
             let source = match SpecSource::read(&spec) {
@@ -130,6 +169,17 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// Prints where each figure went, or why it failed; false if any failed.
+fn print_figures(figures: &[Result<Rendered, FigureError>]) -> bool {
+    for figure in figures {
+        match figure {
+            Ok(f) => println!("figure {}: {} {}", f.name, f.png.display(), f.svg.display()),
+            Err(e) => eprintln!("error: {e}"),
+        }
+    }
+    figures.iter().all(Result::is_ok)
 }
 
 fn fail(message: &str) -> ExitCode {

@@ -6,6 +6,7 @@
 //! reported and the others still complete and are written.
 
 use crate::core::Engine;
+use crate::figures::{self, FigureError, Rendered};
 use crate::results::{self, Provenance, RunRow};
 use crate::spec::grid::{RunPlan, expand};
 use crate::spec::{Spec, SpecSource};
@@ -39,6 +40,8 @@ pub struct SweepReport {
     pub failures: Vec<(String, String)>,
     /// Every complete run of this grid, in grid order (executed now or earlier).
     pub rows: Vec<RunRow>,
+    /// The spec's figures, drawn from `rows`.
+    pub figures: Vec<Result<Rendered, FigureError>>,
 }
 
 enum Outcome {
@@ -92,6 +95,7 @@ pub fn run(source: &SpecSource, spec: &Spec, options: &RunnerOptions) -> Result<
         skipped: 0,
         failures: Vec::new(),
         rows: Vec::new(),
+        figures: Vec::new(),
     };
     for (plan, outcome) in plans.iter().zip(outcomes) {
         match outcome {
@@ -100,13 +104,28 @@ pub fn run(source: &SpecSource, spec: &Spec, options: &RunnerOptions) -> Result<
             Err(e) => report.failures.push((plan.info.run_key.clone(), e)),
         }
     }
-    let all_rows = results::read_runs(&experiment_dir).map_err(|e| e.to_string())?;
-    for plan in &plans {
-        if let Some(row) = all_rows.iter().find(|r| r.info.run_key == plan.info.run_key) {
-            report.rows.push(row.clone());
+    report.rows = grid_rows(spec, &experiment_dir)?;
+    report.figures = render_figures(spec, &experiment_dir, &report.rows);
+    Ok(report)
+}
+
+/// The complete runs of `spec`'s grid found in `experiment_dir`, in grid order. Runs of other
+/// grids (an earlier version of the spec) are left out.
+pub fn grid_rows(spec: &Spec, experiment_dir: &Path) -> Result<Vec<RunRow>, String> {
+    let mut all = results::read_runs(experiment_dir).map_err(|e| e.to_string())?;
+    let mut rows = Vec::new();
+    for plan in expand(spec) {
+        if let Some(i) = all.iter().position(|r| r.info.run_key == plan.info.run_key) {
+            rows.push(all.swap_remove(i));
         }
     }
-    Ok(report)
+    Ok(rows)
+}
+
+/// Draws the spec's figures from `rows`.
+pub fn render_figures(spec: &Spec, experiment_dir: &Path, rows: &[RunRow]) -> Vec<Result<Rendered, FigureError>> {
+    let declared: Vec<_> = spec.figures.iter().map(|f| f.value.clone()).collect();
+    figures::render_all(&declared, experiment_dir, rows)
 }
 
 fn run_one(

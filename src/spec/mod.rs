@@ -8,6 +8,7 @@
 
 pub mod grid;
 
+use crate::figures::declare::FigureSpec;
 use crate::policies::{AdmissionSpec, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
 use crate::workload::WorkloadSpec;
 use serde::{Deserialize, Deserializer, de};
@@ -37,6 +38,9 @@ pub struct Spec {
     pub measure: MeasureSpec,
     #[serde(default)]
     pub output: OutputSpec,
+    /// Figures drawn at the end of `blox run` and by `blox plot`.
+    #[serde(default)]
+    pub figures: Vec<Spanned<FigureSpec>>,
 }
 
 fn default_seeds() -> Spanned<Vec<u64>> {
@@ -367,6 +371,25 @@ impl Spec {
                         w.value.name()
                     ),
                 ));
+            }
+        }
+        let mut names = std::collections::HashSet::new();
+        for figure in &self.figures {
+            if !names.insert(figure.value.name()) {
+                return Err((figure.referenced, format!("figure name `{}` is used twice", figure.value.name())));
+            }
+            for label in figure.value.labels_named() {
+                if !self.policies.value.iter().any(|p| p.label.value.0 == label) {
+                    let known: Vec<&str> = self.policies.value.iter().map(|p| p.label.value.0.as_str()).collect();
+                    return Err((
+                        figure.referenced,
+                        format!(
+                            "figure `{}` names policy `{label}`, which is not in `policies` ({})",
+                            figure.value.name(),
+                            known.join(", ")
+                        ),
+                    ));
+                }
             }
         }
         Ok(())

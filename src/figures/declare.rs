@@ -1,0 +1,259 @@
+//! The `figures:` section of a spec: what to plot, from which runs, with which axes.
+
+use crate::results::RunInfo;
+use crate::results::metric::{JobMetric, RunMetric, TimeUnit, TimelineMetric};
+use serde::{Deserialize, Deserializer, Serialize, de};
+
+/// One figure, as a spec declares it (`- metric-vs: {...}`, `- cdf: {...}`, ...).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum FigureSpec {
+    /// A run metric against a grid axis, one line per policy (avg/p99 JCT vs load, ...).
+    MetricVs(MetricVsFigure),
+    /// Cumulative distribution of a per-job metric, one curve per policy.
+    Cdf(CdfFigure),
+    /// A per-round series over simulated time, one curve per run.
+    Timeline(TimelineFigure),
+    /// Grouped bars of a run metric: categories on x, one bar per group.
+    Bars(BarsFigure),
+}
+
+impl FigureSpec {
+    pub fn name(&self) -> &str {
+        match self {
+            FigureSpec::MetricVs(f) => &f.name.0,
+            FigureSpec::Cdf(f) => &f.name.0,
+            FigureSpec::Timeline(f) => &f.name.0,
+            FigureSpec::Bars(f) => &f.name.0,
+        }
+    }
+
+    pub fn selection(&self) -> &Selection {
+        match self {
+            FigureSpec::MetricVs(f) => &f.select,
+            FigureSpec::Cdf(f) => &f.select,
+            FigureSpec::Timeline(f) => &f.select,
+            FigureSpec::Bars(f) => &f.select,
+        }
+    }
+
+    /// Policy labels the figure names (filters and baselines), to check against the spec.
+    pub fn labels_named(&self) -> Vec<&str> {
+        let mut labels: Vec<&str> = self.selection().label.iter().map(String::as_str).collect();
+        let baseline = match self {
+            FigureSpec::MetricVs(f) => f.normalize_to.as_deref(),
+            FigureSpec::Bars(f) => f.normalize_to.as_deref(),
+            _ => None,
+        };
+        labels.extend(baseline);
+        labels
+    }
+}
+
+/// A figure name usable as a file stem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FigureName(pub String);
+
+impl<'de> Deserialize<'de> for FigureName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let ok =
+            !s.is_empty() && !s.starts_with('.') && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if ok {
+            Ok(FigureName(s))
+        } else {
+            Err(de::Error::custom(format!(
+                "figure name `{s}` must be non-empty, use only letters, digits, '-', '_' or '.', and not start with '.'"
+            )))
+        }
+    }
+}
+
+/// An axis of the grid, to plot against or to group by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridAxis {
+    Label,
+    Cluster,
+    Workload,
+    Load,
+    Seed,
+}
+
+impl GridAxis {
+    pub const ALL: [GridAxis; 5] =
+        [GridAxis::Label, GridAxis::Cluster, GridAxis::Workload, GridAxis::Load, GridAxis::Seed];
+
+    /// The run's value on this axis, as text (for grouping and legends).
+    pub fn key(self, info: &RunInfo) -> String {
+        match self {
+            GridAxis::Label => info.label.clone(),
+            GridAxis::Cluster => info.cluster.clone(),
+            GridAxis::Workload => info.workload.clone(),
+            GridAxis::Load => info.load.map(crate::spec::grid::fmt_number).unwrap_or_else(|| "-".into()),
+            GridAxis::Seed => info.seed.to_string(),
+        }
+    }
+
+    /// The run's value on a numeric axis (load, seed).
+    pub fn number(self, info: &RunInfo) -> Option<f64> {
+        match self {
+            GridAxis::Load => info.load,
+            GridAxis::Seed => Some(info.seed as f64),
+            _ => None,
+        }
+    }
+
+    /// How a value of this axis reads in a legend: "FIFO", "load 8", "seed 2", "32x4".
+    pub fn describe(self, info: &RunInfo) -> String {
+        match self {
+            GridAxis::Load => format!("load {}", self.key(info)),
+            GridAxis::Seed => format!("seed {}", self.key(info)),
+            _ => self.key(info),
+        }
+    }
+
+    pub fn caption(self) -> &'static str {
+        match self {
+            GridAxis::Label => "Policy",
+            GridAxis::Cluster => "Cluster",
+            GridAxis::Workload => "Workload",
+            GridAxis::Load => "Load (jobs/hour)",
+            GridAxis::Seed => "Seed",
+        }
+    }
+}
+
+/// Which runs a figure draws from; an empty list means no restriction on that axis.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Selection {
+    #[serde(default)]
+    pub label: Vec<String>,
+    #[serde(default)]
+    pub cluster: Vec<String>,
+    #[serde(default)]
+    pub workload: Vec<String>,
+    #[serde(default)]
+    pub load: Vec<f64>,
+    #[serde(default)]
+    pub seed: Vec<u64>,
+}
+
+impl Selection {
+    pub fn matches(&self, info: &RunInfo) -> bool {
+        let ok = |list: &[String], value: &str| list.is_empty() || list.iter().any(|v| v == value);
+        ok(&self.label, &info.label)
+            && ok(&self.cluster, &info.cluster)
+            && ok(&self.workload, &info.workload)
+            && (self.load.is_empty() || info.load.is_some_and(|l| self.load.contains(&l)))
+            && (self.seed.is_empty() || self.seed.contains(&info.seed))
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn load_axis() -> GridAxis {
+    GridAxis::Load
+}
+
+fn label_axis() -> GridAxis {
+    GridAxis::Label
+}
+
+fn jct() -> JobMetric {
+    JobMetric::Jct
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricVsFigure {
+    pub name: FigureName,
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Grid axis on x (default: load).
+    #[serde(default = "load_axis")]
+    pub x: GridAxis,
+    pub y: RunMetric,
+    /// Unit of time metrics (default: hours).
+    #[serde(default)]
+    pub unit: TimeUnit,
+    #[serde(default)]
+    pub x_log: bool,
+    #[serde(default)]
+    pub y_log: bool,
+    #[serde(default)]
+    pub x_label: Option<String>,
+    #[serde(default)]
+    pub y_label: Option<String>,
+    /// Divide every line by this policy's value at the same point.
+    #[serde(default)]
+    pub normalize_to: Option<String>,
+    #[serde(default)]
+    pub select: Selection,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CdfFigure {
+    pub name: FigureName,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default = "jct")]
+    pub metric: JobMetric,
+    #[serde(default)]
+    pub unit: TimeUnit,
+    /// Log-scaled x (default: yes, as JCTs span orders of magnitude).
+    #[serde(default = "yes")]
+    pub x_log: bool,
+    #[serde(default)]
+    pub x_label: Option<String>,
+    #[serde(default)]
+    pub select: Selection,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelineFigure {
+    pub name: FigureName,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub series: TimelineMetric,
+    /// Unit of simulated time on x (default: hours).
+    #[serde(default)]
+    pub unit: TimeUnit,
+    #[serde(default)]
+    pub x_log: bool,
+    #[serde(default)]
+    pub y_log: bool,
+    #[serde(default)]
+    pub y_label: Option<String>,
+    #[serde(default)]
+    pub select: Selection,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BarsFigure {
+    pub name: FigureName,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub y: RunMetric,
+    #[serde(default)]
+    pub unit: TimeUnit,
+    /// Grid axis whose values are the categories on x (default: label).
+    #[serde(default = "label_axis")]
+    pub categories: GridAxis,
+    #[serde(default)]
+    pub y_log: bool,
+    #[serde(default)]
+    pub y_label: Option<String>,
+    #[serde(default = "yes")]
+    pub value_labels: bool,
+    #[serde(default)]
+    pub normalize_to: Option<String>,
+    #[serde(default)]
+    pub select: Selection,
+}

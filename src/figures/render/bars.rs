@@ -1,0 +1,166 @@
+//! Grouped bar charts: one slot per category, one bar per series within it.
+
+use plotters::prelude::DrawingBackend;
+use plotters::style::RGBColor;
+
+use super::axis::{ValueAxis, placeable, value_label};
+use super::canvas::{Align, CAP_HEIGHT_EMS, Canvas, DESCENT_EMS, Direction, Font, text_width};
+use super::frame::{Frame, LegendEntry, PROVISIONAL_PLOT_SHARE, Spec, Swatch, XAxis, text_height};
+use super::geometry::Rect;
+use super::style;
+use super::{BarChart, Scale};
+
+/// Space between a bar's end and its value label.
+const VALUE_LABEL_GAP: f64 = 3.0;
+
+pub(super) fn draw<DB: DrawingBackend>(chart: &BarChart, canvas: &mut Canvas<DB>) -> Result<(), String> {
+    let scale = chart.y.scale;
+    let categories = chart.categories.len();
+    let value = |series: usize, category: usize| chart.series[series].1.get(category).copied().flatten();
+    let cells = || (0..chart.series.len()).flat_map(move |s| (0..categories).map(move |c| (s, c)));
+    let drawable_values = || cells().filter_map(|(s, c)| value(s, c)).filter(|v| placeable(scale, *v));
+    let y = ValueAxis::fit(&chart.y, drawable_values(), scale == Scale::Linear);
+
+    let estimated_bar_width = (canvas.width() - 2.0 * style::MARGIN) * PROVISIONAL_PLOT_SHARE
+        / categories.max(1) as f64
+        * style::BAR_GROUP_SHARE
+        / chart.series.len().max(1) as f64;
+    let widest_label =
+        cells().map(|(s, c)| text_width(&label_text(value(s, c)), style::VALUE_FONT)).fold(0.0, f64::max);
+    let labels =
+        if chart.value_labels { ValueLabels::choose(widest_label, estimated_bar_width) } else { ValueLabels::Omitted };
+    let label_extent = match labels {
+        ValueLabels::Omitted => 0.0,
+        ValueLabels::Horizontal(font) => VALUE_LABEL_GAP + text_height(font) + VALUE_LABEL_GAP,
+        ValueLabels::Upright(font) => VALUE_LABEL_GAP + widest_label * font.px / style::VALUE_FONT.px + VALUE_LABEL_GAP,
+    };
+    let headroom = |wanted: bool| if wanted { label_extent } else { 0.0 };
+    let y_headroom = (headroom(drawable_values().any(|v| v < 0.0)), headroom(drawable_values().any(|v| v >= 0.0)));
+
+    let legend = chart
+        .series
+        .iter()
+        .enumerate()
+        .filter(|(_, (label, _))| !label.is_empty())
+        .map(|(index, (label, _))| LegendEntry { label, look: style::look(index) })
+        .collect();
+    let spec = Spec {
+        title: &chart.title,
+        legend,
+        swatch: Swatch::Bar,
+        x: XAxis::Categories(&chart.categories),
+        x_label: "",
+        y,
+        y_label: &chart.y.label,
+        y_headroom,
+        x_grid: false,
+    };
+    let frame = Frame::layout((canvas.width(), canvas.height()), spec);
+    frame.draw_under(canvas)?;
+
+    let plot = frame.plot;
+    let baseline = match scale {
+        Scale::Linear => frame.y_px(0.0).unwrap_or(plot.bottom).clamp(plot.top, plot.bottom),
+        Scale::Log => plot.bottom,
+    };
+    let mut drew_anything = false;
+    for category in 0..categories {
+        let (start, end) = frame.category_slot(category);
+        let group_width = (end - start) * style::BAR_GROUP_SHARE;
+        let bar_width = group_width / chart.series.len() as f64;
+        for series in 0..chart.series.len() {
+            let left = (start + end - group_width) / 2.0 + series as f64 * bar_width;
+            let center = left + bar_width / 2.0;
+            let cell = value(series, category);
+            let end_px = cell.and_then(|v| frame.y_px(v)).map(|px| px.clamp(plot.top, plot.bottom));
+            if let Some(end_px) = end_px {
+                let bar =
+                    Rect { left, right: left + bar_width, top: end_px.min(baseline), bottom: end_px.max(baseline) };
+                style::draw_bar(canvas, bar, &style::look(series))?;
+                drew_anything = true;
+            }
+            if labels != ValueLabels::Omitted {
+                let downwards = cell.is_some_and(|v| v < 0.0) && scale == Scale::Linear;
+                let at = end_px.unwrap_or(baseline);
+                let color = if end_px.is_some() { style::TEXT } else { style::MUTED };
+                labels.draw(canvas, &label_text(cell), (center, at), downwards, color)?;
+            }
+        }
+    }
+    if !drew_anything {
+        frame.draw_note(canvas, "no data")?;
+    }
+    frame.draw_over(canvas)
+}
+
+fn label_text(value: Option<f64>) -> String {
+    match value {
+        Some(v) if v.is_finite() => value_label(v),
+        _ => "n/a".to_string(),
+    }
+}
+
+/// How bar values are printed, decided from the widest label and the bar width (estimated
+/// before layout, which needs the space the labels take).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ValueLabels {
+    /// Possibly a little smaller than [`style::VALUE_FONT`], to keep neighbours apart.
+    Horizontal(Font),
+    /// Reading bottom to top, for bars much narrower than their labels.
+    Upright(Font),
+    /// Not asked for, or bars too thin for a legible label.
+    Omitted,
+}
+
+/// Labels smaller than this would be illegible once the figure is shrunk into a column.
+const MIN_VALUE_FONT_PX: f64 = 12.0;
+/// Horizontal labels shrink at most to this share of their size before turning upright.
+const MIN_HORIZONTAL_SHRINK: f64 = 0.85;
+/// Space kept between neighbouring labels.
+const VALUE_LABEL_SPACING: f64 = 4.0;
+
+impl ValueLabels {
+    /// `widest_label` is measured in [`style::VALUE_FONT`].
+    fn choose(widest_label: f64, bar_width: f64) -> ValueLabels {
+        let full = style::VALUE_FONT;
+        let shrink = ((bar_width - VALUE_LABEL_SPACING) / widest_label).min(1.0);
+        if shrink >= MIN_HORIZONTAL_SHRINK {
+            return ValueLabels::Horizontal(Font { px: full.px * shrink, ..full });
+        }
+        // Upright digits are one capital height thick.
+        let px = ((bar_width - VALUE_LABEL_SPACING / 2.0) / CAP_HEIGHT_EMS).min(full.px);
+        if px >= MIN_VALUE_FONT_PX { ValueLabels::Upright(Font { px, ..full }) } else { ValueLabels::Omitted }
+    }
+
+    /// Writes `text` just beyond a bar's end at `(center_x, end_y)`: above it, or below for a
+    /// negative bar.
+    fn draw<DB: DrawingBackend>(
+        self,
+        canvas: &mut Canvas<DB>,
+        text: &str,
+        (center_x, end_y): (f64, f64),
+        downwards: bool,
+        color: RGBColor,
+    ) -> Result<(), String> {
+        match self {
+            ValueLabels::Omitted => Ok(()),
+            ValueLabels::Upright(font) => {
+                let (y, align) = if downwards {
+                    (end_y + VALUE_LABEL_GAP, Align::End)
+                } else {
+                    (end_y - VALUE_LABEL_GAP, Align::Start)
+                };
+                let baseline_x = center_x + font.px * CAP_HEIGHT_EMS / 2.0;
+                canvas.text(text, font, color, (baseline_x, y), align, Direction::Upward)
+            }
+            ValueLabels::Horizontal(font) => {
+                let baseline = if downwards {
+                    end_y + VALUE_LABEL_GAP + font.px * CAP_HEIGHT_EMS
+                } else {
+                    end_y - VALUE_LABEL_GAP - font.px * DESCENT_EMS
+                };
+                canvas.text(text, font, color, (center_x, baseline), Align::Middle, Direction::Horizontal)
+            }
+        }
+    }
+}

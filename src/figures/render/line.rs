@@ -1,0 +1,97 @@
+//! Line charts: metric-vs-grid plots with markers, CDFs and timelines.
+
+use plotters::prelude::DrawingBackend;
+
+use super::LineChart;
+use super::axis::{ValueAxis, placeable};
+use super::canvas::Canvas;
+use super::frame::{Frame, LegendEntry, Spec, Swatch, XAxis};
+use super::geometry::{Point, clip_polyline};
+use super::style;
+
+/// Series with more points get markers on an evenly spaced subset only, so a dense CDF with
+/// markers still shows its line.
+const MAX_MARKERS_PER_SERIES: usize = 15;
+
+pub(super) fn draw<DB: DrawingBackend>(chart: &LineChart, canvas: &mut Canvas<DB>) -> Result<(), String> {
+    let (x_scale, y_scale) = (chart.x.scale, chart.y.scale);
+    let drawable = |(x, y): &Point| placeable(x_scale, *x) && placeable(y_scale, *y);
+    let all_points = || chart.series.iter().flat_map(|series| series.points.iter()).filter(|p| drawable(p));
+    let x = ValueAxis::fit(&chart.x, all_points().map(|p| p.0), false);
+    let y = ValueAxis::fit(&chart.y, all_points().map(|p| p.1), false);
+    let legend = chart
+        .series
+        .iter()
+        .enumerate()
+        .filter(|(_, series)| !series.label.is_empty())
+        .map(|(index, series)| LegendEntry { label: &series.label, look: style::look(index) })
+        .collect();
+    let spec = Spec {
+        title: &chart.title,
+        legend,
+        swatch: Swatch::Line { marker: chart.markers },
+        x: XAxis::Values(x),
+        x_label: &chart.x.label,
+        y,
+        y_label: &chart.y.label,
+        y_headroom: (0.0, 0.0),
+        x_grid: true,
+    };
+    let frame = Frame::layout((canvas.width(), canvas.height()), spec);
+    frame.draw_under(canvas)?;
+
+    let mut drew_anything = false;
+    for (index, series) in chart.series.iter().enumerate() {
+        let look = style::look(index);
+        let on_plot = |point: &Point| frame.plot.contains(*point);
+        let runs = pixel_runs(&frame, &series.points);
+        for run in &runs {
+            for piece in clip_polyline(run, frame.plot) {
+                canvas.polyline(&piece, &look.stroke())?;
+                drew_anything = true;
+            }
+            // A lone point has no line; without a marker it would vanish.
+            if let [point] = run.as_slice()
+                && !chart.markers
+                && on_plot(point)
+            {
+                canvas.disc(*point, style::LINE_WIDTH * 1.5, look.color)?;
+                drew_anything = true;
+            }
+        }
+        if chart.markers {
+            let points: Vec<Point> = runs.into_iter().flatten().collect();
+            for point in marker_subset(&points, index).filter(|p| on_plot(p)) {
+                style::draw_marker(canvas, look.marker, point, look.color)?;
+                drew_anything = true;
+            }
+        }
+    }
+    if !drew_anything {
+        frame.draw_note(canvas, "no data")?;
+    }
+    frame.draw_over(canvas)
+}
+
+/// The series in pixels, broken where a point cannot be placed (NaN, infinite, or not positive
+/// on a log axis), as plotting tools conventionally show missing data as a gap.
+fn pixel_runs(frame: &Frame, points: &[Point]) -> Vec<Vec<Point>> {
+    let mut runs = vec![Vec::new()];
+    for (x, y) in points {
+        match (frame.x_px(*x), frame.y_px(*y)) {
+            (Some(px), Some(py)) => runs.last_mut().map_or((), |run| run.push((px, py))),
+            _ if runs.last().is_some_and(|run| !run.is_empty()) => runs.push(Vec::new()),
+            _ => {}
+        }
+    }
+    runs.retain(|run| !run.is_empty());
+    runs
+}
+
+/// Every point, or for dense series an evenly spaced subset, shifted per series so that
+/// different series do not put their markers at the same x.
+fn marker_subset(points: &[Point], series_index: usize) -> impl Iterator<Item = Point> + '_ {
+    let stride = points.len().div_ceil(MAX_MARKERS_PER_SERIES).max(1);
+    let offset = if stride > 1 { (series_index * stride / 3 + stride / 2) % stride } else { 0 };
+    points.iter().skip(offset).step_by(stride).copied()
+}
