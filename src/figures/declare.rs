@@ -1,5 +1,6 @@
 //! The `figures:` section of a spec: what to plot, from which runs, with which axes.
 
+use super::render::{MAX_SIDE, MIN_SIDE, Size};
 use crate::results::RunInfo;
 use crate::results::metric::{JobMetric, RunMetric, TimeUnit, TimelineMetric};
 use serde::{Deserialize, Deserializer, Serialize, de};
@@ -25,6 +26,15 @@ impl FigureSpec {
             FigureSpec::Cdf(f) => &f.name.0,
             FigureSpec::Timeline(f) => &f.name.0,
             FigureSpec::Bars(f) => &f.name.0,
+        }
+    }
+
+    pub fn size(&self) -> Size {
+        match self {
+            FigureSpec::MetricVs(f) => f.size,
+            FigureSpec::Cdf(f) => f.size,
+            FigureSpec::Timeline(f) => f.size,
+            FigureSpec::Bars(f) => f.size,
         }
     }
 
@@ -163,6 +173,17 @@ fn label_axis() -> GridAxis {
     GridAxis::Label
 }
 
+fn figure_size<'de, D: Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
+    let [width, height] = <[u32; 2]>::deserialize(d)?;
+    if [width, height].iter().all(|side| (MIN_SIDE..=MAX_SIDE).contains(side)) {
+        Ok(Size { width, height })
+    } else {
+        Err(de::Error::custom(format!(
+            "figure size {width}x{height}: each side must be {MIN_SIDE}..={MAX_SIDE} pixels"
+        )))
+    }
+}
+
 fn jct() -> JobMetric {
     JobMetric::Jct
 }
@@ -191,6 +212,9 @@ pub struct MetricVsFigure {
     /// Divide every line by this policy's value at the same point.
     #[serde(default)]
     pub normalize_to: Option<String>,
+    /// Output size in pixels, `[width, height]` (default 640 x 400: one paper column).
+    #[serde(default, deserialize_with = "figure_size")]
+    pub size: Size,
     #[serde(default)]
     pub select: Selection,
 }
@@ -210,6 +234,9 @@ pub struct CdfFigure {
     pub x_log: bool,
     #[serde(default)]
     pub x_label: Option<String>,
+    /// Output size in pixels, `[width, height]` (default 640 x 400: one paper column).
+    #[serde(default, deserialize_with = "figure_size")]
+    pub size: Size,
     #[serde(default)]
     pub select: Selection,
 }
@@ -230,6 +257,9 @@ pub struct TimelineFigure {
     pub y_log: bool,
     #[serde(default)]
     pub y_label: Option<String>,
+    /// Output size in pixels, `[width, height]` (default 640 x 400: one paper column).
+    #[serde(default, deserialize_with = "figure_size")]
+    pub size: Size,
     #[serde(default)]
     pub select: Selection,
 }
@@ -254,6 +284,9 @@ pub struct BarsFigure {
     pub value_labels: bool,
     #[serde(default)]
     pub normalize_to: Option<String>,
+    /// Output size in pixels, `[width, height]` (default 640 x 400: one paper column).
+    #[serde(default, deserialize_with = "figure_size")]
+    pub size: Size,
     #[serde(default)]
     pub select: Selection,
 }

@@ -10,9 +10,6 @@ use declare::FigureSpec;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Size of every figure: a one-column paper figure at a resolution that stays sharp when shrunk.
-const SIZE: render::Size = render::Size { width: 640, height: 400 };
-
 /// A figure written to disk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendered {
@@ -53,8 +50,8 @@ pub fn render_all(
             let chart = build::build(figure, experiment_dir, rows).map_err(fail)?;
             let (svg, png) = (dir.join(format!("{name}.svg")), dir.join(format!("{name}.png")));
             match &chart {
-                build::Chart::Line(c) => render::render_line(c, SIZE, &svg, &png),
-                build::Chart::Bars(c) => render::render_bars(c, SIZE, &svg, &png),
+                build::Chart::Line(c) => render::render_line(c, figure.size(), &svg, &png),
+                build::Chart::Bars(c) => render::render_bars(c, figure.size(), &svg, &png),
             }
             .map_err(|e| fail(e.to_string()))?;
             Ok(Rendered { name, svg, png })

@@ -174,8 +174,8 @@ impl Figure for BarChart {
     }
 }
 
-const MIN_SIDE: u32 = 64;
-const MAX_SIDE: u32 = 4096;
+pub const MIN_SIDE: u32 = 64;
+pub const MAX_SIDE: u32 = 4096;
 /// Fonts and line widths are designed for this size (see [`Size`]).
 const DESIGN_SIZE: (f64, f64) = (640.0, 400.0);
 /// SVG coordinates are integers in plotters; drawing at 4x inside an unchanged `width`/`height`
