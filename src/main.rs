@@ -1,11 +1,11 @@
-//! The `blox` command line: run, validate and list.
+//! The `blox` command line: run, plot, validate and list.
 
 use blox::figures::{FigureError, Rendered};
 use blox::policies::{AdmissionSpec, Entry, OverheadSpec, PlacementSpec, SchedulerSpec};
 use blox::results::RunRow;
 use blox::runner::{self, RunnerOptions};
 use blox::spec::grid::{expand, fmt_number};
-use blox::spec::{Spec, SpecSource};
+use blox::spec::{Spec, SpecError, SpecSource};
 use blox::workload::WorkloadSpec;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -77,8 +77,7 @@ fn main() -> ExitCode {
                     base_dir: ".".into(),
                 }),
             };
-            let parsed = source.and_then(|s| Spec::parse(&s).map(|spec| (s, spec)));
-            let (source, spec) = match parsed {
+            let (source, spec) = match source.and_then(parse) {
                 Ok(ok) => ok,
                 Err(e) => return fail(&e.to_string()),
             };
@@ -104,12 +103,8 @@ fn main() -> ExitCode {
         }
         Command::Plot { results, spec } => {
             let spec_path = spec.unwrap_or_else(|| results.join("spec.yaml"));
-            let source = match SpecSource::read(&spec_path) {
-                Ok(s) => s,
-                Err(e) => return fail(&e.to_string()),
-            };
-            let spec = match Spec::parse(&source) {
-                Ok(s) => s,
+            let spec = match SpecSource::read(&spec_path).and_then(parse) {
+                Ok((_, spec)) => spec,
                 Err(e) => return fail(&e.to_string()),
             };
             if spec.figures.is_empty() {
@@ -128,29 +123,23 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-        Command::Validate { spec } => {
-            let source = match SpecSource::read(&spec) {
-                Ok(s) => s,
-                Err(e) => return fail(&e.to_string()),
-            };
-            match Spec::parse(&source) {
-                Ok(spec) => {
-                    let runs = expand(&spec);
-                    println!(
-                        "{}: ok, {} runs ({} policies x {} clusters x {} workloads, {} loads, {} seeds)",
-                        source.file.display(),
-                        runs.len(),
-                        spec.policies.value.len(),
-                        spec.clusters.value.len(),
-                        spec.workloads.value.len(),
-                        spec.loads.len(),
-                        spec.seeds.value.len()
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(&e.to_string()),
+        Command::Validate { spec } => match SpecSource::read(&spec).and_then(parse) {
+            Ok((source, spec)) => {
+                let runs = expand(&spec);
+                println!(
+                    "{}: ok, {} runs ({} policies x {} clusters x {} workloads, {} loads, {} seeds)",
+                    source.file.display(),
+                    runs.len(),
+                    spec.policies.value.len(),
+                    spec.clusters.value.len(),
+                    spec.workloads.value.len(),
+                    spec.loads.len(),
+                    spec.seeds.value.len()
+                );
+                ExitCode::SUCCESS
             }
-        }
+            Err(e) => fail(&e.to_string()),
+        },
         Command::List => {
             let sections: [(&str, &[Entry]); 5] = [
                 ("schedulers (policies[].scheduler)", SchedulerSpec::ALL),
@@ -169,6 +158,11 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// Parses a spec, keeping its source (file name and base directory) beside it.
+fn parse(source: SpecSource) -> Result<(SpecSource, Spec), SpecError> {
+    Spec::parse(&source).map(|spec| (source, spec))
 }
 
 /// Prints where each figure went, or why it failed; false if any failed.

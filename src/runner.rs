@@ -124,8 +124,7 @@ pub fn grid_rows(spec: &Spec, experiment_dir: &Path) -> Result<Vec<RunRow>, Stri
 
 /// Draws the spec's figures from `rows`.
 pub fn render_figures(spec: &Spec, experiment_dir: &Path, rows: &[RunRow]) -> Vec<Result<Rendered, FigureError>> {
-    let declared: Vec<_> = spec.figures.iter().map(|f| f.value.clone()).collect();
-    figures::render_all(&declared, experiment_dir, rows)
+    figures::render_all(spec.figures.iter().map(|f| &f.value), experiment_dir, rows)
 }
 
 fn run_one(

@@ -102,13 +102,10 @@ fn tabulate(rows: &[&RunRow], category_axis: GridAxis, value: impl Fn(&RunRow) -
             categories.iter().map(|(c, _)| at(c)).collect()
         })
         .collect();
-    // With nothing but the category varying there is one unnamed series (no legend), unless the
-    // categories are not policies, when the one policy's label names it.
-    let series = groups.iter().map(|(name, m)| match (series_axes.is_empty(), category_axis) {
-        (true, GridAxis::Label) => String::new(),
-        (true, _) => m[0].info.label.clone(),
-        (false, _) => name.clone(),
-    });
+    // When the policies are the categories and nothing else varies, the one series needs no name
+    // (and no legend); otherwise `group_by` named it.
+    let unnamed = series_axes.is_empty() && category_axis == GridAxis::Label;
+    let series = groups.iter().map(|(name, _)| if unnamed { String::new() } else { name.clone() });
     Table {
         series: series.collect(),
         representative: groups.iter().map(|(_, m)| m[0].info.clone()).collect(),
@@ -220,7 +217,6 @@ fn cdf(f: &CdfFigure, experiment_dir: &Path, rows: &[&RunRow]) -> Result<LineCha
             values.extend(jobs.iter().filter_map(|j| f.metric.value(j)).map(|s| f.unit.from_seconds(s)));
         }
         values.sort_by(f64::total_cmp);
-        let name = if axes.is_empty() { members[0].info.label.clone() } else { name };
         series.push(Series { label: name, points: cdf_points(&values) });
     }
     Ok(LineChart {

@@ -35,14 +35,14 @@ impl std::error::Error for FigureError {}
 
 /// Draws every figure of `figures` from the experiment's tables into `<experiment_dir>/figures/`
 /// as `<name>.svg` and `<name>.png`.
-pub fn render_all(
-    figures: &[FigureSpec],
+pub fn render_all<'a>(
+    figures: impl IntoIterator<Item = &'a FigureSpec>,
     experiment_dir: &Path,
     rows: &[RunRow],
 ) -> Vec<Result<Rendered, FigureError>> {
     let dir = experiment_dir.join("figures");
     figures
-        .iter()
+        .into_iter()
         .map(|figure| {
             let name = figure.name().to_string();
             let fail = |message: String| FigureError { figure: name.clone(), message };

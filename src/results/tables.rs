@@ -924,19 +924,6 @@ mod tests {
         assert!(error.contains("column `nodes` has type Utf8, expected Int64"), "{error}");
     }
 
-    /// Writes a small experiment for `scripts/check_parquet.py`:
-    /// `BLOX_PARQUET_DEMO_DIR=/tmp/demo cargo test --release results -- --ignored`.
-    #[test]
-    #[ignore = "writes to $BLOX_PARQUET_DEMO_DIR for the Python interop check"]
-    fn write_demo_experiment() {
-        let dir = PathBuf::from(std::env::var_os("BLOX_PARQUET_DEMO_DIR").expect("set BLOX_PARQUET_DEMO_DIR"));
-        write_run(&dir, &info("las-load6.5-s1"), &output(), 1.25, &provenance()).unwrap();
-        let nothing_finished = RunOutput { summary: nan_summary(), jobs: Vec::new(), timeline: Vec::new() };
-        let trace_info = RunInfo { load: None, workload: "trace".to_owned(), ..info("las-trace-s1") };
-        write_run(&dir, &trace_info, &nothing_finished, 0.5, &provenance()).unwrap();
-        assert_eq!(read_runs(&dir).unwrap().len(), 2);
-    }
-
     fn read_batch(path: &Path) -> RecordBatch {
         let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap().build().unwrap();
         reader.map(Result::unwrap).next().unwrap()

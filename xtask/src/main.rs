@@ -154,42 +154,37 @@ fn reproduce_figures(args: &[String]) -> Result<bool, String> {
             sweep.rows.len()
         );
         let sidecar = sidecar_path(spec_path);
-        let outcomes = if sidecar.exists() {
-            evaluate(&read_expected(&sidecar)?, &sweep.rows)
+        let expected = if sidecar.exists() {
+            Some(read_expected(&sidecar)?)
         } else {
             problems.push(format!("{name}: no expected values ({} is missing)", sidecar.display()));
-            Vec::new()
+            None
         };
-        let mut shown = vec![false; outcomes.len()];
+        let outcomes = expected.as_ref().map(|e| evaluate(e, &sweep.rows)).unwrap_or_default();
+        let mut drawn = Vec::new();
         for figure in &sweep.figures {
             match figure {
                 Ok(rendered) => {
                     let png = rendered.png.strip_prefix(&out).unwrap_or(&rendered.png);
                     let _ = writeln!(report, "### {}\n\n![{}]({})\n", rendered.name, rendered.name, png.display());
-                    let mine: Vec<&Outcome> = outcomes
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| o.figure.as_deref() == Some(rendered.name.as_str()))
-                        .map(|(i, o)| {
-                            shown[i] = true;
-                            o
-                        })
-                        .collect();
+                    let mine: Vec<&Outcome> =
+                        outcomes.iter().filter(|o| o.figure.as_deref() == Some(rendered.name.as_str())).collect();
                     if !mine.is_empty() {
                         let _ = writeln!(report, "{}", outcome_table(&mine));
                     }
+                    drawn.push(rendered.name.as_str());
                 }
                 Err(e) => problems.push(format!("{name}: {e}")),
             }
         }
-        let rest: Vec<&Outcome> = outcomes.iter().zip(&shown).filter(|(_, s)| !**s).map(|(o, _)| o).collect();
+        let rest: Vec<&Outcome> =
+            outcomes.iter().filter(|o| o.figure.as_deref().is_none_or(|f| !drawn.contains(&f))).collect();
         if !rest.is_empty() {
             let _ = writeln!(report, "### Other reproduced values\n\n{}", outcome_table(&rest));
         }
-        let sources = read_expected(&sidecar).map(|e| e.checks).unwrap_or_default();
-        if !sources.is_empty() {
+        if let Some(expected) = &expected {
             let _ = writeln!(report, "Sources:\n");
-            for c in sources {
+            for c in &expected.checks {
                 let _ = writeln!(report, "- {}: {} (tolerance {})", c.name, c.source, c.tolerance);
             }
         }
@@ -197,9 +192,10 @@ fn reproduce_figures(args: &[String]) -> Result<bool, String> {
         passed += ok;
         failed += outcomes.len() - ok;
     }
-    let verdict = if failed == 0 && problems.is_empty() { "PASS" } else { "FAIL" };
+    let all_pass = failed == 0 && problems.is_empty();
     let summary = format!(
-        "{verdict}: {passed} of {} values reproduced within tolerance across {} specs.",
+        "{}: {passed} of {} values reproduced within tolerance across {} specs.",
+        if all_pass { "PASS" } else { "FAIL" },
         passed + failed,
         specs.len()
     );
@@ -214,5 +210,5 @@ fn reproduce_figures(args: &[String]) -> Result<bool, String> {
     for p in &problems {
         eprintln!("problem: {p}");
     }
-    Ok(!check || verdict == "PASS")
+    Ok(!check || all_pass)
 }

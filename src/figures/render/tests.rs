@@ -278,16 +278,3 @@ fn bad_sizes_and_paths_are_errors_naming_the_file() {
     assert_eq!(error.path(), missing);
     assert!(std::error::Error::source(&error).is_some());
 }
-
-/// Writes the sample figures for a person to look at:
-/// `BLOX_FIGURE_SAMPLES=/tmp/fig-samples cargo test --release figures -- --ignored`.
-#[test]
-#[ignore = "writes sample figures outside the build tree"]
-fn write_samples() {
-    let directory = PathBuf::from(std::env::var_os("BLOX_FIGURE_SAMPLES").unwrap_or("/tmp/fig-samples".into()));
-    fs::create_dir_all(&directory).unwrap();
-    for (name, chart) in samples() {
-        let (svg, png) = paths(&directory, name);
-        render_sample(&chart, Size::default(), &svg, &png).unwrap();
-    }
-}
