@@ -10,10 +10,12 @@
 //! - [`paper`]: published values a paper spec reproduces, and their checks.
 
 pub mod core;
+pub mod data;
 pub mod figures;
 pub mod paper;
 pub mod policies;
 pub mod results;
 pub mod runner;
 pub mod spec;
+pub mod trace;
 pub mod workload;

@@ -1,12 +1,16 @@
 //! The `blox` command line: run, plot, validate and list.
 
+use blox::data;
 use blox::figures::{FigureError, Rendered};
 use blox::policies::{AdmissionSpec, Entry, OverheadSpec, PlacementSpec, SchedulerSpec};
-use blox::results::RunRow;
+use blox::results::{RunRow, write_trace_parquet};
 use blox::runner::{self, RunnerOptions};
 use blox::spec::grid::{expand, fmt_number};
 use blox::spec::{Spec, SpecError, SpecSource};
-use blox::workload::WorkloadSpec;
+use blox::trace::inspect::Inspection;
+use blox::trace::write::write_canonical_csv;
+use blox::trace::{TraceFormat, read_trace};
+use blox::workload::{WorkloadContext, WorkloadSpec};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,7 +23,7 @@ const DEFAULT_SPEC: &str = include_str!("../specs/default.yaml");
     name = "blox",
     version,
     about = "Declarative, parallel simulation of deep-learning GPU-cluster scheduling experiments",
-    after_help = "Examples:\n  blox run                                  # the embedded default sweep\n  blox run specs/paper/blox-fig6.yaml -j 2  # Blox Figures 6 and 7\n  blox validate specs/paper/blox-fig12.yaml # check a spec, print its grid size\n  blox plot results/blox-fig6                # redraw figures from existing results\n  blox list                                 # every policy and workload generator"
+    after_help = "Examples:\n  blox run                                  # the embedded default sweep\n  blox run specs/paper/blox-fig6.yaml -j 2  # Blox Figures 6 and 7\n  blox validate specs/paper/blox-fig12.yaml # check a spec, print its grid size\n  blox plot results/blox-fig6                # redraw figures from existing results\n  blox list                                 # every policy and workload generator\n  blox trace inspect philly.csv --gpus 128  # what a real trace holds"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -64,6 +68,85 @@ enum Command {
     Validate { spec: PathBuf },
     /// List every scheduler, placement, admission policy, overhead model and workload.
     List,
+    /// Inspect and convert real cluster traces.
+    #[command(subcommand)]
+    Trace(TraceCommand),
+    /// List and fetch the public trace datasets (verified by SHA-256, cached).
+    #[command(subcommand)]
+    Data(DataCommand),
+}
+
+#[derive(Subcommand)]
+enum DataCommand {
+    /// Every dataset: files, size, license and how many files the cache holds verified.
+    List {
+        /// Cache directory (default: $BLOX_DATA_DIR, else $XDG_CACHE_HOME/blox, else ~/.cache/blox).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Also list each dataset's files (the paths specs name as `dataset: NAME/PATH`).
+        #[arg(long)]
+        files: bool,
+    },
+    /// Download datasets into the cache and verify them; verified files are never downloaded again.
+    #[command(
+        after_help = "Examples:\n  blox data fetch philly itp-raw\n  BLOX_DATA_MIRROR=/srv/traces blox data fetch muri   # offline: a directory or http(s) base URL\n  blox data fetch alibaba-2023 --dir ./data"
+    )]
+    Fetch {
+        #[arg(required = true)]
+        names: Vec<String>,
+        /// Cache directory (default: $BLOX_DATA_DIR, else $XDG_CACHE_HOME/blox, else ~/.cache/blox).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Print only errors and the summary.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Rows read and dropped, GPU-count mix, duration quantiles, arrival span and rate.
+    #[command(
+        after_help = "Examples:\n  blox trace inspect philly.csv\n  blox trace inspect cluster05.csv --gpus 512\n  blox trace inspect trace1.csv --format muri --json"
+    )]
+    Inspect {
+        /// Trace files; each is recognised from its header unless --format is given.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The files' format (see `blox trace formats`).
+        #[arg(long)]
+        format: Option<String>,
+        /// Cluster size (GPUs) to report the offered load for.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        gpus: Option<u32>,
+        /// One JSON object per file (a JSON array) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a trace in blox's canonical form (one row per job, every known field).
+    #[command(
+        after_help = "Examples:\n  blox trace convert philly.csv --to parquet\n  blox trace convert trace1.csv --to csv -o trace1.canonical.csv"
+    )]
+    Convert {
+        file: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum)]
+        to: ConvertTo,
+        /// Output file (default: the input's name with .parquet or .canonical.csv).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// The input's format (see `blox trace formats`).
+        #[arg(long)]
+        format: Option<String>,
+    },
+    /// List the trace formats blox reads.
+    Formats,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ConvertTo {
+    Parquet,
+    Csv,
 }
 
 fn main() -> ExitCode {
@@ -81,6 +164,12 @@ fn main() -> ExitCode {
                 Ok(ok) => ok,
                 Err(e) => return fail(&e.to_string()),
             };
+            if !quiet {
+                match describe_traces(&source, &spec) {
+                    Ok(text) => eprint!("{text}"),
+                    Err(e) => return fail(&e),
+                }
+            }
             let options = RunnerOptions { out, threads: jobs.map(usize::from), force, quiet };
             let report = match runner::run(&source, &spec, &options) {
                 Ok(r) => r,
@@ -136,7 +225,13 @@ fn main() -> ExitCode {
                     spec.loads.len(),
                     spec.seeds.value.len()
                 );
-                ExitCode::SUCCESS
+                match describe_traces(&source, &spec) {
+                    Ok(text) => {
+                        emit(&text);
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e),
+                }
             }
             Err(e) => fail(&e.to_string()),
         },
@@ -148,16 +243,189 @@ fn main() -> ExitCode {
                 ("overhead models (engine.overhead)", OverheadSpec::ALL),
                 ("workloads (workloads[])", WorkloadSpec::ALL),
             ];
+            let mut text = String::new();
             for (title, entries) in sections {
-                println!("{title}:");
+                text += &format!("{title}:\n");
                 for e in entries {
-                    println!("  {:<24} {}", e.name, e.summary);
+                    text += &format!("  {:<24} {}\n", e.name, e.summary);
                 }
-                println!();
+                text += "\n";
+            }
+            emit(&text);
+            ExitCode::SUCCESS
+        }
+        Command::Trace(command) => trace_command(command),
+        Command::Data(command) => data_command(command),
+    }
+}
+
+fn data_command(command: DataCommand) -> ExitCode {
+    match command {
+        DataCommand::List { dir, files } => {
+            let options = match data::FetchOptions::from_env(dir) {
+                Ok(o) => o,
+                Err(e) => return fail(&e.to_string()),
+            };
+            let mut text = format!("cache: {}\n", options.cache_dir.display());
+            for dataset in data::datasets() {
+                let cached = data::verified_count(dataset, &options).unwrap_or(0);
+                text += &format!(
+                    "  {:<22} {:>3} files {:>8.1} MB  {:>3} cached  {}\n",
+                    dataset.name,
+                    dataset.files.len(),
+                    dataset.total_size() as f64 / 1e6,
+                    cached,
+                    dataset.description
+                );
+                text += &format!("  {:<22} license: {}\n", "", dataset.license);
+                if files {
+                    for file in dataset.files {
+                        text += &format!("  {:<22}   {}/{}\n", "", dataset.name, file.path);
+                    }
+                }
+            }
+            emit(&text);
+            ExitCode::SUCCESS
+        }
+        DataCommand::Fetch { names, dir, quiet } => {
+            let mut options = match data::FetchOptions::from_env(dir) {
+                Ok(o) => o,
+                Err(e) => return fail(&e.to_string()),
+            };
+            options.quiet = quiet;
+            for name in &names {
+                let report = match data::find(name).and_then(|d| data::fetch(d, &options)) {
+                    Ok(r) => r,
+                    Err(e) => return fail(&e.to_string()),
+                };
+                let count = |f: fn(&data::Outcome) -> bool| report.files.iter().filter(|(_, o)| f(o)).count();
+                let skipped = count(|o| matches!(o, data::Outcome::MirrorOnly { .. }));
+                eprintln!(
+                    "{name}: {} files in {} ({} downloaded, {} already verified{})",
+                    report.files.len() - skipped,
+                    report.dir.display(),
+                    count(|o| matches!(o, data::Outcome::Downloaded { .. })),
+                    count(|o| matches!(o, data::Outcome::AlreadyVerified)),
+                    if skipped > 0 {
+                        format!(", {skipped} only on a mirror: set BLOX_DATA_MIRROR")
+                    } else {
+                        String::new()
+                    }
+                );
             }
             ExitCode::SUCCESS
         }
     }
+}
+
+fn trace_command(command: TraceCommand) -> ExitCode {
+    match command {
+        TraceCommand::Inspect { files, format, gpus, json } => {
+            let format = match parse_format(format.as_deref()) {
+                Ok(f) => f,
+                Err(e) => return fail(&e),
+            };
+            let mut inspections = Vec::new();
+            let mut failed = false;
+            for file in &files {
+                match read_trace(file, format) {
+                    Ok(trace) => inspections.push(Inspection::new(file, &trace, gpus)),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        failed = true;
+                    }
+                }
+            }
+            if json {
+                match serde_json::to_string_pretty(&inspections) {
+                    Ok(text) => emit(&format!("{text}\n")),
+                    Err(e) => return fail(&format!("cannot encode the report as JSON: {e}")),
+                }
+            } else {
+                let texts: Vec<String> = inspections.iter().map(Inspection::text).collect();
+                emit(&texts.join("\n"));
+            }
+            if failed { ExitCode::from(2) } else { ExitCode::SUCCESS }
+        }
+        TraceCommand::Convert { file, to, output, format } => {
+            let trace =
+                match parse_format(format.as_deref()).and_then(|f| read_trace(&file, f).map_err(|e| e.to_string())) {
+                    Ok(t) => t,
+                    Err(e) => return fail(&e),
+                };
+            let output = output.unwrap_or_else(|| match to {
+                ConvertTo::Parquet => file.with_extension("parquet"),
+                ConvertTo::Csv => file.with_extension("canonical.csv"),
+            });
+            if output == file {
+                return fail(&format!(
+                    "{}: the output would overwrite the input; name another with -o",
+                    file.display()
+                ));
+            }
+            let written = match to {
+                ConvertTo::Parquet => {
+                    let source = file.display().to_string();
+                    let metadata = [("blox.trace.source", source.as_str()), ("blox.trace.format", trace.format.name())];
+                    write_trace_parquet(&output, &trace.jobs, &metadata).map_err(|e| e.to_string())
+                }
+                ConvertTo::Csv => {
+                    std::fs::File::create(&output).map_err(|e| format!("{}: {e}", output.display())).and_then(|f| {
+                        write_canonical_csv(std::io::BufWriter::new(f), &trace.jobs)
+                            .map_err(|e| format!("{}: {e}", output.display()))
+                    })
+                }
+            };
+            if let Err(e) = written {
+                return fail(&e);
+            }
+            eprintln!(
+                "{}: {} jobs ({} rows read, {} dropped) written to {}",
+                file.display(),
+                trace.jobs.len(),
+                trace.report.rows_read,
+                trace.report.total_dropped(),
+                output.display()
+            );
+            ExitCode::SUCCESS
+        }
+        TraceCommand::Formats => {
+            let lines: Vec<String> =
+                TraceFormat::ALL.iter().map(|f| format!("  {:<20} {}\n", f.name(), f.summary())).collect();
+            emit(&lines.concat());
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// A `--format` name, or the list of valid ones.
+fn parse_format(name: Option<&str>) -> Result<Option<TraceFormat>, String> {
+    let Some(name) = name else { return Ok(None) };
+    TraceFormat::ALL
+        .into_iter()
+        .find(|f| f.name() == name)
+        .map(Some)
+        .ok_or_else(|| format!("unknown trace format `{name}`; the formats are {}", TraceFormat::names().join(", ")))
+}
+
+/// What reading each trace workload of the spec gives at the grid's first point (loads and
+/// seeds can change transforms' results; the runs table has every point).
+fn describe_traces(source: &SpecSource, spec: &Spec) -> Result<String, String> {
+    let Some(cluster) = spec.clusters.value.first() else { return Ok(String::new()) };
+    let mut text = String::new();
+    for workload in &spec.workloads.value {
+        let workload = &workload.value;
+        let context = WorkloadContext {
+            load: if workload.needs_load() { spec.loads.first().map(|l| l.0) } else { None },
+            seed: spec.seeds.value.first().copied().unwrap_or(1),
+            base_dir: &source.base_dir,
+            cluster_gpus: cluster.nodes.0.saturating_mul(cluster.gpus_per_node.0),
+        };
+        if let Some(loaded) = workload.trace(&context) {
+            text += &loaded.map_err(|e| e.to_string())?.describe(&workload.label());
+        }
+    }
+    Ok(text)
 }
 
 /// Parses a spec, keeping its source (file name and base directory) beside it.
@@ -174,6 +442,12 @@ fn print_figures(figures: &[Result<Rendered, FigureError>]) -> bool {
         }
     }
     figures.iter().all(Result::is_ok)
+}
+
+/// Writes to stdout; a closed pipe (`blox trace inspect ... | head`) ends the output quietly.
+fn emit(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 fn fail(message: &str) -> ExitCode {

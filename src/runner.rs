@@ -10,6 +10,7 @@ use crate::figures::{self, FigureError, Rendered};
 use crate::results::{self, Provenance, RunRow};
 use crate::spec::grid::{RunPlan, expand};
 use crate::spec::{Spec, SpecSource};
+use crate::workload::WorkloadContext;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -139,7 +140,13 @@ fn run_one(
     }
     let started = Instant::now();
     let simulate = || -> Result<_, String> {
-        let jobs = plan.workload.jobs(plan.load, plan.seed, base_dir).map_err(|e| e.to_string())?;
+        let context = WorkloadContext {
+            load: plan.load,
+            seed: plan.seed,
+            base_dir,
+            cluster_gpus: plan.config.cluster.total_gpus(),
+        };
+        let jobs = plan.workload.jobs(&context).map_err(|e| e.to_string())?;
         let engine = Engine::new(plan.config.clone(), plan.policies(), jobs).map_err(|e| e.to_string())?;
         engine.run().map_err(|e| e.to_string())
     };

@@ -5,12 +5,14 @@
 mod error;
 pub mod metric;
 mod tables;
+mod trace_table;
 
 pub use error::{ResultsError, ResultsErrorKind};
 pub use tables::{
     METADATA_RUN_KEY, METADATA_SPEC, METADATA_SPEC_SHA256, METADATA_VERSION, is_complete, read_jobs, read_runs,
     read_timeline, write_run,
 };
+pub use trace_table::write_trace_parquet;
 
 use crate::core::RunSummary;
 

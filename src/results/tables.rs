@@ -134,7 +134,11 @@ impl TableFile {
     }
 }
 
-fn write_parquet(path: &Path, batch: &RecordBatch, properties: WriterProperties) -> Result<(), ResultsError> {
+pub(super) fn write_parquet(
+    path: &Path,
+    batch: &RecordBatch,
+    properties: WriterProperties,
+) -> Result<(), ResultsError> {
     let file = File::create(path).at(path)?;
     let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).at(path)?;
     writer.write(batch).at(path)?;
@@ -161,13 +165,13 @@ fn writer_properties(run_key: &str, provenance: &Provenance) -> WriterProperties
 /// A record batch under construction: each column is added with its field, so names, types and
 /// values cannot drift apart.
 #[derive(Default)]
-struct TableBuilder {
+pub(super) struct TableBuilder {
     fields: Vec<Field>,
     columns: Vec<ArrayRef>,
 }
 
 impl TableBuilder {
-    fn column(mut self, name: &str, nullable: bool, array: ArrayRef) -> Self {
+    pub(super) fn column(mut self, name: &str, nullable: bool, array: ArrayRef) -> Self {
         self.fields.push(Field::new(name, array.data_type().clone(), nullable));
         self.columns.push(array);
         self
@@ -205,7 +209,7 @@ impl TableBuilder {
         self.column(name, false, Arc::new(BooleanArray::from(values)))
     }
 
-    fn finish(self) -> Result<RecordBatch, ResultsErrorKind> {
+    pub(super) fn finish(self) -> Result<RecordBatch, ResultsErrorKind> {
         Ok(RecordBatch::try_new(Arc::new(Schema::new(self.fields)), self.columns)?)
     }
 }

@@ -339,6 +339,7 @@ impl Spec {
             if !seen.insert(w.value.label()) {
                 return Err((w.referenced, format!("workload `{}` appears twice", w.value.label())));
             }
+            w.value.validate().map_err(|message| (w.referenced, message))?;
             if w.value.needs_load() && self.loads.is_empty() {
                 return Err((
                     w.referenced,
@@ -360,7 +361,7 @@ impl Spec {
                     ));
                 }
             }
-            let endless = w.value.needs_load()
+            let endless = w.value.is_endless()
                 && matches!(self.measure.track.value, TrackSpec::All)
                 && self.measure.horizon_h.is_none();
             if endless {

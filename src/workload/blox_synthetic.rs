@@ -82,7 +82,7 @@ pub(super) fn draw_unused_model_class(rng: &mut PyRandom) {
 
 /// Blox `get_gavel_like_iter`: with probability 0.2 (`random() >= 0.8`) `60·10^U(3,4)` seconds,
 /// else `60·10^U(1.5,3)`; always two `random()` draws.
-fn gavel_like_duration_s(rng: &mut PyRandom) -> f64 {
+pub(crate) fn gavel_like_duration_s(rng: &mut PyRandom) -> f64 {
     let exponent = if rng.random() >= 0.8 { rng.uniform(3.0, 4.0) } else { rng.uniform(1.5, 3.0) };
     60.0 * 10f64.powf(exponent)
 }

@@ -1,24 +1,27 @@
-//! Workload generators and trace readers.
+//! Workloads: generators, and traces turned into job streams.
 //!
 //! Every workload is a lazy stream of [`JobSpec`]s sorted by arrival, with ids 0, 1, 2, ... in
 //! emission order (Blox numbers jobs as it admits them, so tracked-id windows line up). The Blox
 //! generators reproduce the artifact's Python `random` draws bit for bit ([`python_random`]), so
-//! the same seed gives the same jobs as Blox's `random.seed(seed)`.
+//! the same seed gives the same jobs as Blox's `random.seed(seed)`. Traces are read by
+//! [`crate::trace`], transformed by [`transform`] and numbered in arrival order.
 //!
 //! [`WorkloadSpec`] is the registry: the spec parser, `blox list` and the runner all read it.
 
 pub mod blox_bursty;
 pub mod blox_synthetic;
-pub mod csv_trace;
 pub mod python_random;
+pub mod trace_workload;
+pub mod transform;
 
 pub use blox_bursty::BloxBursty;
 pub use blox_synthetic::BloxPhillySynthetic;
-pub use csv_trace::{TraceError, read_csv_trace};
 pub use python_random::PyRandom;
+pub use trace_workload::{LoadedTrace, TraceParams};
 
 use crate::core::JobSpec;
 use crate::policies::{Entry, Positive};
+use crate::trace::TraceError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::num::NonZeroU64;
@@ -31,6 +34,7 @@ pub enum WorkloadSpec {
     BloxPhillySynthetic(PhillySyntheticParams),
     BloxBursty(BurstyParams),
     Csv(CsvParams),
+    Trace(TraceParams),
 }
 
 /// Parameters of `blox-philly-synthetic`: none besides the grid's load and seed.
@@ -84,7 +88,11 @@ impl WorkloadSpec {
         },
         Entry {
             name: "csv",
-            summary: "the trace {path} with columns job_id, arrival_s, gpus, duration_s and optional model, sorted by arrival",
+            summary: "the trace {path} with columns job_id, arrival_s, gpus, duration_s and optional model",
+        },
+        Entry {
+            name: "trace",
+            summary: "a real trace by {path} or {dataset: name/file}, any format (`blox trace formats`), with {transforms: [...]}",
         },
     ];
 
@@ -93,6 +101,7 @@ impl WorkloadSpec {
             WorkloadSpec::BloxPhillySynthetic(_) => "blox-philly-synthetic",
             WorkloadSpec::BloxBursty(_) => "blox-bursty",
             WorkloadSpec::Csv(_) => "csv",
+            WorkloadSpec::Trace(_) => "trace",
         }
     }
 
@@ -113,26 +122,51 @@ impl WorkloadSpec {
                         .map_or_else(|| p.path.display().to_string(), |s| s.to_string_lossy().into_owned())
                 )
             }
+            WorkloadSpec::Trace(p) => p.label(),
             _ => self.name().to_string(),
         }
     }
 
-    /// Whether the workload is generated at an offered load (jobs per hour) from the grid.
+    /// Whether the workload runs at an offered load (jobs per hour) from the grid: generators
+    /// always, traces when a transform rescales arrivals to the load.
     pub fn needs_load(&self) -> bool {
         match self {
             WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) => true,
             WorkloadSpec::Csv(_) => false,
+            WorkloadSpec::Trace(p) => p.transforms.iter().any(|t| t.needs_load()),
         }
     }
 
-    /// The job stream of one run. Generators are infinite and need `load`; traces ignore `load`
-    /// and `seed` and resolve a relative path against `base_dir`.
+    /// Whether the stream never ends (generators), so a run needs a tracking window or horizon.
+    pub fn is_endless(&self) -> bool {
+        matches!(self, WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_))
+    }
+
+    /// Checks what serde cannot: a trace names exactly one source and valid transforms.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            WorkloadSpec::Trace(p) => p.validate(),
+            _ => Ok(()),
+        }
+    }
+
+    /// The trace behind a trace workload, read and transformed for `context`; `None` for
+    /// generators.
+    pub fn trace(&self, context: &WorkloadContext<'_>) -> Option<Result<LoadedTrace, WorkloadError>> {
+        match self {
+            WorkloadSpec::Csv(p) => Some(TraceParams::csv(p.path.clone()).load(context)),
+            WorkloadSpec::Trace(p) => Some(p.load(context)),
+            _ => None,
+        }
+    }
+
+    /// The job stream of one run. Generators are infinite and need `context.load`; traces
+    /// resolve a relative path against `context.base_dir`.
     pub fn jobs(
         &self,
-        load: Option<f64>,
-        seed: u64,
-        base_dir: &Path,
+        context: &WorkloadContext<'_>,
     ) -> Result<Box<dyn Iterator<Item = JobSpec> + Send>, WorkloadError> {
+        let (load, seed) = (context.load, context.seed);
         let jobs_per_hour = || match load {
             None => Err(WorkloadError::MissingLoad { workload: self.name() }),
             Some(l) if !(l.is_finite() && l > 0.0) => {
@@ -145,17 +179,36 @@ impl WorkloadSpec {
             WorkloadSpec::BloxBursty(p) => {
                 Box::new(BloxBursty::new(seed, jobs_per_hour()?, p.burst_multiplier.0, p.burst_interval_s.get()))
             }
-            WorkloadSpec::Csv(p) => Box::new(read_csv_trace(&base_dir.join(&p.path))?.into_iter()),
+            WorkloadSpec::Csv(p) => Box::new(TraceParams::csv(p.path.clone()).load(context)?.into_job_stream()?),
+            WorkloadSpec::Trace(p) => Box::new(p.load(context)?.into_job_stream()?),
         })
     }
+}
+
+/// What a workload may depend on besides its own parameters: the grid point and the spec's place.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkloadContext<'a> {
+    pub load: Option<f64>,
+    pub seed: u64,
+    /// Relative trace paths are relative to this directory (the spec file's).
+    pub base_dir: &'a Path,
+    /// GPUs of the run's cluster (for `cap-gpus: cluster`).
+    pub cluster_gpus: u32,
 }
 
 /// Why a workload could not produce its jobs.
 #[derive(Debug)]
 pub enum WorkloadError {
-    MissingLoad { workload: &'static str },
-    InvalidLoad { workload: &'static str, load: f64 },
+    MissingLoad {
+        workload: &'static str,
+    },
+    InvalidLoad {
+        workload: &'static str,
+        load: f64,
+    },
     Trace(TraceError),
+    /// A transform or the conversion to jobs failed; the message names the trace.
+    Prepare(String),
 }
 
 impl fmt::Display for WorkloadError {
@@ -168,6 +221,7 @@ impl fmt::Display for WorkloadError {
                 write!(f, "workload `{workload}`: the load must be a positive number of jobs per hour, got {load}")
             }
             WorkloadError::Trace(e) => e.fmt(f),
+            WorkloadError::Prepare(message) => f.write_str(message),
         }
     }
 }
@@ -222,7 +276,7 @@ mod tests {
         assert_eq!(labels, ["blox-philly-synthetic", "blox-bursty", "blox-bursty-x2.5-every3600s", "csv-small"]);
         let names: Vec<&str> = specs.iter().map(WorkloadSpec::name).collect();
         assert!(names.iter().all(|n| WorkloadSpec::ALL.iter().any(|e| e.name == *n)));
-        assert_eq!(WorkloadSpec::ALL.len(), 3);
+        assert_eq!(WorkloadSpec::ALL.len(), 4);
     }
 
     #[test]
@@ -235,16 +289,21 @@ mod tests {
         assert!(parse("workloads:\n  - blox-bursty: {burst_multiplier: -1}\n").is_err());
     }
 
+    fn context(load: Option<f64>, base_dir: &Path) -> WorkloadContext<'_> {
+        WorkloadContext { load, seed: 1, base_dir, cluster_gpus: 16 }
+    }
+
     #[test]
     fn generators_need_a_positive_load() {
         let synthetic = WorkloadSpec::BloxPhillySynthetic(PhillySyntheticParams {});
         assert!(synthetic.needs_load());
-        let missing = synthetic.jobs(None, 1, Path::new(".")).err().unwrap();
+        let missing = synthetic.jobs(&context(None, Path::new("."))).err().unwrap();
         assert_eq!(
             missing.to_string(),
             "workload `blox-philly-synthetic` generates jobs at a load: give it a load in jobs per hour"
         );
-        let zero = WorkloadSpec::BloxBursty(BurstyParams::default()).jobs(Some(0.0), 1, Path::new(".")).err().unwrap();
+        let zero =
+            WorkloadSpec::BloxBursty(BurstyParams::default()).jobs(&context(Some(0.0), Path::new("."))).err().unwrap();
         assert_eq!(
             zero.to_string(),
             "workload `blox-bursty`: the load must be a positive number of jobs per hour, got 0"
@@ -255,10 +314,10 @@ mod tests {
     fn streams_are_the_generators() {
         let synthetic = WorkloadSpec::BloxPhillySynthetic(PhillySyntheticParams {});
         let arrivals: Vec<f64> =
-            synthetic.jobs(Some(9.0), 1, Path::new(".")).unwrap().take(3).map(|j| j.arrival).collect();
+            synthetic.jobs(&context(Some(9.0), Path::new("."))).unwrap().take(3).map(|j| j.arrival).collect();
         assert_eq!(arrivals, [58.0, 176.0, 749.0]);
         let bursty = WorkloadSpec::BloxBursty(BurstyParams::default());
-        let first_base = bursty.jobs(Some(9.0), 1, Path::new(".")).unwrap().nth(36).unwrap();
+        let first_base = bursty.jobs(&context(Some(9.0), Path::new("."))).unwrap().nth(36).unwrap();
         assert_eq!((first_base.id, first_base.arrival, first_base.work), (36, 58.0, 52716.0));
     }
 
@@ -270,9 +329,53 @@ mod tests {
             .unwrap();
         let csv = WorkloadSpec::Csv(CsvParams { path: "traces/small.csv".into() });
         assert!(!csv.needs_load());
-        let jobs: Vec<JobSpec> = csv.jobs(None, 1, dir.path()).unwrap().collect();
+        let jobs: Vec<JobSpec> = csv.jobs(&context(None, dir.path())).unwrap().collect();
         assert_eq!(jobs.iter().map(|j| (j.id, j.gpus)).collect::<Vec<_>>(), [(0, 2), (1, 1)]);
-        let missing = WorkloadSpec::Csv(CsvParams { path: "nope.csv".into() }).jobs(None, 1, dir.path()).err().unwrap();
+        let missing =
+            WorkloadSpec::Csv(CsvParams { path: "nope.csv".into() }).jobs(&context(None, dir.path())).err().unwrap();
         assert!(missing.to_string().contains("nope.csv: cannot read the trace"), "{missing}");
+    }
+
+    #[test]
+    fn trace_workloads_detect_the_format_transform_and_number_jobs_by_arrival() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("itp.csv"),
+            "job_id,submission_time,duration,num_gpu\nb,7200,60,32\na,0,30,1\nc,10800,90,2\nd,14400,10,1\n",
+        )
+        .unwrap();
+        let spec = parse(
+            "workloads:\n  - trace:\n      path: itp.csv\n      transforms: [{filter: {min_duration_s: 20}}, {cap-gpus: cluster}, {rescale-arrivals: {jobs_per_hour: load}}]\n",
+        )
+        .unwrap()
+        .remove(0);
+        assert_eq!(
+            (spec.name(), spec.label(), spec.needs_load(), spec.is_endless()),
+            ("trace", "trace-itp".to_string(), true, false)
+        );
+        let jobs: Vec<JobSpec> = spec.jobs(&context(Some(1.0), dir.path())).unwrap().collect();
+        // `d` is too short; `a, b, c` arrive at 1 job/h over 3 h, so load 1 leaves them and load 2 halves the gaps.
+        assert_eq!(
+            jobs.iter().map(|j| (j.id, j.gpus, j.arrival, j.work)).collect::<Vec<_>>(),
+            [(0, 1, 0.0, 30.0), (1, 16, 7200.0, 60.0), (2, 2, 10800.0, 90.0)]
+        );
+        let twice: Vec<f64> = spec.jobs(&context(Some(2.0), dir.path())).unwrap().map(|j| j.arrival).collect();
+        assert_eq!(twice, [0.0, 3600.0, 5400.0]);
+    }
+
+    #[test]
+    fn traces_without_durations_are_an_error_naming_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("w.csv"),
+            "name,time,application,num_replicas,batch_size\ncifar10-0,107,cifar10,6,2048\n",
+        )
+        .unwrap();
+        let spec = parse("workloads:\n  - trace: {path: w.csv}\n").unwrap().remove(0);
+        let err = spec.jobs(&context(None, dir.path())).err().unwrap().to_string();
+        assert!(err.contains("1 of 1 jobs have no duration") && err.contains("redraw-durations"), "{err}");
+        let redrawn =
+            parse("workloads:\n  - trace: {path: w.csv, transforms: [redraw-durations: blox]}\n").unwrap().remove(0);
+        assert_eq!(redrawn.jobs(&context(None, dir.path())).unwrap().count(), 1);
     }
 }

@@ -1,0 +1,124 @@
+//! blox's canonical trace CSV, as `blox trace convert --to csv` writes it: every field of the
+//! canonical job record ([`crate::trace::write::CANONICAL_COLUMNS`]), empty where unknown, in
+//! blox's units (seconds, whole GPUs, `gpu_share` a fraction of one GPU, `best_effort` 0/1).
+//! Stage times are all present or all empty.
+
+use crate::trace::input::{Row, Table, TableOptions};
+use crate::trace::write::CANONICAL_COLUMNS;
+use crate::trace::{ReadReport, StageTimes, TraceError, TraceJob};
+use std::io::BufRead;
+use std::path::Path;
+
+pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+    let mut table = Table::open(file, input, TableOptions::default())?;
+    let mut col = [0usize; 17];
+    for (slot, name) in col.iter_mut().zip(CANONICAL_COLUMNS) {
+        *slot = table.require(&[name])?;
+    }
+    let [
+        id,
+        submit,
+        gpus,
+        share,
+        duration,
+        iterations,
+        model,
+        batch,
+        deadline,
+        best_effort,
+        iteration_s,
+        storage,
+        gpu_s,
+        network,
+        user,
+        vc,
+        status,
+    ] = col;
+    let mut jobs = Vec::new();
+    while let Some(row) = table.next_row()? {
+        report.rows_read += 1;
+        let n = row.count(gpus)?;
+        if n == 0 {
+            return Err(row.error(gpus, "expected at least 1 GPU, found 0"));
+        }
+        let text = |c: usize| row.opt_str(c).map(str::to_string);
+        let mut job = TraceJob::new(row.str(id), row.non_negative(submit)?, n);
+        job.gpu_share = row.opt_non_negative(share)?;
+        job.duration_s = row.opt_non_negative(duration)?;
+        job.iterations = row.opt_non_negative(iterations)?;
+        job.model = text(model);
+        job.batch_size = if row.str(batch).is_empty() { None } else { Some(row.count(batch)?) };
+        job.deadline_s = row.opt_non_negative(deadline)?;
+        job.best_effort = match row.str(best_effort) {
+            "" => None,
+            "0" => Some(false),
+            "1" => Some(true),
+            other => return Err(row.error(best_effort, format!("expected 0, 1 or empty, found `{other}`"))),
+        };
+        job.stages = stages(&row, [iteration_s, storage, gpu_s, network])?;
+        job.user = text(user);
+        job.vc = text(vc);
+        job.status = text(status);
+        jobs.push(job);
+    }
+    Ok(jobs)
+}
+
+fn stages(row: &Row<'_>, columns: [usize; 4]) -> Result<Option<StageTimes>, TraceError> {
+    let values = columns.map(|c| row.opt_non_negative(c));
+    let [a, b, c, d] = values;
+    match (a?, b?, c?, d?) {
+        (None, None, None, None) => Ok(None),
+        (Some(iteration_s), Some(storage_cpu_s), Some(gpu_s), Some(network_s)) => {
+            Ok(Some(StageTimes { iteration_s, storage_cpu_s, gpu_s, network_s }))
+        }
+        _ => {
+            Err(row
+                .row_error("stage times (iteration_s, storage_cpu_s, gpu_s, network_s) must be all set or all empty"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::write::write_canonical_csv;
+
+    #[test]
+    fn canonical_csv_round_trips_every_field() {
+        let mut full = TraceJob::new("job,with \"quotes\"", 12.5, 8);
+        full.gpu_share = Some(0.25);
+        full.duration_s = Some(3600.123456789);
+        full.iterations = Some(1e6);
+        full.model = Some("bert".into());
+        full.batch_size = Some(64);
+        full.deadline_s = Some(9000.0);
+        full.best_effort = Some(false);
+        full.stages = Some(StageTimes { iteration_s: 0.107, storage_cpu_s: 0.117, gpu_s: 0.068, network_s: 0.0 });
+        full.user = Some("u".into());
+        full.vc = Some("vc1".into());
+        full.status = Some("Pass".into());
+        let bare = TraceJob::new("2", 20.0, 1);
+        let mut bytes = Vec::new();
+        write_canonical_csv(&mut bytes, &[full.clone(), bare.clone()]).unwrap();
+        let mut report = ReadReport::default();
+        let back = read(Path::new("c.csv"), Box::new(bytes.as_slice()), &mut report).unwrap();
+        assert_eq!(back, [full, bare]);
+        assert_eq!(
+            crate::trace::TraceFormat::detect(&bytes),
+            crate::trace::Detection::Format(crate::trace::TraceFormat::Canonical)
+        );
+    }
+
+    #[test]
+    fn partial_stage_times_are_an_error() {
+        let mut bytes = Vec::new();
+        write_canonical_csv(&mut bytes, &[TraceJob::new("a", 0.0, 1)]).unwrap();
+        let text = String::from_utf8(bytes).unwrap().replace("a,0,1,,,,,,,,,,,,,,", "a,0,1,,,,,,,,0.5,,,,,,");
+        let err = read(Path::new("c.csv"), Box::new(text.as_bytes()), &mut ReadReport::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "c.csv:2: stage times (iteration_s, storage_cpu_s, gpu_s, network_s) must be all set or all empty"
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! Gavel (OSDI'20) `.trace` files: headerless, tab-separated, one job per line, in two layouts
+//! told apart by the first line's field count.
+//!
+//! Source: github.com/stanford-futuredata/gavel @ c4fa400 (MIT), `scheduler/traces/`:
+//! - `msr/seed=<n>/<vc>.trace`, 7 fields, one file per Philly virtual cluster (at most 2,000 jobs):
+//!   `job_type, command, num_steps_arg, needs_data_dir, total_steps, arrival_time, scale_factor`;
+//! - `physical_cluster/*.trace`, 10 fields, as `scheduler/utils.py:parse_trace` reads them:
+//!   `job_type, command, working_directory, num_steps_arg, needs_data_dir, total_steps,
+//!   scale_factor, priority_weight, SLO, arrival_time`.
+//!
+//! Columns used:
+//! - `job_type`: a key of Gavel's throughput table, `<model> (batch size <b>)` (e.g.
+//!   `ResNet-50 (batch size 64)`) or a bare model (`A3C`, `CycleGAN`); split into model and batch
+//!   size when it has that shape, else kept whole as the model;
+//! - `total_steps`: training steps (iterations) to run;
+//! - `scale_factor`: GPUs of the job (Gavel asserts >= 1);
+//! - `arrival_time`: seconds from the trace's origin.
+//!
+//! There is no duration: Gavel derives run time from `total_steps` and a throughput table per GPU
+//! type. Ignored: `command`, `working_directory`, `num_steps_arg` and `needs_data_dir` (how a
+//! physical run launches the job); `priority_weight` and `SLO` (a fairness weight and a deadline
+//! as a multiple of the isolated run time, which the canonical record does not carry; the shipped
+//! files have weight 1 and SLO -1, none). Gavel numbers jobs in file order; `source_id` is the
+//! 0-based row number.
+//!
+//! Every row is a GPU job; none is dropped.
+
+use crate::trace::input::{Errors, Header, Table, TableOptions};
+use crate::trace::{ReadReport, TraceError, TraceJob};
+use std::io::BufRead;
+use std::path::Path;
+
+const MSR_COLUMNS: &[&str] =
+    &["job_type", "command", "num_steps_arg", "needs_data_dir", "total_steps", "arrival_time", "scale_factor"];
+
+const PHYSICAL_COLUMNS: &[&str] = &[
+    "job_type",
+    "command",
+    "working_directory",
+    "num_steps_arg",
+    "needs_data_dir",
+    "total_steps",
+    "scale_factor",
+    "priority_weight",
+    "SLO",
+    "arrival_time",
+];
+
+pub fn read(
+    file: &Path,
+    mut input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+) -> Result<Vec<TraceJob>, TraceError> {
+    let errors = Errors::new(file);
+    let columns = match first_row_shape(input.as_mut()).map_err(|e| errors.io(&e))? {
+        None => return Err(errors.at(None, None, "the file is empty; expected tab-separated job rows")),
+        Some((_, 7)) => MSR_COLUMNS,
+        Some((_, 10)) => PHYSICAL_COLUMNS,
+        Some((line, n)) => {
+            return Err(errors.at(
+                Some(line),
+                None,
+                format!(
+                    "expected 7 tab-separated fields (an msr per-VC trace) or 10 (a physical-cluster trace), found {n}"
+                ),
+            ));
+        }
+    };
+    let options = TableOptions { delimiter: b'\t', header: Header::Positional(columns), comment: None };
+    let mut table = Table::open(file, input, options)?;
+    let job_type = table.require(&["job_type"])?;
+    let steps = table.require(&["total_steps"])?;
+    let gpus = table.require(&["scale_factor"])?;
+    let arrival = table.require(&["arrival_time"])?;
+    let mut jobs = Vec::new();
+    while let Some(row) = table.next_row()? {
+        report.rows_read += 1;
+        let n = row.count(gpus)?;
+        if n == 0 {
+            return Err(row.error(gpus, "expected at least 1 GPU, found 0"));
+        }
+        let kind = row.opt_str(job_type).ok_or_else(|| row.error(job_type, "expected a job type, found nothing"))?;
+        let (model, batch) = model_and_batch(kind);
+        let mut job = TraceJob::new((report.rows_read - 1).to_string(), row.non_negative(arrival)?, n);
+        job.iterations = Some(f64::from(row.count(steps)?));
+        job.model = Some(model.to_string());
+        job.batch_size = batch;
+        jobs.push(job);
+    }
+    Ok(jobs)
+}
+
+/// The line and field count of the first non-blank line, looked for in what `input` has buffered
+/// (a Gavel row is under 1 KiB, the buffer tens of KiB); `None` when the input is empty.
+fn first_row_shape(input: &mut dyn BufRead) -> std::io::Result<Option<(u64, usize)>> {
+    let head = input.fill_buf()?;
+    Ok(head
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .find(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
+        .map(|(i, line)| (i as u64 + 1, line.iter().filter(|&&b| b == b'\t').count() + 1)))
+}
+
+/// `ResNet-50 (batch size 64)` -> (`ResNet-50`, 64); any other job type is the model as it is.
+fn model_and_batch(job_type: &str) -> (&str, Option<u32>) {
+    let split = job_type.strip_suffix(')').and_then(|s| s.split_once(" (batch size "));
+    match split.and_then(|(model, batch)| Some((model, batch.parse().ok()?))) {
+        Some((model, batch)) => (model, Some(batch)),
+        None => (job_type, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_str(text: &str) -> Result<(Vec<TraceJob>, ReadReport), String> {
+        let mut report = ReadReport::default();
+        read(Path::new("g.trace"), Box::new(text.as_bytes()), &mut report)
+            .map(|j| (j, report))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn msr_traces_have_seven_fields() {
+        let (jobs, report) = read_str(
+            "Transformer (batch size 128)\tcd %s && python3 train.py\t-step\t1\t95121\t6.000000\t4\n\
+             A3C\tcd %s && python3 main.py\t--max-steps\t0\t3000\t0.000000\t1\n",
+        )
+        .unwrap();
+        assert_eq!(report.rows_read, 2);
+        let mut expected = TraceJob::new("0", 6.0, 4);
+        expected.iterations = Some(95121.0);
+        expected.model = Some("Transformer".into());
+        expected.batch_size = Some(128);
+        assert_eq!(jobs[0], expected);
+        assert_eq!(
+            (jobs[1].source_id.as_str(), jobs[1].model.as_deref(), jobs[1].batch_size),
+            ("1", Some("A3C"), None)
+        );
+    }
+
+    #[test]
+    fn physical_cluster_traces_have_ten_fields() {
+        let (jobs, _) = read_str(
+            "\nResNet-50 (batch size 64)\tpython3 main.py -b 64\timage_classification/imagenet\t--num_minibatches\t1\t2931\t2\t1\t-1.000000\t3600\n",
+        )
+        .unwrap();
+        let j = &jobs[0];
+        assert_eq!((j.submit_s, j.gpus, j.iterations), (3600.0, 2, Some(2931.0)));
+        assert_eq!((j.model.as_deref(), j.batch_size, j.duration_s), (Some("ResNet-50"), Some(64), None));
+    }
+
+    #[test]
+    fn job_types_split_only_when_they_have_the_batch_size_shape() {
+        assert_eq!(model_and_batch("LM (batch size 5)"), ("LM", Some(5)));
+        assert_eq!(model_and_batch("CycleGAN"), ("CycleGAN", None));
+        assert_eq!(model_and_batch("LM (batch size x)"), ("LM (batch size x)", None));
+        assert_eq!(model_and_batch("LM (batch size 5"), ("LM (batch size 5", None));
+    }
+
+    #[test]
+    fn bad_inputs_name_line_and_column() {
+        let good = "A3C\tc\t-n\t0\t10\t0\t1\n";
+        let cases = [
+            ("A3C\tc\t-n\t0\t10\t0\t0\n", "g.trace:2: column `scale_factor`: expected at least 1 GPU, found 0"),
+            ("A3C\tc\t-n\t0\t10\t-5\t1\n", "g.trace:2: column `arrival_time`: expected a number >= 0, found `-5`"),
+            (
+                "A3C\tc\t-n\t0\tmany\t0\t1\n",
+                "g.trace:2: column `total_steps`: expected a whole number >= 0, found `many`",
+            ),
+            ("\tc\t-n\t0\t10\t0\t1\n", "g.trace:2: column `job_type`: expected a job type, found nothing"),
+            ("A3C\tc\t-n\t0\t10\t0\n", "g.trace:2: expected 7 fields as in the header, found 6 (truncated row?)"),
+        ];
+        for (row, expected) in cases {
+            assert_eq!(read_str(&format!("{good}{row}")).unwrap_err(), expected);
+        }
+        assert_eq!(
+            read_str("\n\nA3C\tc\t-n\t0\t10\t0\t1\t2\n").unwrap_err(),
+            "g.trace:3: expected 7 tab-separated fields (an msr per-VC trace) or 10 (a physical-cluster trace), found 8"
+        );
+        assert_eq!(read_str("").unwrap_err(), "g.trace: the file is empty; expected tab-separated job rows");
+    }
+}

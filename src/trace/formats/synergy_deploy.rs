@@ -1,0 +1,81 @@
+//! Synergy (OSDI'22) deployment traces: headerless `job_id,model,arrival,iterations,gpus` rows.
+//!
+//! Source: github.com/msr-fiddle/synergy @ 1bb2bed (MIT),
+//! `simulator/deploy_trace/static_100job_6_3_1100.0` (100 jobs), as
+//! `simulator/jobs/workload.py:populate_from_trace` reads it. Columns:
+//! - `job_id`: integer id;
+//! - `model`: a key of Synergy's model zoo (alexnet, res18, gnmt, lstm, ...), whose profile gives
+//!   the iteration time and the CPU/memory sensitivity;
+//! - `arrival`: seconds from the trace's origin (the static trace spaces jobs 1 ms apart only to
+//!   order them);
+//! - `iterations`: total iterations to run;
+//! - `gpus`: GPUs of the job.
+//!
+//! There is no duration: Synergy derives it from the iterations and the model's profile. Every
+//! row is a GPU job; none is dropped.
+
+use crate::trace::input::{Header, Table, TableOptions};
+use crate::trace::{ReadReport, TraceError, TraceJob};
+use std::io::BufRead;
+use std::path::Path;
+
+const COLUMNS: &[&str] = &["job_id", "model", "arrival", "iterations", "gpus"];
+
+pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+    let options = TableOptions { header: Header::Positional(COLUMNS), ..TableOptions::default() };
+    let mut table = Table::open(file, input, options)?;
+    let id = table.require(&["job_id"])?;
+    let model = table.require(&["model"])?;
+    let arrival = table.require(&["arrival"])?;
+    let iterations = table.require(&["iterations"])?;
+    let gpus = table.require(&["gpus"])?;
+    let mut jobs = Vec::new();
+    while let Some(row) = table.next_row()? {
+        report.rows_read += 1;
+        let n = row.count(gpus)?;
+        if n == 0 {
+            return Err(row.error(gpus, "expected at least 1 GPU, found 0"));
+        }
+        let name = row.opt_str(model).ok_or_else(|| row.error(model, "expected a model name, found nothing"))?;
+        let mut job = TraceJob::new(row.str(id), row.non_negative(arrival)?, n);
+        job.iterations = Some(f64::from(row.count(iterations)?));
+        job.model = Some(name.to_string());
+        jobs.push(job);
+    }
+    Ok(jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_str(text: &str) -> Result<(Vec<TraceJob>, ReadReport), String> {
+        let mut report = ReadReport::default();
+        read(Path::new("s"), Box::new(text.as_bytes()), &mut report).map(|j| (j, report)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reads_rows() {
+        let (jobs, report) = read_str("0,alexnet,0.0,3349,1\n1,gnmt,0.001,26435,4\n").unwrap();
+        assert_eq!(report.rows_read, 2);
+        let mut expected = TraceJob::new("1", 0.001, 4);
+        expected.iterations = Some(26435.0);
+        expected.model = Some("gnmt".into());
+        assert_eq!(jobs[1], expected);
+        assert_eq!((jobs[0].source_id.as_str(), jobs[0].submit_s, jobs[0].duration_s), ("0", 0.0, None));
+    }
+
+    #[test]
+    fn bad_rows_name_line_and_column() {
+        let cases = [
+            ("7,res18,2.5,100,0", "s:2: column `gpus`: expected at least 1 GPU, found 0"),
+            ("7,res18,-2.5,100,1", "s:2: column `arrival`: expected a number >= 0, found `-2.5`"),
+            ("7,res18,2.5,1e2.5,1", "s:2: column `iterations`: expected a whole number >= 0, found `1e2.5`"),
+            ("7,,2.5,100,1", "s:2: column `model`: expected a model name, found nothing"),
+            ("7,res18,2.5,100", "s:2: expected 5 fields as in the header, found 4 (truncated row?)"),
+        ];
+        for (row, expected) in cases {
+            assert_eq!(read_str(&format!("0,alexnet,0.0,3349,1\n{row}\n")).unwrap_err(), expected);
+        }
+    }
+}
