@@ -10,7 +10,7 @@ use blox::spec::{Spec, SpecError, SpecSource};
 use blox::trace::inspect::Inspection;
 use blox::trace::write::write_canonical_csv;
 use blox::trace::{TraceFormat, read_trace};
-use blox::workload::{WorkloadContext, WorkloadSpec};
+use blox::workload::{TraceParams, WorkloadContext, WorkloadSpec};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -164,6 +164,9 @@ fn main() -> ExitCode {
                 Ok(ok) => ok,
                 Err(e) => return fail(&e.to_string()),
             };
+            if let Err(e) = fetch_datasets(&spec, quiet) {
+                return fail(&e);
+            }
             if !quiet {
                 match describe_traces(&source, &spec) {
                     Ok(text) => eprint!("{text}"),
@@ -225,7 +228,7 @@ fn main() -> ExitCode {
                     spec.loads.len(),
                     spec.seeds.value.len()
                 );
-                match describe_traces(&source, &spec) {
+                match fetch_datasets(&spec, false).and_then(|()| describe_traces(&source, &spec)) {
                     Ok(text) => {
                         emit(&text);
                         ExitCode::SUCCESS
@@ -406,6 +409,21 @@ fn parse_format(name: Option<&str>) -> Result<Option<TraceFormat>, String> {
         .find(|f| f.name() == name)
         .map(Some)
         .ok_or_else(|| format!("unknown trace format `{name}`; the formats are {}", TraceFormat::names().join(", ")))
+}
+
+/// Fetches (or checks in the cache) every dataset file the spec's workloads name, once and
+/// before any run starts, so that parallel runs find them in place.
+fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
+    let references = spec.workloads.value.iter().filter_map(|w| match &w.value {
+        WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(reference),
+        _ => None,
+    });
+    for reference in references {
+        let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
+        data::resolve(reference, &data::FetchOptions { quiet, ..options })
+            .map_err(|e| format!("dataset `{reference}`: {e}"))?;
+    }
+    Ok(())
 }
 
 /// What reading each trace workload of the spec gives at the grid's first point (loads and

@@ -190,3 +190,24 @@ measure: {track: all}
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("no-such-dataset"), "{}", text(&bad.stderr));
 }
+
+/// The shipped example: Philly by dataset name, windowed, filtered as Blox does, capped and
+/// rescaled to each load; every kept job finishes in every run.
+#[test]
+fn the_philly_example_spec_runs_from_a_mirror() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/examples/philly-trace.yaml");
+    let out = Command::new(env!("CARGO_BIN_EXE_blox"))
+        .args(["run", arg(&spec), "--out", arg(dir.path())])
+        .env("BLOX_DATA_DIR", dir.path().join("cache"))
+        .env("BLOX_DATA_MIRROR", shared(""))
+        .output()
+        .expect("blox runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("philly-csv format, 82247 rows read, 4548 jobs kept"), "{stderr}");
+    assert!(stderr.contains("dropped 9635 (filter: duration below 1897.37 s)"), "{stderr}");
+    let runs = results::read_runs(&dir.path().join("philly-trace")).unwrap();
+    assert_eq!(runs.len(), 9);
+    assert!(runs.iter().all(|r| r.summary.jobs_finished == 4548), "{runs:?}");
+}

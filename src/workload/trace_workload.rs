@@ -79,12 +79,13 @@ impl TraceParams {
     }
 
     /// The local file: the path against the spec's directory, or the dataset file in the cache
-    /// (fetched and verified first when it is not there).
+    /// (fetched and verified first when it is not there, quietly: the CLI fetches a spec's
+    /// datasets once, with progress, before its runs start).
     pub fn local_path(&self, context: &WorkloadContext<'_>) -> Result<PathBuf, WorkloadError> {
         match (&self.path, &self.dataset) {
             (Some(path), _) => Ok(context.base_dir.join(path)),
             (None, Some(reference)) => data::FetchOptions::from_env(None)
-                .and_then(|options| data::resolve(reference, &options))
+                .and_then(|options| data::resolve(reference, &data::FetchOptions { quiet: true, ..options }))
                 .map_err(|e| WorkloadError::Prepare(format!("dataset `{reference}`: {e}"))),
             (None, None) => Err(WorkloadError::Prepare("a trace needs `path` or `dataset`".into())),
         }

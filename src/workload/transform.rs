@@ -339,7 +339,7 @@ fn rescale_arrivals(jobs: &mut [TraceJob], target: f64, report: &mut ReadReport)
     }
     report.adjust_rows(
         "rescale-arrivals",
-        &format!("inter-arrival gaps scaled by {factor:.4} to {target} jobs/hour (deadlines move with their jobs)"),
+        &format!("inter-arrival gaps scaled by {factor:.4} to {target} jobs/hour"),
         jobs.len() as u64,
     );
     Ok(())
