@@ -183,8 +183,13 @@ impl TraceFormat {
         let text = String::from_utf8_lossy(&head[..head.len().min(8192)]);
         let text = text.trim_start_matches('\u{feff}');
         let trimmed = text.trim_start();
-        if trimmed.starts_with('[') {
-            return Detection::Format(TraceFormat::PhillyJson);
+        if let Some(rest) = trimmed.strip_prefix('[') {
+            // A JSON array of objects; `[section]` opens an INI file.
+            return if rest.trim_start().starts_with(['{', ']']) || rest.trim_start().is_empty() {
+                Detection::Format(TraceFormat::PhillyJson)
+            } else {
+                Detection::NotATrace("an INI configuration file (e.g. a Synergy cluster config)")
+            };
         }
         if trimmed.starts_with('{') {
             return Detection::NotATrace("a JSON object (a Gavel throughput table or a cluster spec?)");
@@ -245,6 +250,9 @@ impl TraceFormat {
 /// Known non-trace files of the trace collections, so that `blox trace inspect` says what they are.
 fn not_a_trace(cols: &[&str]) -> Option<&'static str> {
     let first = *cols.first()?;
+    if first.starts_with("Total jobs:") {
+        return Some("a Muri result summary");
+    }
     Some(match first {
         "num_switch" => "a cluster spec (ElasticFlow/Tiresias/Muri num_switch,num_node_p_switch,...)",
         "global_batch_size" => "an ElasticFlow throughput table (iterations/s by batch size and GPU count)",
@@ -252,7 +260,8 @@ fn not_a_trace(cols: &[&str]) -> Option<&'static str> {
         "sn" => "an Alibaba node list",
         "id" if cols.contains(&"job_num") => "the Helios per-cluster summary",
         "time" => "a simulator output log",
-        "model" if cols.contains(&"ideal_cpus_per_gpu") || cols.len() > 5 => "a Synergy model profile table",
+        "profile_set" => "a Synergy model profile table",
+        "experiment" => "a table of experiment results",
         _ => return None,
     })
 }
@@ -332,6 +341,10 @@ mod tests {
         );
         assert!(matches!(detect("duration\n121\n"), Detection::NotATrace(w) if w.contains("GPU-time distribution")));
         assert!(matches!(detect("{\"v100\": {}}"), Detection::NotATrace(_)));
+        assert!(matches!(detect("[cluster]\nracks = 1\n"), Detection::NotATrace(w) if w.contains("INI")));
+        assert_eq!(detect("[\n  {\"jobid\": 1}]"), Detection::Format(TraceFormat::PhillyJson));
+        assert_eq!(detect("[]"), Detection::Format(TraceFormat::PhillyJson));
+        assert!(matches!(detect("Total jobs: 400, avg JCT: 1\n"), Detection::NotATrace(w) if w.contains("Muri")));
         assert_eq!(detect("foo,bar\n1,2\n"), Detection::Unknown("foo,bar".into()));
         assert_eq!(detect(""), Detection::Unknown(String::new()));
     }
