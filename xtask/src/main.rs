@@ -16,12 +16,21 @@ tasks:
                                      and write results/paper/REPORT.md comparing reproduced with expected
                                      values; --check exits non-zero if any value fails
   bench [SPEC] [-j N] [--repeat K]   time a full sweep (default specs/paper/blox-fig6.yaml): wall time,
-                                     runs/s and peak memory; results go to a temporary directory";
+                                     runs/s and peak memory; results go to a temporary directory
+  bench-traces [--philly-jobs N]     time the trace readers: a generated Philly cluster_job_log of N jobs
+                                     (default 500000, streamed) and every trace under ../shared/traces";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("bench") => match bench(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Some("bench-traces") => match bench_traces(&args[1..]) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -91,6 +100,108 @@ fn bench(args: &[String]) -> Result<(), String> {
 
 fn rayon_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Times reading a generated Philly `cluster_job_log` (the 6 GB real one is not fetchable) and every
+/// real trace beside the project; prints throughput and peak memory.
+fn bench_traces(args: &[String]) -> Result<(), String> {
+    let jobs: u64 = match args {
+        [] => 500_000,
+        [flag, n] if flag == "--philly-jobs" => n.parse().map_err(|_| "--philly-jobs needs a number")?,
+        _ => return Err("usage: cargo xtask bench-traces [--philly-jobs N]".into()),
+    };
+    let path = std::env::temp_dir().join(format!("blox-bench-philly-{}.json", std::process::id()));
+    write_philly_log(&path, jobs).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
+    let started = Instant::now();
+    let trace = blox::trace::read_trace(&path, None);
+    let seconds = started.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&path);
+    let trace = trace.map_err(|e| e.to_string())?;
+    println!(
+        "philly-json: {} jobs, {:.0} MB in {seconds:.2} s ({:.0} MB/s), {} kept; peak RSS {}",
+        trace.report.rows_read,
+        bytes as f64 / 1e6,
+        bytes as f64 / 1e6 / seconds,
+        trace.jobs.len(),
+        peak_memory().unwrap_or_else(|| "unknown".into())
+    );
+    let shared = workspace_root().join("../shared/traces");
+    let mut files = Vec::new();
+    let mut stack = vec![shared.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            if path.is_dir() { stack.push(path) } else { files.push(path) }
+        }
+    }
+    let started = Instant::now();
+    let (mut traces, mut rows, mut bytes) = (0, 0, 0);
+    for path in &files {
+        if let Ok(trace) = blox::trace::read_trace(path, None) {
+            traces += 1;
+            rows += trace.report.rows_read;
+            bytes += std::fs::metadata(path).map_or(0, |m| m.len());
+        }
+    }
+    println!(
+        "shared traces: {traces} files, {rows} rows, {:.1} MB in {:.2} s",
+        bytes as f64 / 1e6,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// A Philly-shaped job log: one to three attempts per job on one or two machines, some jobs
+/// without attempts. Deterministic (a fixed linear congruential sequence).
+fn write_philly_log(path: &Path, jobs: u64) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |modulo: u64| {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % modulo
+    };
+    let time = |s: u64| {
+        let (day, rest) = (s / 86_400, s % 86_400);
+        format!(
+            "2017-{:02}-{:02} {:02}:{:02}:{:02}",
+            8 + day / 28,
+            1 + day % 28,
+            rest / 3600,
+            rest % 3600 / 60,
+            rest % 60
+        )
+    };
+    out.write_all(b"[")?;
+    for i in 0..jobs {
+        let submitted = i * 9_000_000 / jobs.max(1);
+        let mut attempts = Vec::new();
+        let mut start = submitted + next(600);
+        for _ in 0..next(4) {
+            let end = start + 1 + next(20_000);
+            let gpus: Vec<String> = (0..1 << next(4)).map(|g| format!("\"gpu{g}\"")).collect();
+            attempts.push(format!(
+                r#"{{"start_time": "{}", "end_time": "{}", "detail": [{{"ip": "m{}", "gpus": [{}]}}]}}"#,
+                time(start),
+                time(end),
+                next(500),
+                gpus.join(", ")
+            ));
+            start = end + next(100);
+        }
+        let separator = if i == 0 { "" } else { ", " };
+        write!(
+            out,
+            r#"{separator}{{"status": "Pass", "vc": "vc{}", "jobid": "application_{i}", "attempts": [{}], "submitted_time": "{}", "user": "u{}"}}"#,
+            next(15),
+            attempts.join(", "),
+            time(submitted),
+            next(1000)
+        )?;
+    }
+    out.write_all(b"]")?;
+    out.flush()
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).
