@@ -14,6 +14,7 @@ pub mod data;
 pub mod figures;
 pub mod paper;
 pub mod policies;
+pub mod profiles;
 pub mod results;
 pub mod runner;
 pub mod spec;

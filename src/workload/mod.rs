@@ -10,12 +10,14 @@
 
 pub mod blox_bursty;
 pub mod blox_synthetic;
+pub mod elasticflow_generator;
 pub mod python_random;
 pub mod trace_workload;
 pub mod transform;
 
 pub use blox_bursty::BloxBursty;
 pub use blox_synthetic::BloxPhillySynthetic;
+pub use elasticflow_generator::ElasticflowGeneratorParams;
 pub use python_random::PyRandom;
 pub use trace_workload::{LoadedTrace, TraceParams};
 
@@ -33,6 +35,7 @@ use std::path::{Path, PathBuf};
 pub enum WorkloadSpec {
     BloxPhillySynthetic(PhillySyntheticParams),
     BloxBursty(BurstyParams),
+    ElasticflowGenerator(ElasticflowGeneratorParams),
     Csv(CsvParams),
     Trace(TraceParams),
 }
@@ -87,6 +90,10 @@ impl WorkloadSpec {
             summary: "10-24 h 1-GPU jobs at the load plus int({burst_multiplier: 4} x load) short jobs every {burst_interval_s: 14400} (Blox Figure 15a)",
         },
         Entry {
+            name: "elasticflow-generator",
+            summary: "ElasticFlow's generate_trace.py: {num_jobs} A100 jobs {lam_s} s apart on average, deadlines {min_ddl: 0.5}-{max_ddl: 1.5} x duration, {best_effort_share: 0} best-effort (Figures 9-11)",
+        },
+        Entry {
             name: "csv",
             summary: "the trace {path} with columns job_id, arrival_s, gpus, duration_s and optional model",
         },
@@ -100,6 +107,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::BloxPhillySynthetic(_) => "blox-philly-synthetic",
             WorkloadSpec::BloxBursty(_) => "blox-bursty",
+            WorkloadSpec::ElasticflowGenerator(_) => "elasticflow-generator",
             WorkloadSpec::Csv(_) => "csv",
             WorkloadSpec::Trace(_) => "trace",
         }
@@ -123,6 +131,7 @@ impl WorkloadSpec {
                 )
             }
             WorkloadSpec::Trace(p) => p.label(),
+            WorkloadSpec::ElasticflowGenerator(p) => p.label(),
             _ => self.name().to_string(),
         }
     }
@@ -132,7 +141,7 @@ impl WorkloadSpec {
     pub fn needs_load(&self) -> bool {
         match self {
             WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) => true,
-            WorkloadSpec::Csv(_) => false,
+            WorkloadSpec::ElasticflowGenerator(_) | WorkloadSpec::Csv(_) => false,
             WorkloadSpec::Trace(p) => p.transforms.iter().any(|t| t.needs_load()),
         }
     }
@@ -146,6 +155,7 @@ impl WorkloadSpec {
     pub fn validate(&self) -> Result<(), String> {
         match self {
             WorkloadSpec::Trace(p) => p.validate(),
+            WorkloadSpec::ElasticflowGenerator(p) => p.validate().map_err(|e| e.to_string()),
             _ => Ok(()),
         }
     }
@@ -179,6 +189,7 @@ impl WorkloadSpec {
             WorkloadSpec::BloxBursty(p) => {
                 Box::new(BloxBursty::new(seed, jobs_per_hour()?, p.burst_multiplier.0, p.burst_interval_s.get()))
             }
+            WorkloadSpec::ElasticflowGenerator(p) => Box::new(elasticflow_generator::job_stream(p, seed)?),
             WorkloadSpec::Csv(p) => Box::new(TraceParams::csv(p.path.clone()).load(context)?.into_job_stream()?),
             WorkloadSpec::Trace(p) => Box::new(p.load(context)?.into_job_stream()?),
         })
@@ -276,7 +287,35 @@ mod tests {
         assert_eq!(labels, ["blox-philly-synthetic", "blox-bursty", "blox-bursty-x2.5-every3600s", "csv-small"]);
         let names: Vec<&str> = specs.iter().map(WorkloadSpec::name).collect();
         assert!(names.iter().all(|n| WorkloadSpec::ALL.iter().any(|e| e.name == *n)));
-        assert_eq!(WorkloadSpec::ALL.len(), 4);
+        assert_eq!(WorkloadSpec::ALL.len(), 5);
+    }
+
+    #[test]
+    fn elasticflow_generator_is_figure_10_at_its_parameters() {
+        let spec = parse("workloads:\n  - elasticflow-generator: {num_jobs: 100, lam_s: 1500, min_ddl: 1.5}\n")
+            .unwrap()
+            .remove(0);
+        assert_eq!(
+            (spec.name(), spec.label(), spec.needs_load(), spec.is_endless()),
+            ("elasticflow-generator", "elasticflow-generator-100jobs-1500lam-ddl1.5-1.5".to_string(), false, false)
+        );
+        assert!(WorkloadSpec::ALL.iter().any(|e| e.name == spec.name()));
+        let jobs: Vec<JobSpec> = spec.jobs(&context(None, Path::new("."))).unwrap().collect();
+        assert_eq!(jobs.len(), 100);
+        // The first rows of the artifact's 100jobs_1500lam.csv (seed 1).
+        assert_eq!(
+            jobs.iter()
+                .take(2)
+                .map(|j| (j.id, j.arrival, j.gpus, j.work, j.model.as_deref(), j.deadline))
+                .collect::<Vec<_>>(),
+            [(0, 0.0, 1, 3930.0, Some("resnet50"), Some(5896.0)), (1, 4686.0, 1, 4830.0, Some("gpt2"), Some(11932.0))]
+        );
+        assert!(parse("workloads:\n  - elasticflow-generator: {num_jobs: 0, lam_s: 1}\n").is_err());
+        assert!(parse("workloads:\n  - elasticflow-generator: {num_jobs: 5}\n").unwrap_err().contains("lam_s"));
+        let reversed =
+            parse("workloads:\n  - elasticflow-generator: {num_jobs: 5, lam_s: 1, min_ddl: 2}\n").unwrap().remove(0);
+        let err = reversed.jobs(&context(None, Path::new("."))).err().unwrap().to_string();
+        assert_eq!(err, "elasticflow-generator: need 0 <= min_ddl <= max_ddl, got 2 and 1.5");
     }
 
     #[test]

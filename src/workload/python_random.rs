@@ -1,8 +1,10 @@
-//! A port of the parts of CPython's `random` module that Blox's workload generators use.
+//! A port of the parts of CPython's `random` module that the Blox and ElasticFlow workload
+//! generators use.
 //!
 //! Blox draws every duration and arrival from Python's global `random` (MT19937) right after
-//! `random.seed(1)`, so reproducing its workloads bit for bit needs the same generator, the same
-//! seeding and the same float/integer conversions. This follows CPython 3.11
+//! `random.seed(1)`, and ElasticFlow's trace generator from four seeded `random.Random` streams,
+//! so reproducing their workloads bit for bit needs the same generator, the same seeding and the
+//! same float/integer conversions. This follows CPython 3.11
 //! (`Modules/_randommodule.c` and `Lib/random.py`); the tests compare against values printed by
 //! `python3`.
 
@@ -110,18 +112,31 @@ impl PyRandom {
         self.next_u32() >> (32 - bits)
     }
 
-    /// `random.randint(low, high)` for ranges of fewer than 2^32 values: Python's
-    /// `_randbelow_with_getrandbits`, which draws `bit_length(n)` bits and rejects values `>= n`.
-    /// The rejection loop is why one `randint` can consume several outputs.
+    /// `random.randint(low, high)` for ranges of fewer than 2^32 values: `low + _randbelow(span)`.
     pub fn randint(&mut self, low: i64, high: i64) -> i64 {
         assert!(low <= high, "empty range for randint({low}, {high})");
-        let span = high.abs_diff(low) + 1;
-        assert!(span < 1 << 32, "randint supports ranges of fewer than 2^32 values, got {span}");
-        let bits = u64::BITS - span.leading_zeros();
+        low + self.randbelow(high.abs_diff(low) + 1) as i64
+    }
+
+    /// `random.choice(items)`: `items[_randbelow(len(items))]`.
+    ///
+    /// # Panics
+    /// If `items` is empty (Python raises `IndexError`) or has 2^32 items or more.
+    pub fn choice<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        assert!(!items.is_empty(), "cannot choose from an empty sequence");
+        &items[self.randbelow(items.len() as u64) as usize]
+    }
+
+    /// Python's `_randbelow_with_getrandbits(n)` for `1 <= n < 2^32`: draws `bit_length(n)` bits
+    /// and rejects values `>= n`. The rejection loop is why one `randint` or `choice` can consume
+    /// several outputs, and why even `n = 1` consumes one.
+    fn randbelow(&mut self, n: u64) -> u64 {
+        assert!((1..1 << 32).contains(&n), "randbelow supports 1 <= n < 2^32, got {n}");
+        let bits = u64::BITS - n.leading_zeros();
         loop {
             let r = u64::from(self.getrandbits(bits));
-            if r < span {
-                return low + r as i64;
+            if r < n {
+                return r;
             }
         }
     }
@@ -167,6 +182,28 @@ mod tests {
         let mut rng = PyRandom::seed(1);
         assert_eq!(rng.randint(5, 5), 5);
         assert_eq!(rng.random(), 0.5692038748222122, "randint(5, 5) still consumes one output");
+    }
+
+    #[test]
+    fn choice_matches_cpython_including_rejections() {
+        // Python: random.seed(1); [random.choice(range(14)) for _ in range(10)]
+        let mut rng = PyRandom::seed(1);
+        let items: Vec<u32> = (0..14).collect();
+        let picks: Vec<u32> = (0..10).map(|_| *rng.choice(&items)).collect();
+        assert_eq!(picks, [2, 9, 13, 12, 12, 1, 4, 1, 7, 12]);
+        // Python: random.seed(3); [random.choice('abcde') for _ in range(8)]
+        let mut rng = PyRandom::seed(3);
+        let letters: String = (0..8).map(|_| *rng.choice(&['a', 'b', 'c', 'd', 'e'])).collect();
+        assert_eq!(letters, "beebcede");
+        // Python: random.seed(2); [random.choice(range(1000)) for _ in range(6)]
+        let mut rng = PyRandom::seed(2);
+        let wide: Vec<u32> = (0..1000).collect();
+        let picks: Vec<u32> = (0..6).map(|_| *rng.choice(&wide)).collect();
+        assert_eq!(picks, [978, 883, 970, 869, 57, 93]);
+        // Python: random.seed(1); random.choice([7]); random.random()
+        let mut rng = PyRandom::seed(1);
+        assert_eq!(*rng.choice(&[7]), 7);
+        assert_eq!(rng.random(), 0.5692038748222122, "choice of one item still consumes one output");
     }
 
     #[test]

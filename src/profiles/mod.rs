@@ -1,0 +1,10 @@
+//! Measured model profiles: how fast a training job runs at each allocation.
+//!
+//! Elastic schedulers (ElasticFlow, Pollux, ...) decide how many GPUs a job gets from measured
+//! scaling curves rather than from a fixed duration, so their simulations need the published
+//! tables. [`throughput`] holds ElasticFlow's A100 and T4 tables, embedded in the binary, and
+//! reads user-supplied tables in the same long CSV format.
+
+pub mod throughput;
+
+pub use throughput::{ProfileError, ScalingCurve, ThroughputTable};
