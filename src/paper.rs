@@ -196,6 +196,7 @@ mod tests {
                 preemptions: 0,
                 promoted_jobs: 0,
                 gpu_utilization: 0.5,
+                deadlines: crate::core::DeadlineStats::of(&[]),
             },
             wall_time_s: 0.0,
         }

@@ -6,10 +6,11 @@
 //! reported and the others still complete and are written.
 
 use crate::core::Engine;
+use crate::core::events::EventEngine;
 use crate::figures::{self, FigureError, Rendered};
 use crate::results::{self, Provenance, RunRow};
 use crate::spec::grid::{RunPlan, expand};
-use crate::spec::{Spec, SpecSource};
+use crate::spec::{EngineMode, Spec, SpecSource};
 use crate::workload::WorkloadContext;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -147,8 +148,20 @@ fn run_one(
             cluster_gpus: plan.config.cluster.total_gpus(),
         };
         let jobs = plan.workload.jobs(&context).map_err(|e| e.to_string())?;
-        let engine = Engine::new(plan.config.clone(), plan.policies(), jobs).map_err(|e| e.to_string())?;
-        engine.run().map_err(|e| e.to_string())
+        let scheduler = &plan.policy.scheduler.value;
+        let wrong_engine =
+            || format!("scheduler `{}` does not run on the {} engine", scheduler.name(), plan.mode.name());
+        match plan.mode {
+            EngineMode::Rounds => {
+                let policies = plan.policies().ok_or_else(wrong_engine)?;
+                Engine::new(plan.config.clone(), policies, jobs).and_then(Engine::run)
+            }
+            EngineMode::Events => {
+                let policy = scheduler.build_event().ok_or_else(wrong_engine)?;
+                EventEngine::new(plan.event_config(), policy, jobs).and_then(EventEngine::run)
+            }
+        }
+        .map_err(|e| e.to_string())
     };
     let output = std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate))
         .map_err(|panic| format!("internal error (please report): {}", panic_message(&panic)))??;

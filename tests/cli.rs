@@ -105,6 +105,21 @@ fn bad_specs_give_file_line_column_and_the_valid_choices() {
             "empty",
         ),
         (VALID.replace("name: small", "name: ../escape"), "s.yaml:1:", "letters, digits"),
+        (VALID.replace("scheduler: las", "scheduler: edf"), "s.yaml:4:", "runs on the events engine"),
+        (
+            VALID.replace("name: small", "name: small\nengine: {mode: events}"),
+            "s.yaml:4:",
+            "scheduler `fifo` runs on the rounds engine",
+        ),
+        (
+            VALID.replace("name: small", "name: small\nengine: {mode: events}").replace(
+                "policies:\n  - {label: FIFO, scheduler: fifo}\n  - {label: LAS, scheduler: las}",
+                "policies:\n  - {label: EDF, scheduler: edf}",
+            ),
+            "s.yaml:9:",
+            "use `track: all`",
+        ),
+        (VALID.replace("gpus_per_node: 4}", "gpus_per_node: 4, gpu: h100}"), "s.yaml:5:", "a100"),
         ("name: [".to_string(), "s.yaml:1:", ""),
         (String::new(), "s.yaml", ""),
     ];

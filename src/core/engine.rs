@@ -20,7 +20,7 @@
 //! The engine keeps the priority order from round to round; the cost of a round grows with the
 //! number of active jobs only, never with the length of the trace (arrivals are pulled lazily).
 
-use super::metrics::{mean, quantile_sorted};
+use super::metrics::{DeadlineStats, mean, quantile_sorted};
 use super::policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, Scheduler};
 use super::{
     ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, RunSummary, SimTime,
@@ -68,10 +68,25 @@ const MAX_ROUNDS: u64 = 10_000_000;
 /// Why a run could not complete.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunError {
-    InvalidJob { id: JobId, reason: String },
-    ArrivalsOutOfOrder { id: JobId, arrival: SimTime, previous: SimTime },
+    InvalidJob {
+        id: JobId,
+        reason: String,
+    },
+    ArrivalsOutOfOrder {
+        id: JobId,
+        arrival: SimTime,
+        previous: SimTime,
+    },
     InvalidConfig(String),
-    NoEnd { rounds: u64, active_jobs: usize },
+    NoEnd {
+        rounds: u64,
+        active_jobs: usize,
+    },
+    /// The placement found no room for a job its policy gave GPUs (the original asserts).
+    Unplaceable {
+        id: JobId,
+        gpus: u32,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -89,6 +104,9 @@ impl fmt::Display for RunError {
                 f,
                 "the run did not end after {rounds} rounds ({active_jobs} jobs still active); set a horizon or a smaller tracking window"
             ),
+            RunError::Unplaceable { id, gpus } => {
+                write!(f, "job {id}: the placement found no room for its {gpus} GPUs")
+            }
         }
     }
 }
@@ -353,6 +371,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             queued: self.jobs.len() as u32 - self.running_jobs,
             admission_backlog: self.policies.admission.backlog() as u32,
             preemptions: self.decisions.preempt.len() as u32,
+            cluster_efficiency: None,
         });
     }
 
@@ -383,6 +402,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             preemptions: self.preemptions,
             promoted_jobs: self.records.iter().filter(|r| r.promoted).count() as u64,
             gpu_utilization: self.busy_gpu_seconds / total_gpu_seconds,
+            deadlines: DeadlineStats::of(&self.records),
         };
         RunOutput { summary, jobs: self.records, timeline: self.timeline }
     }
@@ -400,6 +420,10 @@ fn record_of(job: &ActiveJob, finish: Option<SimTime>) -> JobRecord {
         preemptions: job.preemptions,
         attained_service: job.attained_service,
         promoted: job.promoted,
+        deadline: job.spec.deadline.filter(|_| !job.spec.best_effort),
+        best_effort: job.spec.best_effort,
+        met_deadline: job.spec.deadline.filter(|_| !job.spec.best_effort).and_then(|d| finish.map(|f| f <= d)),
+        final_gpus: finish.map(|_| job.spec.gpus),
     }
 }
 
@@ -411,7 +435,7 @@ mod tests {
     };
 
     fn job(id: JobId, arrival: f64, gpus: u32, work: f64) -> JobSpec {
-        JobSpec { id, arrival, submitted: arrival, gpus, work, model: None, deadline: None }
+        JobSpec { id, arrival, submitted: arrival, gpus, work, ..JobSpec::default() }
     }
 
     fn config(nodes: u32, gpus: u32) -> RunConfig {

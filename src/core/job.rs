@@ -9,7 +9,7 @@ use super::{GpuId, SimTime};
 pub type JobId = u64;
 
 /// One job as the workload submits it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobSpec {
     pub id: JobId,
     /// Time the job is handed to the cluster, in seconds: the first decision at or after it sees
@@ -26,6 +26,12 @@ pub struct JobSpec {
     pub model: Option<String>,
     /// Absolute deadline in seconds, when the workload has one.
     pub deadline: Option<SimTime>,
+    /// Training iterations, for policies that run jobs by throughput curves (ElasticFlow).
+    pub iterations: Option<f64>,
+    /// Global batch size, which selects the job's throughput curve.
+    pub batch_size: Option<u32>,
+    /// A job without a deadline that deadline metrics leave out (ElasticFlow's best-effort jobs).
+    pub best_effort: bool,
 }
 
 /// Index of a job in the [`JobTable`]; stable while the job is active.

@@ -19,6 +19,14 @@ pub struct JobRecord {
     pub attained_service: f64,
     /// Whether the starvation guard promoted the job.
     pub promoted: bool,
+    /// Absolute deadline; `None` for best-effort jobs and jobs without one.
+    pub deadline: Option<SimTime>,
+    pub best_effort: bool,
+    /// For jobs with a deadline: whether it was met (event policies: accepted and on time;
+    /// `false` also for jobs declined at admission). `None` when unknown (unfinished).
+    pub met_deadline: Option<bool>,
+    /// GPUs held at completion (elastic jobs change size while running).
+    pub final_gpus: Option<u32>,
 }
 
 impl JobRecord {
@@ -44,6 +52,40 @@ pub struct TimelineRow {
     /// Arrived jobs held back by admission control.
     pub admission_backlog: u32,
     pub preemptions: u32,
+    /// `Σ T(g)/T(1)` over running jobs divided by the cluster's GPUs (ElasticFlow's `ce`);
+    /// event-driven runs only.
+    pub cluster_efficiency: Option<f64>,
+}
+
+/// Deadline outcomes of a run, ElasticFlow's metric: best-effort jobs are left out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeadlineStats {
+    /// Jobs with a deadline whose outcome is known.
+    pub deadline_jobs: u64,
+    /// Jobs that met their deadline.
+    pub accepted: u64,
+    /// Jobs declined at admission or finished late.
+    pub declined: u64,
+    /// `accepted / (accepted + declined)`; `None` without deadline jobs.
+    pub deadline_ratio: Option<f64>,
+    /// Average JCT of finished best-effort jobs; `None` without any.
+    pub best_effort_avg_jct: Option<f64>,
+}
+
+impl DeadlineStats {
+    pub fn of(records: &[JobRecord]) -> Self {
+        let accepted = records.iter().filter(|r| r.met_deadline == Some(true)).count() as u64;
+        let declined = records.iter().filter(|r| r.met_deadline == Some(false)).count() as u64;
+        let best_effort: Vec<f64> = records.iter().filter(|r| r.best_effort).filter_map(JobRecord::jct).collect();
+        let known = accepted + declined;
+        Self {
+            deadline_jobs: known,
+            accepted,
+            declined,
+            deadline_ratio: (known > 0).then(|| accepted as f64 / known as f64),
+            best_effort_avg_jct: (!best_effort.is_empty()).then(|| mean(&best_effort)),
+        }
+    }
 }
 
 /// Aggregates of one run. JCT and responsiveness statistics cover finished tracked jobs.
@@ -66,6 +108,7 @@ pub struct RunSummary {
     pub promoted_jobs: u64,
     /// Busy GPU-seconds over total GPU-seconds until the end of the run.
     pub gpu_utilization: f64,
+    pub deadlines: DeadlineStats,
 }
 
 /// Everything one run produced.

@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod engine;
+pub mod events;
 pub mod job;
 pub mod metrics;
 pub mod policy;
@@ -13,7 +14,7 @@ pub mod policy;
 pub use cluster::{Cluster, ClusterSpec, GpuId, NodeSpec};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
 pub use job::{ActiveJob, JobId, JobSlot, JobSpec, JobTable};
-pub use metrics::{JobRecord, RunOutput, RunSummary, TimelineRow};
+pub use metrics::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};
 pub use policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, Scheduler};
 
 /// Simulated time in seconds since the start of the run.

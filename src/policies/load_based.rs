@@ -46,7 +46,7 @@ mod tests {
     use super::*;
 
     fn job(id: u64) -> JobSpec {
-        JobSpec { id, arrival: 0.0, submitted: 0.0, gpus: 1, work: 1.0, model: None, deadline: None }
+        JobSpec { id, arrival: 0.0, submitted: 0.0, gpus: 1, work: 1.0, ..JobSpec::default() }
     }
 
     #[test]

@@ -6,6 +6,8 @@
 
 pub mod accept_all;
 pub mod consolidated;
+pub mod edf;
+pub mod edf_planner;
 pub mod fifo;
 pub mod fixed_overhead;
 pub mod las;
@@ -15,6 +17,7 @@ pub mod priority_walk;
 pub mod scattered;
 pub mod srtf;
 
+use crate::core::events::EventPolicy;
 use crate::core::{Admission, OverheadModel, Placement, Scheduler};
 use serde::{Deserialize, Deserializer, Serialize, de};
 use std::fmt;
@@ -71,6 +74,7 @@ pub enum SchedulerSpec {
     Las,
     Srtf,
     OptimusOracle(OptimusParams),
+    Edf,
 }
 
 /// Parameters of `optimus-oracle`.
@@ -131,6 +135,10 @@ impl SchedulerSpec {
             name: "optimus-oracle",
             summary: "SRTF order plus a per-load progress multiplier {progress_multiplier: {load: x}} (Blox Optimus)",
         },
+        Entry {
+            name: "edf",
+            summary: "earliest deadline first, elastic widths, no admission control (ElasticFlow's EDF; engine mode events)",
+        },
     ];
 
     pub fn name(&self) -> &'static str {
@@ -139,11 +147,18 @@ impl SchedulerSpec {
             SchedulerSpec::Las => "las",
             SchedulerSpec::Srtf => "srtf",
             SchedulerSpec::OptimusOracle(_) => "optimus-oracle",
+            SchedulerSpec::Edf => "edf",
         }
     }
 
-    pub fn build(&self, ctx: &BuildContext) -> Box<dyn Scheduler> {
-        match self {
+    /// Whether the scheduler runs on the event-driven engine (`engine.mode: events`).
+    pub fn is_event_driven(&self) -> bool {
+        matches!(self, SchedulerSpec::Edf)
+    }
+
+    /// The round-engine scheduler; `None` for event-driven ones.
+    pub fn build(&self, ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
+        Some(match self {
             SchedulerSpec::Fifo => Box::new(fifo::Fifo::default()),
             SchedulerSpec::Las => Box::new(las::Las::default()),
             SchedulerSpec::Srtf => Box::new(srtf::Srtf::default()),
@@ -151,6 +166,15 @@ impl SchedulerSpec {
                 let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
                 Box::new(optimus_oracle::OptimusOracle::new(m))
             }
+            SchedulerSpec::Edf => return None,
+        })
+    }
+
+    /// The event-engine policy; `None` for round-based schedulers.
+    pub fn build_event(&self) -> Option<Box<dyn EventPolicy>> {
+        match self {
+            SchedulerSpec::Edf => Some(Box::new(edf::Edf::default())),
+            _ => None,
         }
     }
 }

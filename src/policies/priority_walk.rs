@@ -72,15 +72,8 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, &g)| {
-                let spec = JobSpec {
-                    id: i as u64,
-                    arrival: 0.0,
-                    submitted: 0.0,
-                    gpus: g,
-                    work: 1.0,
-                    model: None,
-                    deadline: None,
-                };
+                let spec =
+                    JobSpec { id: i as u64, arrival: 0.0, submitted: 0.0, gpus: g, work: 1.0, ..JobSpec::default() };
                 jobs.insert(ActiveJob::admitted(spec, 0.0, 300.0))
             })
             .collect();

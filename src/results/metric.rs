@@ -19,6 +19,11 @@ pub enum RunMetric {
     JobsFinished,
     TrackedFinished,
     Rounds,
+    DeadlineJobs,
+    Accepted,
+    Declined,
+    DeadlineRatio,
+    BestEffortAvgJct,
 }
 
 impl RunMetric {
@@ -37,6 +42,11 @@ impl RunMetric {
             RunMetric::JobsFinished => s.jobs_finished as f64,
             RunMetric::TrackedFinished => s.tracked_finished as f64,
             RunMetric::Rounds => s.rounds as f64,
+            RunMetric::DeadlineJobs => s.deadlines.deadline_jobs as f64,
+            RunMetric::Accepted => s.deadlines.accepted as f64,
+            RunMetric::Declined => s.deadlines.declined as f64,
+            RunMetric::DeadlineRatio => s.deadlines.deadline_ratio.unwrap_or(f64::NAN),
+            RunMetric::BestEffortAvgJct => s.deadlines.best_effort_avg_jct.unwrap_or(f64::NAN),
         }
     }
 
@@ -49,6 +59,7 @@ impl RunMetric {
                 | RunMetric::P99Jct
                 | RunMetric::AvgResponsiveness
                 | RunMetric::Makespan
+                | RunMetric::BestEffortAvgJct
         )
     }
 
@@ -67,6 +78,11 @@ impl RunMetric {
             RunMetric::JobsFinished => "Jobs finished",
             RunMetric::TrackedFinished => "Tracked jobs finished",
             RunMetric::Rounds => "Rounds",
+            RunMetric::DeadlineJobs => "Jobs with a deadline",
+            RunMetric::Accepted => "Jobs that met their deadline",
+            RunMetric::Declined => "Jobs declined or late",
+            RunMetric::DeadlineRatio => "Deadline satisfactory ratio",
+            RunMetric::BestEffortAvgJct => "Average JCT of best-effort jobs",
         }
     }
 }
@@ -109,6 +125,7 @@ pub enum TimelineMetric {
     Queued,
     AdmissionBacklog,
     Preemptions,
+    ClusterEfficiency,
 }
 
 impl TimelineMetric {
@@ -120,6 +137,7 @@ impl TimelineMetric {
             TimelineMetric::Queued => f64::from(row.queued),
             TimelineMetric::AdmissionBacklog => f64::from(row.admission_backlog),
             TimelineMetric::Preemptions => f64::from(row.preemptions),
+            TimelineMetric::ClusterEfficiency => row.cluster_efficiency.unwrap_or(f64::NAN),
         }
     }
 
@@ -131,6 +149,7 @@ impl TimelineMetric {
             TimelineMetric::Queued => "Queued jobs",
             TimelineMetric::AdmissionBacklog => "Jobs held by admission",
             TimelineMetric::Preemptions => "Preemptions per round",
+            TimelineMetric::ClusterEfficiency => "Cluster efficiency",
         }
     }
 }

@@ -25,7 +25,7 @@ use parquet::file::properties::WriterProperties;
 
 use super::error::{AtPath, ResultsError, ResultsErrorKind};
 use super::{Provenance, RunInfo, RunRow};
-use crate::core::{JobRecord, RunOutput, RunSummary, TimelineRow};
+use crate::core::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};
 
 const RUNS_TABLE: &str = "runs";
 const JOBS_TABLE: &str = "jobs";
@@ -204,6 +204,14 @@ impl TableBuilder {
         self.column(name, true, Arc::new(Float64Array::from_iter(values)))
     }
 
+    fn nullable_int64(self, name: &str, values: impl IntoIterator<Item = Option<u32>>) -> Self {
+        self.column(name, true, Arc::new(Int64Array::from_iter(values.into_iter().map(|v| v.map(i64::from)))))
+    }
+
+    fn nullable_boolean(self, name: &str, values: impl IntoIterator<Item = Option<bool>>) -> Self {
+        self.column(name, true, Arc::new(BooleanArray::from_iter(values)))
+    }
+
     fn boolean(self, name: &str, values: impl IntoIterator<Item = bool>) -> Self {
         let values: Vec<bool> = values.into_iter().collect();
         self.column(name, false, Arc::new(BooleanArray::from(values)))
@@ -256,6 +264,11 @@ fn runs_batch(info: &RunInfo, summary: &RunSummary, wall_time_s: f64) -> Result<
         .int64("preemptions", [s.preemptions])?
         .int64("promoted_jobs", [s.promoted_jobs])?
         .nullable_float64("gpu_utilization", [nan_to_null(s.gpu_utilization)])
+        .int64("deadline_jobs", [s.deadlines.deadline_jobs])?
+        .int64("accepted", [s.deadlines.accepted])?
+        .int64("declined", [s.deadlines.declined])?
+        .nullable_float64("deadline_ratio", [s.deadlines.deadline_ratio])
+        .nullable_float64("best_effort_avg_jct_s", [s.deadlines.best_effort_avg_jct])
         .float64("wall_time_s", [wall_time_s])
         .finish()
 }
@@ -276,6 +289,10 @@ fn jobs_batch(info: &RunInfo, jobs: &[JobRecord]) -> Result<RecordBatch, Results
         .int64("preemptions", each().map(|j| u64::from(j.preemptions)))?
         .float64("attained_service_s", each().map(|j| j.attained_service))
         .boolean("promoted", each().map(|j| j.promoted))
+        .nullable_float64("deadline_s", each().map(|j| j.deadline))
+        .boolean("best_effort", each().map(|j| j.best_effort))
+        .nullable_boolean("met_deadline", each().map(|j| j.met_deadline))
+        .nullable_int64("final_gpus", each().map(|j| j.final_gpus))
         .finish()
 }
 
@@ -289,6 +306,7 @@ fn timeline_batch(info: &RunInfo, timeline: &[TimelineRow]) -> Result<RecordBatc
         .int64("queued", each().map(|t| u64::from(t.queued)))?
         .int64("admission_backlog", each().map(|t| u64::from(t.admission_backlog)))?
         .int64("preemptions", each().map(|t| u64::from(t.preemptions)))?
+        .nullable_float64("cluster_efficiency", each().map(|t| t.cluster_efficiency))
         .finish()
 }
 
@@ -418,6 +436,10 @@ impl Column<'_, StringArray> {
 }
 
 impl Column<'_, Int64Array> {
+    fn optional<T: TryFrom<i64>>(&self, row: usize) -> Result<Option<T>, ResultsErrorKind> {
+        if self.array.is_null(row) { Ok(None) } else { self.value(row).map(Some) }
+    }
+
     fn value<T: TryFrom<i64>>(&self, row: usize) -> Result<T, ResultsErrorKind> {
         self.non_null(row)?;
         let value = self.array.value(row);
@@ -450,6 +472,10 @@ impl Column<'_, BooleanArray> {
         self.non_null(row)?;
         Ok(self.array.value(row))
     }
+
+    fn optional(&self, row: usize) -> Option<bool> {
+        self.array.is_valid(row).then(|| self.array.value(row))
+    }
 }
 
 fn run_rows(c: &Columns<'_>) -> Result<Vec<RunRow>, ResultsErrorKind> {
@@ -481,6 +507,11 @@ fn run_rows(c: &Columns<'_>) -> Result<Vec<RunRow>, ResultsErrorKind> {
     let preemptions = c.int64("preemptions")?;
     let promoted_jobs = c.int64("promoted_jobs")?;
     let gpu_utilization = c.float64("gpu_utilization")?;
+    let deadline_jobs = c.int64("deadline_jobs")?;
+    let accepted = c.int64("accepted")?;
+    let declined = c.int64("declined")?;
+    let deadline_ratio = c.float64("deadline_ratio")?;
+    let best_effort_avg_jct_s = c.float64("best_effort_avg_jct_s")?;
     let wall_time_s = c.float64("wall_time_s")?;
     c.rows()
         .map(|row| {
@@ -516,6 +547,13 @@ fn run_rows(c: &Columns<'_>) -> Result<Vec<RunRow>, ResultsErrorKind> {
                     preemptions: preemptions.value(row)?,
                     promoted_jobs: promoted_jobs.value(row)?,
                     gpu_utilization: gpu_utilization.or_nan(row),
+                    deadlines: DeadlineStats {
+                        deadline_jobs: deadline_jobs.value(row)?,
+                        accepted: accepted.value(row)?,
+                        declined: declined.value(row)?,
+                        deadline_ratio: deadline_ratio.optional(row),
+                        best_effort_avg_jct: best_effort_avg_jct_s.optional(row),
+                    },
                 },
                 wall_time_s: wall_time_s.value(row)?,
             })
@@ -534,6 +572,10 @@ fn job_rows(c: &Columns<'_>) -> Result<Vec<JobRecord>, ResultsErrorKind> {
     let preemptions = c.int64("preemptions")?;
     let attained_service_s = c.float64("attained_service_s")?;
     let promoted = c.boolean("promoted")?;
+    let deadline_s = c.float64("deadline_s")?;
+    let best_effort = c.boolean("best_effort")?;
+    let met_deadline = c.boolean("met_deadline")?;
+    let final_gpus = c.int64("final_gpus")?;
     c.rows()
         .map(|row| {
             Ok(JobRecord {
@@ -547,6 +589,10 @@ fn job_rows(c: &Columns<'_>) -> Result<Vec<JobRecord>, ResultsErrorKind> {
                 preemptions: preemptions.value(row)?,
                 attained_service: attained_service_s.value(row)?,
                 promoted: promoted.value(row)?,
+                deadline: deadline_s.optional(row),
+                best_effort: best_effort.value(row)?,
+                met_deadline: met_deadline.optional(row),
+                final_gpus: final_gpus.optional(row)?,
             })
         })
         .collect()
@@ -560,6 +606,7 @@ fn timeline_rows(c: &Columns<'_>) -> Result<Vec<TimelineRow>, ResultsErrorKind> 
     let queued = c.int64("queued")?;
     let admission_backlog = c.int64("admission_backlog")?;
     let preemptions = c.int64("preemptions")?;
+    let cluster_efficiency = c.float64("cluster_efficiency")?;
     c.rows()
         .map(|row| {
             Ok(TimelineRow {
@@ -570,6 +617,7 @@ fn timeline_rows(c: &Columns<'_>) -> Result<Vec<TimelineRow>, ResultsErrorKind> 
                 queued: queued.value(row)?,
                 admission_backlog: admission_backlog.value(row)?,
                 preemptions: preemptions.value(row)?,
+                cluster_efficiency: cluster_efficiency.optional(row),
             })
         })
         .collect()
@@ -620,6 +668,10 @@ mod tests {
             preemptions: 2,
             attained_service: 3900.0,
             promoted: id.is_multiple_of(2),
+            deadline: (id % 3 == 1).then_some(arrival + 9000.0),
+            best_effort: id % 3 == 2,
+            met_deadline: (id % 3 == 1).then_some(finished),
+            final_gpus: finished.then_some(8),
         }
     }
 
@@ -648,6 +700,13 @@ mod tests {
                 preemptions: 4,
                 promoted_jobs: 2,
                 gpu_utilization: 0.75,
+                deadlines: DeadlineStats {
+                    deadline_jobs: 1,
+                    accepted: 1,
+                    declined: 0,
+                    deadline_ratio: Some(1.0),
+                    best_effort_avg_jct: None,
+                },
             },
             jobs: vec![job(0, true), job(1, true), job(2, false), never_started],
             timeline: (0..3)
@@ -659,6 +718,7 @@ mod tests {
                     queued: 4 - round,
                     admission_backlog: 0,
                     preemptions: round % 2,
+                    cluster_efficiency: (round > 0).then_some(0.5),
                 })
                 .collect(),
         }
@@ -752,6 +812,7 @@ mod tests {
                 queued: round % 11,
                 admission_backlog: round % 3,
                 preemptions: round % 2,
+                cluster_efficiency: None,
             })
             .collect();
         let long = RunOutput { jobs: (0..2500).map(|id| job(id, id % 3 != 0)).collect(), timeline, ..output() };

@@ -7,12 +7,14 @@
 
 use super::{ClusterEntry, EngineMode, PolicyEntry, Spec, TrackSpec};
 use crate::core::engine::Policies;
+use crate::core::events::EventConfig;
 use crate::core::{ClusterSpec, RunConfig, Tracking};
 use crate::policies::{BuildContext, OverheadSpec};
 use crate::results::RunInfo;
 use crate::workload::WorkloadSpec;
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 
 /// One point of the grid, resolved.
 #[derive(Debug, Clone)]
@@ -24,18 +26,32 @@ pub struct RunPlan {
     pub load: Option<f64>,
     pub seed: u64,
     pub overhead: OverheadSpec,
+    pub mode: EngineMode,
+    /// Events mode: the slot in seconds.
+    pub slot_s: f64,
     pub config: RunConfig,
     pub info: RunInfo,
 }
 
 impl RunPlan {
-    pub fn policies(&self) -> Policies {
+    /// The round engine's policies; `None` when the scheduler is event-driven.
+    pub fn policies(&self) -> Option<Policies> {
         let ctx = BuildContext { load: self.load };
-        Policies {
+        Some(Policies {
             admission: self.policy.admission.build(),
-            scheduler: self.policy.scheduler.build(&ctx),
+            scheduler: self.policy.scheduler.value.build(&ctx)?,
             placement: self.policy.placement.build(),
             overhead: self.overhead.build(),
+        })
+    }
+
+    /// The event engine's configuration: the cluster, the slot and its GPU type's throughputs.
+    pub fn event_config(&self) -> EventConfig {
+        EventConfig {
+            cluster: self.config.cluster.clone(),
+            slot: self.slot_s,
+            throughput: Arc::new(self.cluster.gpu.throughput().clone()),
+            record_timeline: self.config.record_timeline,
         }
     }
 }
@@ -64,20 +80,35 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                             starvation_guard: engine.starvation_guard_h.map(|h| h.0 * 3600.0),
                             record_timeline: spec.output.timeline,
                         };
+                        // Round-mode keys stay as before the event engine existed.
+                        let (engine_json, cluster_json) = match engine.mode {
+                            EngineMode::Rounds => (
+                                json!({
+                                    "mode": "rounds",
+                                    "round_s": engine.round_s.0,
+                                    "starvation_guard_h": engine.starvation_guard_h.map(|h| h.0),
+                                    "overhead": engine.overhead,
+                                }),
+                                json!({"nodes": cluster.nodes.0, "gpus_per_node": cluster.gpus_per_node.0}),
+                            ),
+                            EngineMode::Events => (
+                                json!({"mode": "events", "slot_s": engine.slot_s.0}),
+                                json!({
+                                    "nodes": cluster.nodes.0,
+                                    "gpus_per_node": cluster.gpus_per_node.0,
+                                    "gpu": cluster.gpu,
+                                }),
+                            ),
+                        };
                         let resolved = json!({
                             "blox_version": env!("CARGO_PKG_VERSION"),
-                            "engine": {
-                                "mode": match engine.mode { EngineMode::Rounds => "rounds" },
-                                "round_s": engine.round_s.0,
-                                "starvation_guard_h": engine.starvation_guard_h.map(|h| h.0),
-                                "overhead": engine.overhead,
-                            },
+                            "engine": engine_json,
                             "policy": {
-                                "scheduler": policy.scheduler,
+                                "scheduler": policy.scheduler.value,
                                 "placement": policy.placement,
                                 "admission": policy.admission,
                             },
-                            "cluster": {"nodes": cluster.nodes.0, "gpus_per_node": cluster.gpus_per_node.0},
+                            "cluster": cluster_json,
                             "workload": workload,
                             "load": load,
                             "seed": seed,
@@ -86,7 +117,7 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                             "timeline": config.record_timeline,
                         });
                         let policy_params = json!({
-                            "scheduler": policy.scheduler,
+                            "scheduler": policy.scheduler.value,
                             "placement": policy.placement,
                             "admission": policy.admission,
                         });
@@ -105,7 +136,7 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                             experiment: spec.name.value.0.clone(),
                             run_key,
                             label: policy.label.value.0.clone(),
-                            scheduler: policy.scheduler.name().into(),
+                            scheduler: policy.scheduler.value.name().into(),
                             placement: policy.placement.name().into(),
                             admission: policy.admission.name().into(),
                             policy_params: policy_params.to_string(),
@@ -115,7 +146,10 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                             workload: workload.label(),
                             load,
                             seed,
-                            round_seconds: engine.round_s.0,
+                            round_seconds: match engine.mode {
+                                EngineMode::Rounds => engine.round_s.0,
+                                EngineMode::Events => engine.slot_s.0,
+                            },
                         };
                         plans.push(RunPlan {
                             index: plans.len(),
@@ -125,6 +159,8 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                             load,
                             seed,
                             overhead: engine.overhead.clone(),
+                            mode: engine.mode,
+                            slot_s: engine.slot_s.0,
                             config,
                             info,
                         });

@@ -10,6 +10,7 @@ pub mod grid;
 
 use crate::figures::declare::FigureSpec;
 use crate::policies::{AdmissionSpec, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
+use crate::profiles::ThroughputTable;
 use crate::workload::WorkloadSpec;
 use serde::{Deserialize, Deserializer, de};
 use serde_saphyr::Spanned;
@@ -83,12 +84,17 @@ pub struct EngineSpec {
     pub starvation_guard_h: Option<Positive>,
     #[serde(default = "default_overhead")]
     pub overhead: OverheadSpec,
+    /// Events mode: minimum spacing of decisions in seconds, also the number of scheduling
+    /// rounds between cluster restarts (ElasticFlow `--scheduling_slot`; its Figure 10: 240).
+    #[serde(default = "default_slot")]
+    pub slot_s: Positive,
 }
 
 impl Default for EngineSpec {
     fn default() -> Self {
         Self {
             mode: EngineMode::Rounds,
+            slot_s: default_slot(),
             round_s: default_round(),
             starvation_guard_h: default_guard(),
             overhead: default_overhead(),
@@ -98,6 +104,9 @@ impl Default for EngineSpec {
 
 fn default_round() -> Positive {
     Positive(300.0)
+}
+fn default_slot() -> Positive {
+    Positive(240.0)
 }
 fn default_guard() -> Option<Positive> {
     Some(Positive(1000.0))
@@ -112,6 +121,18 @@ pub enum EngineMode {
     /// Decisions at fixed round boundaries (Blox, Gavel, Synergy).
     #[default]
     Rounds,
+    /// Decisions at arrivals and planned ends, at most one per `slot_s` (ElasticFlow's
+    /// simulator); for the event-driven schedulers (`edf`).
+    Events,
+}
+
+impl EngineMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineMode::Rounds => "rounds",
+            EngineMode::Events => "events",
+        }
+    }
 }
 
 /// One policy of the grid: a label plus its admission x scheduling x placement.
@@ -120,7 +141,7 @@ pub enum EngineMode {
 pub struct PolicyEntry {
     /// Name in tables and figures, e.g. "Tiresias" for Blox's LAS.
     pub label: Spanned<Label>,
-    pub scheduler: SchedulerSpec,
+    pub scheduler: Spanned<SchedulerSpec>,
     #[serde(default = "default_placement")]
     pub placement: PlacementSpec,
     #[serde(default = "default_admission")]
@@ -158,6 +179,27 @@ pub struct ClusterEntry {
     pub label: Option<Spanned<Label>>,
     pub nodes: AtLeastOne,
     pub gpus_per_node: AtLeastOne,
+    /// GPU type, which selects the throughput table of event-driven runs (ElasticFlow's A100 or
+    /// T4 measurements).
+    #[serde(default)]
+    pub gpu: GpuType,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GpuType {
+    #[default]
+    A100,
+    T4,
+}
+
+impl GpuType {
+    pub fn throughput(self) -> &'static ThroughputTable {
+        match self {
+            GpuType::A100 => ThroughputTable::elasticflow_a100(),
+            GpuType::T4 => ThroughputTable::elasticflow_t4(),
+        }
+    }
 }
 
 impl ClusterEntry {
@@ -312,6 +354,7 @@ impl Spec {
         if let Some(seed) = self.seeds.value.iter().find(|&&s| s > i64::MAX as u64) {
             return Err((self.seeds.referenced, format!("seed {seed} is too large: seeds go up to {}", i64::MAX)));
         }
+        self.validate_engine()?;
         let mut seen = std::collections::HashSet::new();
         for p in &self.policies.value {
             if !seen.insert(&p.label.value) {
@@ -392,6 +435,51 @@ impl Spec {
                     ));
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+impl Spec {
+    /// Schedulers must match the engine mode; the event engine runs whole workloads with its
+    /// own placement and no admission policy of the round engine.
+    fn validate_engine(&self) -> Result<(), (serde_saphyr::Location, String)> {
+        let mode = self.engine.mode;
+        for p in &self.policies.value {
+            let scheduler = &p.scheduler.value;
+            let at = p.scheduler.referenced;
+            if scheduler.is_event_driven() != (mode == EngineMode::Events) {
+                let needed = if scheduler.is_event_driven() { "events" } else { "rounds" };
+                return Err((
+                    at,
+                    format!(
+                        "policy `{}`: scheduler `{}` runs on the {needed} engine, but `engine.mode` is `{}`; \
+                         set `engine: {{mode: {needed}}}` or run it in another spec",
+                        p.label.value.0,
+                        scheduler.name(),
+                        mode.name()
+                    ),
+                ));
+            }
+            if mode == EngineMode::Events
+                && (p.placement != PlacementSpec::Scattered || p.admission != AdmissionSpec::AcceptAll)
+            {
+                return Err((
+                    p.label.referenced,
+                    format!(
+                        "policy `{}`: event-driven schedulers bring their own placement and admission; remove `placement` and `admission`",
+                        p.label.value.0
+                    ),
+                ));
+            }
+        }
+        if mode == EngineMode::Events
+            && (!matches!(self.measure.track.value, TrackSpec::All) || self.measure.horizon_h.is_some())
+        {
+            return Err((
+                self.measure.track.referenced,
+                "`engine.mode: events` simulates whole workloads: use `track: all` and no `horizon_h`".into(),
+            ));
         }
         Ok(())
     }

@@ -143,8 +143,7 @@ impl Iterator for BloxBursty {
             submitted: arrival_s as f64,
             gpus: 1,
             work,
-            model: None,
-            deadline: None,
+            ..JobSpec::default()
         };
         self.next_id += 1;
         Some(job)

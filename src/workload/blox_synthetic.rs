@@ -59,8 +59,7 @@ impl Iterator for BloxPhillySynthetic {
             submitted: self.last_arrival_s as f64,
             gpus: 1,
             work: gavel_like_duration_s(&mut self.durations),
-            model: None,
-            deadline: None,
+            ..JobSpec::default()
         };
         self.next_id += 1;
         Some(job)

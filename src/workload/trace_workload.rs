@@ -153,6 +153,9 @@ impl LoadedTrace {
             work: job.duration_s.unwrap_or_default(),
             model: job.model,
             deadline: job.deadline_s,
+            iterations: job.iterations,
+            batch_size: job.batch_size,
+            best_effort: job.best_effort.unwrap_or(false),
         }))
     }
 }

@@ -1,0 +1,58 @@
+//! `edf`: earliest deadline first with elastic widths, no admission control (ElasticFlow ASPLOS'23
+//! baseline; `scheduler.py` `one_queue_edf_sim_jobs` with `edf_sim_allocation` @ b3f5ea4,
+//! `docs/elasticflow-semantics.md` §6.1).
+//!
+//! At every decision all runnable jobs (plus the event's arrivals) are re-planned by the
+//! [`EdfPlanner`] in deadline order on an empty cluster; each job gets its plan's GPUs now and
+//! its planned end as end event. A job is accepted when it first gets GPUs and declined when it
+//! completes after its deadline. Quirks kept for fidelity: decisions and completions are delayed
+//! by slot coalescing (§2.3), a job completes when its (possibly coalesced) end event is
+//! processed and is logged with its planned end (§2.8), progress uses the early-finish rule of
+//! §2.4, the planner's stale free count at aligned ends (§4 (*)), and when an event brings
+//! arrivals the runnable order is left as it was (only arrival-free decisions re-sort it by
+//! deadline), which fixes the order of later completions. Running jobs may drop to 0 GPUs and
+//! stay started; no overhead is ever charged.
+
+use super::edf_planner::EdfPlanner;
+use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::{RunError, SimTime};
+
+#[derive(Debug, Default)]
+pub struct Edf {
+    planner: EdfPlanner,
+    candidates: Vec<JobIdx>,
+}
+
+impl EventPolicy for Edf {
+    fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
+        let (total, slot) = (sim.total_gpus, sim.slot);
+        if arrivals.is_empty() {
+            self.planner.estimate_all(&sim.jobs, &mut sim.runnable, now, total, slot)?;
+        } else {
+            self.candidates.clear();
+            self.candidates.extend_from_slice(&sim.runnable);
+            self.candidates.extend_from_slice(arrivals);
+            self.planner.estimate_all(&sim.jobs, &mut self.candidates, now, total, slot)?;
+            for &a in arrivals {
+                sim.enqueue(a);
+            }
+        }
+        sim.release_all();
+        for k in 0..sim.runnable.len() {
+            let j = sim.runnable[k];
+            let Some(plan) = self.planner.plan_of(j) else { continue };
+            let job = &mut sim.jobs[j];
+            job.allocations.clone_from(&plan.allocations);
+            job.gpus = plan.allocations.points().first().map_or(0, |p| p.1);
+            let old_end = job.end_time;
+            job.end_time = plan.end;
+            if job.status == JobStatus::Running {
+                sim.change_end(j, old_end);
+            } else if job.gpus > 0 {
+                sim.start(j, now);
+                sim.add_end(j);
+            }
+        }
+        sim.place_widest_first()
+    }
+}
