@@ -1,7 +1,8 @@
 //! Shared plumbing of the readers: bounded input, CSV tables with named columns, field parsers.
 //!
-//! Every parser error names the line and the column; every input is bounded per line so that a
-//! corrupt file (a 2 GB line, a binary blob) is an error, not an out-of-memory abort.
+//! Every parser error names the line and the column; every input is bounded per line and per row
+//! so that a corrupt file (a 2 GB line, a quote left open, a binary blob) is an error, not an
+//! out-of-memory abort.
 
 use super::TraceError;
 use std::collections::VecDeque;
@@ -12,31 +13,61 @@ use std::path::{Path, PathBuf};
 /// the longest); anything near this is not a trace.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// Passes bytes through, failing once a line exceeds `max` bytes, and maps byte offsets to line
-/// numbers (the CSV parser's own line count skips blank and comment lines).
+/// The most bytes a CSV row may span, with the blank and comment lines before it. A row is one
+/// line unless a quoted field holds newlines; the CSV parser buffers a whole row, so a quote left
+/// open would otherwise make it buffer the rest of the file, however short each line is. Twice
+/// [`MAX_LINE_BYTES`], so that one overlong line is reported as such.
+pub const MAX_ROW_BYTES: usize = 2 * MAX_LINE_BYTES;
+
+/// Passes bytes through, failing once a line exceeds `max_line` bytes or the bytes since the last
+/// offset asked for by [`LineLimited::line_at`] (the end of the previous row) exceed `max_row`,
+/// and maps byte offsets to line numbers (the CSV parser's own line count skips blank and comment
+/// lines).
 pub struct LineLimited<R> {
     inner: R,
-    max: usize,
+    max_line: usize,
+    max_row: u64,
     line: u64,
     line_bytes: usize,
     offset: u64,
-    /// Offsets of newlines read but not yet passed by [`LineLimited::line_at`].
+    /// Offsets of newlines read but not yet passed by [`LineLimited::line_at`]; at most `max_row`
+    /// of them, since they all lie after `row_start - 1`.
     newlines: VecDeque<u64>,
     newlines_passed: u64,
+    /// Where the row being parsed starts: just after the last offset asked for.
+    row_start: u64,
 }
 
 impl<R: BufRead> LineLimited<R> {
-    pub fn new(inner: R, max: usize) -> Self {
-        Self { inner, max, line: 1, line_bytes: 0, offset: 0, newlines: VecDeque::new(), newlines_passed: 0 }
+    pub fn new(inner: R, max_line: usize, max_row: usize) -> Self {
+        Self {
+            inner,
+            max_line,
+            max_row: max_row as u64,
+            line: 1,
+            line_bytes: 0,
+            offset: 0,
+            newlines: VecDeque::new(),
+            newlines_passed: 0,
+            row_start: 0,
+        }
     }
 
-    /// The 1-based line of byte `offset`; offsets must be asked for in increasing order.
+    /// The 1-based line of byte `offset`; offsets must be asked for in increasing order. The row
+    /// bound counts from the byte after `offset`.
     pub fn line_at(&mut self, offset: u64) -> u64 {
         while self.newlines.front().is_some_and(|&nl| nl < offset) {
             self.newlines.pop_front();
             self.newlines_passed += 1;
         }
+        self.row_start = self.row_start.max(offset + 1);
         self.newlines_passed + 1
+    }
+
+    /// The line `row_start` is on.
+    fn row_start_line(&self) -> u64 {
+        let before = self.newlines.iter().take_while(|&&nl| nl < self.row_start).count() as u64;
+        self.newlines_passed + before + 1
     }
 }
 
@@ -51,36 +82,51 @@ impl<R: BufRead> Read for LineLimited<R> {
                 self.line_bytes = 0;
             } else {
                 self.line_bytes += 1;
-                if self.line_bytes > self.max {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        LineTooLong { line: self.line, max: self.max },
-                    ));
+                if self.line_bytes > self.max_line {
+                    let e = TooLong { line: self.line, max: self.max_line as u64, what: Span::Line };
+                    return Err(io::Error::new(io::ErrorKind::InvalidData, e));
                 }
+            }
+            if self.offset.saturating_sub(self.row_start) > self.max_row {
+                let e = TooLong { line: self.row_start_line(), max: self.max_row, what: Span::Row };
+                return Err(io::Error::new(io::ErrorKind::InvalidData, e));
             }
         }
         Ok(n)
     }
 }
 
-/// The error [`LineLimited`] raises; readers turn it into a [`TraceError`] on its line.
+/// The error [`LineLimited`] raises; readers turn it into a [`TraceError`] on its line (for a
+/// row, the line the row or the blank lines before it start on).
 #[derive(Debug)]
-pub struct LineTooLong {
+pub struct TooLong {
     pub line: u64,
-    pub max: usize,
+    pub max: u64,
+    pub what: Span,
 }
 
-impl std::fmt::Display for LineTooLong {
+/// What [`TooLong`] measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    Line,
+    Row,
+}
+
+impl std::fmt::Display for TooLong {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the line is longer than {} bytes; this is not a line-oriented trace (or the file is corrupt)",
-            self.max
-        )
+        match self.what {
+            Span::Line => write!(f, "the line is longer than {} bytes", self.max)?,
+            Span::Row => write!(
+                f,
+                "no row ends within {} bytes from this line (a quote left open, or a run of blank or comment lines)",
+                self.max
+            )?,
+        }
+        f.write_str("; this is not a line-oriented trace (or the file is corrupt)")
     }
 }
 
-impl std::error::Error for LineTooLong {}
+impl std::error::Error for TooLong {}
 
 /// Builds [`TraceError`]s for one file.
 #[derive(Debug, Clone)]
@@ -97,9 +143,9 @@ impl Errors {
         TraceError { file: self.file.clone(), line, column: column.map(str::to_string), message: message.into() }
     }
 
-    /// An I/O failure while reading; a [`LineTooLong`] keeps its line.
+    /// An I/O failure while reading; a [`TooLong`] keeps its line.
     pub fn io(&self, e: &io::Error) -> TraceError {
-        if let Some(long) = e.get_ref().and_then(|inner| inner.downcast_ref::<LineTooLong>()) {
+        if let Some(long) = e.get_ref().and_then(|inner| inner.downcast_ref::<TooLong>()) {
             return self.at(Some(long.line), None, long.to_string());
         }
         self.at(None, None, format!("cannot read the trace: {e}"))
@@ -121,6 +167,8 @@ pub struct Table<'a> {
     errors: Errors,
     names: Vec<String>,
     record: csv::StringRecord,
+    /// The line the last record ends on.
+    record_line: u64,
     /// Line of the header, 0 without one.
     header_line: u64,
 }
@@ -149,15 +197,22 @@ impl<'a> Table<'a> {
             .delimiter(options.delimiter)
             .comment(options.comment)
             .trim(csv::Trim::All)
-            .from_reader(LineLimited::new(input, MAX_LINE_BYTES));
-        let mut table = Table { reader, errors, names: Vec::new(), record: csv::StringRecord::new(), header_line: 0 };
+            .from_reader(LineLimited::new(input, MAX_LINE_BYTES, MAX_ROW_BYTES));
+        let mut table = Table {
+            reader,
+            errors,
+            names: Vec::new(),
+            record: csv::StringRecord::new(),
+            record_line: 0,
+            header_line: 0,
+        };
         match options.header {
             Header::Positional(names) => table.names = names.iter().map(|n| n.to_string()).collect(),
             Header::Named => {
                 if !table.read_record()? {
                     return Err(table.errors.at(Some(1), None, "the file is empty; expected a header line"));
                 }
-                table.header_line = table.line_of_record();
+                table.header_line = table.record_line;
                 table.names = table
                     .record
                     .iter()
@@ -218,7 +273,7 @@ impl<'a> Table<'a> {
             if self.record.len() == 1 && self.record[0].is_empty() {
                 continue;
             }
-            let line = self.line_of_record();
+            let line = self.record_line;
             let width = self.names.len();
             if self.record.len() != width {
                 let found = self.record.len();
@@ -239,19 +294,20 @@ impl<'a> Table<'a> {
         }
     }
 
+    /// Reads the next record, blank or not, and the line it ends on; asking for that line also
+    /// moves [`LineLimited`]'s row bound past the record. (The record's own start position counts
+    /// from any blank lines skipped before it, its end, the reader's position, does not.)
     fn read_record(&mut self) -> Result<bool, TraceError> {
         let Self { reader, record, errors, .. } = self;
-        reader.read_record(record).map_err(|e| {
+        let more = reader.read_record(record).map_err(|e| {
             let line = e.position().map(|p| reader.get_mut().line_at(p.byte()));
             csv_error(errors, e, line)
-        })
-    }
-
-    /// The line the last record ends on. The record's own start position counts from any blank
-    /// lines skipped before it, its end (the reader's position) does not.
-    fn line_of_record(&mut self) -> u64 {
-        let end = self.reader.position().byte();
-        self.reader.get_mut().line_at(end.saturating_sub(1))
+        })?;
+        if more {
+            let end = reader.position().byte();
+            self.record_line = reader.get_mut().line_at(end.saturating_sub(1));
+        }
+        Ok(more)
     }
 }
 
@@ -430,6 +486,37 @@ mod tests {
         t.next_row().unwrap();
         let err = t.next_row().err().unwrap().to_string();
         assert!(err.starts_with("t.csv:3: the line is longer than"), "{err}");
+    }
+
+    /// A quoted field left open makes every following line part of one row; the CSV parser would
+    /// buffer the rest of the file (and the newline index grow with it) however short each line is.
+    #[test]
+    fn a_row_spanning_too_many_bytes_is_an_error_on_the_line_it_starts() {
+        let open: &'static str =
+            Box::leak(format!("a,b\n1,2\n3,\"open\n{}", "x,y\n".repeat(MAX_ROW_BYTES / 4 + 10)).into_boxed_str());
+        let mut t = table(open, TableOptions::default()).unwrap();
+        assert_eq!(t.next_row().unwrap().unwrap().line, 2);
+        assert_eq!(
+            t.next_row().err().unwrap().to_string(),
+            format!(
+                "t.csv:3: no row ends within {MAX_ROW_BYTES} bytes from this line (a quote left open, or a run of blank or comment lines); this is not a line-oriented trace (or the file is corrupt)"
+            )
+        );
+        let comments: &'static str =
+            Box::leak(format!("a,b\n1,2\n\n{}3,4\n", "#\n".repeat(MAX_ROW_BYTES / 2 + 10)).into_boxed_str());
+        let options = TableOptions { comment: Some(b'#'), ..TableOptions::default() };
+        let mut t = table(comments, options).unwrap();
+        t.next_row().unwrap();
+        assert!(t.next_row().err().unwrap().to_string().starts_with("t.csv:3: no row ends within"));
+        // Many short rows and a few blank lines are fine: the bound is per row, not per file.
+        let rows: &'static str = Box::leak(format!("a,b\n{}", "1,2\n\n".repeat(MAX_ROW_BYTES)).into_boxed_str());
+        let mut t = table(rows, TableOptions::default()).unwrap();
+        let mut n = 0;
+        while let Some(row) = t.next_row().unwrap() {
+            n += 1;
+            assert_eq!(row.line, 2 * n);
+        }
+        assert_eq!(n, MAX_ROW_BYTES as u64);
     }
 
     #[test]
