@@ -1,11 +1,12 @@
 //! ElasticFlow (ASPLOS'23) Figure 10 on blox's event-driven engine, job for job against the
-//! original simulator's `job.csv` (re-run at HEAD into `../shared/traces/elasticflow/expected/`;
-//! `docs/elasticflow-semantics.md` §0, §7).
+//! original simulator's `job.csv` (re-run at HEAD into `../shared/traces/elasticflow/expected/`,
+//! the paper's own logs in `artifact/logs_figure10/`; `docs/elasticflow-semantics.md` §0, §7).
 
 use blox::core::ClusterSpec;
 use blox::core::events::{EventConfig, EventEngine, EventPolicy};
 use blox::core::{JobRecord, JobSpec, RunOutput};
 use blox::policies::edf::Edf;
+use blox::policies::tiresias::Tiresias;
 use blox::profiles::ThroughputTable;
 use blox::trace::read_trace;
 use blox::workload::LoadedTrace;
@@ -30,48 +31,92 @@ fn figure_10_run(policy: Box<dyn EventPolicy>) -> RunOutput {
     EventEngine::new(config(), policy, job_stream(&params, 1).unwrap()).unwrap().run().unwrap()
 }
 
-/// One row of the original's `job.csv`: job id -> (num_gpu, start, end, pending, ddl).
-fn expected_rows(policy: &str) -> Vec<(u64, u32, f64, f64, f64, f64)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/traces/elasticflow/expected/fig10_head")
-        .join(policy)
-        .join("job.csv");
+/// One row of an original `job.csv` under `../shared/traces/elasticflow/`: (job id, num_gpu,
+/// start, end, pending, ddl, preempt).
+type Row = (u64, u32, f64, f64, f64, f64, u32);
+
+fn expected_rows(log: &str) -> Vec<Row> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/elasticflow").join(log).join("job.csv");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let [id, gpus, start, end, pending, ddl] =
-        ["job_id", "num_gpu", "start_time", "end_time", "pending_time", "ddl"].map(column);
+    let [id, gpus, start, end, pending, ddl, preempt] =
+        ["job_id", "num_gpu", "start_time", "end_time", "pending_time", "ddl", "preempt"].map(column);
     lines
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
             let num = |i: usize| f[i].parse::<f64>().unwrap();
-            (f[id].parse().unwrap(), f[gpus].parse().unwrap(), num(start), num(end), num(pending), num(ddl))
+            let (i, g, p) = (f[id].parse().unwrap(), f[gpus].parse().unwrap(), f[preempt].parse().unwrap());
+            (i, g, num(start), num(end), num(pending), num(ddl), p)
         })
         .collect()
 }
 
-fn compare(policy: &str, out: &RunOutput) {
-    let expected = expected_rows(policy);
-    assert_eq!(expected.len(), 100);
+/// Every row of `log` (`rows` of them) against `out`. The pending time is compared as first
+/// start minus arrival, which it equals for jobs never preempted (the original also counts the
+/// time waiting after a preemption, which blox does not record).
+fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
+    let expected = expected_rows(log);
+    assert_eq!(expected.len(), rows);
     let mut mismatches = Vec::new();
-    for &(id, gpus, start, end, pending, ddl) in &expected {
+    for &(id, gpus, start, end, pending, ddl, preempt) in &expected {
         let r: &JobRecord = out.jobs.iter().find(|r| r.id == id).unwrap();
-        let got = (r.final_gpus, r.first_start, r.finish, r.first_start.map(|s| s - r.arrival), r.met_deadline);
-        let want = (Some(gpus), Some(start), Some(end), Some(pending), Some(end <= ddl));
+        let waited = r.first_start.map(|s| s - r.arrival);
+        let got = (r.final_gpus, r.first_start, r.finish, waited, r.met_deadline, r.preemptions);
+        let pending = if preempt == 0 { Some(pending) } else { waited };
+        let want = (Some(gpus), Some(start), Some(end), pending, Some(end <= ddl), preempt);
         if got != want {
             mismatches.push(format!("job {id}: got {got:?}, want {want:?}"));
         }
     }
-    assert!(mismatches.is_empty(), "{} of 100 rows differ:\n{}", mismatches.len(), mismatches.join("\n"));
+    assert!(mismatches.is_empty(), "{} of {rows} rows differ:\n{}", mismatches.len(), mismatches.join("\n"));
+}
+
+fn compare(log: &str, out: &RunOutput) {
+    compare_rows(log, 100, out);
 }
 
 #[test]
 fn edf_matches_the_original_job_for_job() {
     let out = figure_10_run(Box::new(Edf::default()));
-    compare("edf", &out);
+    compare("expected/fig10_head/edf", &out);
     let d = out.summary.deadlines;
     assert_eq!((d.accepted, d.declined, d.deadline_ratio), (92, 8, Some(0.92)));
+}
+
+#[test]
+fn tiresias_matches_the_original_dlas_gpu_job_for_job() {
+    let out = figure_10_run(Box::new(Tiresias::default()));
+    compare("expected/fig10_head/dlas-gpu", &out);
+    let d = out.summary.deadlines;
+    assert_eq!((d.accepted, d.declined, d.deadline_ratio), (100, 0, Some(1.0)));
+}
+
+/// Before commit 0d29ad9 (§8.5): the paper's own log, where jobs 89 and 90 end 31 s later.
+#[test]
+fn tiresias_paper_era_matches_the_papers_log() {
+    let out = figure_10_run(Box::new(Tiresias::paper_era()));
+    compare("artifact/logs_figure10/dlas-gpu", &out);
+}
+
+/// Figure 8a (`elasticVpollux_e.csv`, 16 nodes x 4 T4, 60 s slot), where dlas-gpu preempts 113
+/// jobs.
+#[test]
+fn tiresias_matches_figure_8a_with_preemptions() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/elasticflow/artifact/traces/elasticVpollux_e.csv");
+    let trace = read_trace(&path, None).unwrap();
+    let loaded = LoadedTrace { source: path, format: trace.format, jobs: trace.jobs, report: trace.report };
+    let config = EventConfig {
+        cluster: ClusterSpec::uniform(16, 4),
+        slot: 60.0,
+        throughput: Arc::new(ThroughputTable::elasticflow_t4().clone()),
+        record_timeline: false,
+    };
+    let jobs = loaded.into_job_stream().unwrap();
+    let out = EventEngine::new(config, Box::new(Tiresias::default()), jobs).unwrap().run().unwrap();
+    compare_rows("expected/fig8a_head/dlas-gpu", 195, &out);
 }
 
 #[test]
@@ -82,7 +127,7 @@ fn edf_on_the_shared_trace_file_matches_too() {
     let loaded = LoadedTrace { source: path, format: trace.format, jobs: trace.jobs, report: trace.report };
     let jobs = loaded.into_job_stream().unwrap();
     let out = EventEngine::new(config(), Box::new(Edf::default()), jobs).unwrap().run().unwrap();
-    compare("edf", &out);
+    compare("expected/fig10_head/edf", &out);
 }
 
 #[test]

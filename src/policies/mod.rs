@@ -16,6 +16,7 @@ pub mod optimus_oracle;
 pub mod priority_walk;
 pub mod scattered;
 pub mod srtf;
+pub mod tiresias;
 
 use crate::core::events::EventPolicy;
 use crate::core::{Admission, OverheadModel, Placement, Scheduler};
@@ -75,6 +76,7 @@ pub enum SchedulerSpec {
     Srtf,
     OptimusOracle(OptimusParams),
     Edf,
+    Tiresias,
 }
 
 /// Parameters of `optimus-oracle`.
@@ -139,6 +141,10 @@ impl SchedulerSpec {
             name: "edf",
             summary: "earliest deadline first, elastic widths, no admission control (ElasticFlow's EDF; engine mode events)",
         },
+        Entry {
+            name: "tiresias",
+            summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events)",
+        },
     ];
 
     pub fn name(&self) -> &'static str {
@@ -148,12 +154,13 @@ impl SchedulerSpec {
             SchedulerSpec::Srtf => "srtf",
             SchedulerSpec::OptimusOracle(_) => "optimus-oracle",
             SchedulerSpec::Edf => "edf",
+            SchedulerSpec::Tiresias => "tiresias",
         }
     }
 
     /// Whether the scheduler runs on the event-driven engine (`engine.mode: events`).
     pub fn is_event_driven(&self) -> bool {
-        matches!(self, SchedulerSpec::Edf)
+        matches!(self, SchedulerSpec::Edf | SchedulerSpec::Tiresias)
     }
 
     /// The round-engine scheduler; `None` for event-driven ones.
@@ -166,7 +173,7 @@ impl SchedulerSpec {
                 let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
                 Box::new(optimus_oracle::OptimusOracle::new(m))
             }
-            SchedulerSpec::Edf => return None,
+            SchedulerSpec::Edf | SchedulerSpec::Tiresias => return None,
         })
     }
 
@@ -174,6 +181,7 @@ impl SchedulerSpec {
     pub fn build_event(&self) -> Option<Box<dyn EventPolicy>> {
         match self {
             SchedulerSpec::Edf => Some(Box::new(edf::Edf::default())),
+            SchedulerSpec::Tiresias => Some(Box::new(tiresias::Tiresias::default())),
             _ => None,
         }
     }

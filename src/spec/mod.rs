@@ -122,7 +122,7 @@ pub enum EngineMode {
     #[default]
     Rounds,
     /// Decisions at arrivals and planned ends, at most one per `slot_s` (ElasticFlow's
-    /// simulator); for the event-driven schedulers (`edf`).
+    /// simulator); for the event-driven schedulers (`edf`, `tiresias`).
     Events,
 }
 

@@ -67,6 +67,10 @@ pub struct ElasticJob {
     pub start_time: Option<SimTime>,
     /// Seconds of the next progress step lost to reconfiguration.
     pub overhead: f64,
+    /// Seconds of progress, for the non-elastic baselines that count time against `duration`
+    /// rather than iterations.
+    pub executed: f64,
+    pub preemptions: u32,
     pub status: JobStatus,
     pub node_set: Option<SetId>,
     pub in_cache: bool,
@@ -112,6 +116,8 @@ impl ElasticJob {
             real_end_time: None,
             start_time: None,
             overhead: 0.0,
+            executed: 0.0,
+            preemptions: 0,
             status: JobStatus::Arrived,
             node_set: None,
             in_cache: false,

@@ -13,8 +13,12 @@
 //! 2. [`EventPolicy::complete`]: the current event's ending jobs finish;
 //! 3. [`EventPolicy::decide`]: arrivals join, plans and GPU counts change, jobs are placed;
 //! 4. the decision is logged (rank cache, cluster efficiency, timeline row) and the event popped;
-//! 5. if events remain: the scheduling-round counter (restart every `slot`-th round, which clears
-//!    the rank cache), [`EventPolicy::charge_overheads`], then coalescing gives the next time.
+//! 5. [`EventPolicy::next_decision`] gives the next time; by default, if events remain: the
+//!    scheduling-round counter (restart every `slot`-th round, which clears the rank cache),
+//!    [`EventPolicy::charge_overheads`], then coalescing.
+//!
+//! The event at `now` (arrivals and ends) is the list's front if it has that time; a policy that
+//! chooses its own times (Tiresias) may decide at times without one.
 
 mod event_list;
 mod job;
@@ -73,9 +77,19 @@ pub trait EventPolicy: Send {
     /// is this scheduling round's restart flag. Default: none (edf computes 0).
     fn charge_overheads(&mut self, _sim: &mut EventSim, _restart: bool) {}
 
-    /// Whether coalescing merges end events too (false for policies that keep no ends in the list).
-    fn merges_end_events(&self) -> bool {
-        true
+    /// The time of the next decision after the one at `now` (whose event is already popped), or
+    /// `None` when the policy expects no further decision; the run then ends, or fails if jobs
+    /// remain runnable. Policies that step on their own clock (Tiresias' ends and queue jumps,
+    /// Gandiva's slot steps, Themis' rounds, ElasticFlow's idle steps) override it. Default, the
+    /// EDF family (§2.3): if events remain, the scheduling-round counter, then
+    /// [`EventPolicy::charge_overheads`], then slot coalescing of arrivals and ends.
+    fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
+        if sim.events.is_empty() {
+            return Ok(None);
+        }
+        let restart = sim.next_round();
+        self.charge_overheads(sim, restart);
+        Ok(sim.events.coalesce(now, sim.slot, true))
     }
 }
 
@@ -113,18 +127,31 @@ impl EventSim {
         self.pending.push(j);
     }
 
-    /// `remove_from_pending`: `j` starts at `now` (its first start fixes the queueing delay).
+    /// `remove_from_pending`: `j` (re)starts at `now` (its first start fixes the queueing delay).
     pub fn start(&mut self, j: JobIdx, now: SimTime) {
         let job = &mut self.jobs[j];
         if job.status == JobStatus::Arrived {
             self.runnable.push(j);
         }
         job.status = JobStatus::Running;
-        job.start_time = Some(now);
+        job.start_time.get_or_insert(now);
         if let Some(k) = self.pending.iter().position(|&p| p == j) {
             self.pending.remove(k);
         }
         self.running.push(j);
+    }
+
+    /// `j` is preempted: it gives up its GPUs (not its placement, which the caller releases
+    /// first) and waits again.
+    pub fn preempt(&mut self, j: JobIdx) {
+        if let Some(k) = self.running.iter().position(|&r| r == j) {
+            self.running.remove(k);
+        }
+        self.pending.push(j);
+        let job = &mut self.jobs[j];
+        job.status = JobStatus::Pending;
+        job.gpus = 0;
+        job.preemptions += 1;
     }
 
     /// `j` is refused (admission control); it never runs.
@@ -227,7 +254,7 @@ impl EventSim {
 
     /// The scheduling-round counter: whether this round restarts the cluster (every `slot`-th
     /// round after the first, §2.5), which empties the rank cache.
-    fn next_round(&mut self) -> bool {
+    pub fn next_round(&mut self) -> bool {
         let restart = self.schedule_count > 0 && self.schedule_count.is_multiple_of(self.restart_period);
         self.schedule_count += 1;
         if restart {
@@ -337,21 +364,17 @@ impl EventEngine {
         Ok(Self { sim, policy })
     }
 
-    /// Runs until no event and no pending job is left.
+    /// Runs until the policy expects no further decision.
     pub fn run(mut self) -> Result<RunOutput, RunError> {
         let sim = &mut self.sim;
-        let mut now = sim.events.front().map_or(0.0, |e| e.time);
+        let mut next = sim.events.front().map(|e| e.time);
         let mut delta = 0.0;
         let mut decisions: u64 = 0;
         let mut busy_gpu_seconds = 0.0;
         let (mut arrivals, mut ends) = (Vec::new(), Vec::new());
-        while !sim.events.is_empty() || !sim.pending.is_empty() {
-            if sim.events.front().is_none_or(|e| e.time != now) {
-                // The original would pop from an empty list here (§13): nothing can start.
-                return Err(RunError::NoEnd { rounds: decisions, active_jobs: sim.runnable.len() });
-            }
+        while let Some(now) = next {
             self.policy.advance(sim, delta, now)?;
-            if let Some(event) = sim.events.front_mut() {
+            if let Some(event) = sim.events.front_mut().filter(|e| e.time == now) {
                 std::mem::swap(&mut arrivals, &mut event.arrivals);
                 std::mem::swap(&mut ends, &mut event.ends);
             }
@@ -367,17 +390,18 @@ impl EventEngine {
             if decisions >= MAX_DECISIONS {
                 return Err(RunError::NoEnd { rounds: decisions, active_jobs: sim.runnable.len() });
             }
-            if sim.events.is_empty() {
-                delta = sim.slot;
-                continue;
+            next = self.policy.next_decision(sim, now)?;
+            match next {
+                Some(t) => {
+                    busy_gpu_seconds += f64::from(allocated) * (t - now);
+                    delta = (t - now).trunc();
+                }
+                // The original would pop from an empty list or stop (§13): nothing can start.
+                None if !sim.runnable.is_empty() => {
+                    return Err(RunError::NoEnd { rounds: decisions, active_jobs: sim.runnable.len() });
+                }
+                None => {}
             }
-            let restart = sim.next_round();
-            self.policy.charge_overheads(sim, restart);
-            let merge = self.policy.merges_end_events();
-            let Some(next) = sim.events.coalesce(now, sim.slot, merge) else { continue };
-            busy_gpu_seconds += f64::from(allocated) * (next - now);
-            delta = (next - now).trunc();
-            now = next;
         }
         Ok(self.finish(decisions, busy_gpu_seconds))
     }
@@ -401,7 +425,7 @@ impl EventEngine {
             avg_responsiveness: f64::NAN,
             makespan,
             rounds: decisions,
-            preemptions: 0,
+            preemptions: records.iter().map(|r| u64::from(r.preemptions)).sum(),
             promoted_jobs: 0,
             gpu_utilization: busy_gpu_seconds / (f64::from(sim.total_gpus) * makespan),
             deadlines: DeadlineStats::of(&records),
@@ -420,7 +444,7 @@ fn record_of(job: &ElasticJob) -> JobRecord {
         first_start: job.start_time,
         first_progress: None,
         finish: finished.then_some(job.end_time),
-        preemptions: 0,
+        preemptions: job.preemptions,
         attained_service: job.start_time.filter(|_| finished).map_or(0.0, |s| job.end_time - s),
         promoted: false,
         deadline: (!job.best_effort).then_some(job.ddl),
