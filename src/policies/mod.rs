@@ -131,7 +131,10 @@ impl<'de> Deserialize<'de> for LoadTable {
 impl SchedulerSpec {
     pub const ALL: &[Entry] = &[
         Entry { name: "fifo", summary: "first come, first served by submission time (Blox Fifo)" },
-        Entry { name: "las", summary: "least attained service first, preemptive (Blox Las; Blox's \"Tiresias\")" },
+        Entry {
+            name: "las",
+            summary: "least attained service first, preemptive (Blox Las, which Blox labels \"Tiresias\"; the discretized 2D-LAS is `tiresias`)",
+        },
         Entry { name: "srtf", summary: "shortest remaining time first with oracle job lengths (Blox Srtf)" },
         Entry {
             name: "optimus-oracle",
