@@ -365,6 +365,14 @@ impl<'t> Row<'t> {
         if self.str(column).is_empty() { Ok(None) } else { self.non_negative(column).map(Some) }
     }
 
+    /// A GPU count of a gang job: a whole number >= 1 (formats whose every row is a GPU job).
+    pub fn gpus(&self, column: usize) -> Result<u32, TraceError> {
+        match self.count(column)? {
+            0 => Err(self.error(column, "expected at least 1 GPU, found 0")),
+            n => Ok(n),
+        }
+    }
+
     /// A whole number >= 0 (written as an integer, or as a float with no fraction such as `8.0`).
     pub fn count(&self, column: usize) -> Result<u32, TraceError> {
         parse_count(self.str(column))

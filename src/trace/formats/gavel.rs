@@ -75,10 +75,7 @@ pub fn read(
     let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
-        let n = row.count(gpus)?;
-        if n == 0 {
-            return Err(row.error(gpus, "expected at least 1 GPU, found 0"));
-        }
+        let n = row.gpus(gpus)?;
         let kind = row.opt_str(job_type).ok_or_else(|| row.error(job_type, "expected a job type, found nothing"))?;
         let (model, batch) = model_and_batch(kind);
         let mut job = TraceJob::new((report.rows_read - 1).to_string(), row.non_negative(arrival)?, n);

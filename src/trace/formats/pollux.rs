@@ -32,10 +32,7 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
-        let n = row.count(gpus)?;
-        if n == 0 {
-            return Err(row.error(gpus, "expected at least 1 GPU, found 0"));
-        }
+        let n = row.gpus(gpus)?;
         let app = row
             .opt_str(application)
             .ok_or_else(|| row.error(application, "expected an application name, found nothing"))?;

@@ -32,10 +32,7 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
-        let n = row.count(gpus)?;
-        if n == 0 {
-            return Err(row.error(gpus, "expected at least 1 GPU, found 0"));
-        }
+        let n = row.gpus(gpus)?;
         let name = row.opt_str(model).ok_or_else(|| row.error(model, "expected a model name, found nothing"))?;
         let mut job = TraceJob::new(row.str(id), row.non_negative(arrival)?, n);
         job.iterations = Some(f64::from(row.count(iterations)?));
