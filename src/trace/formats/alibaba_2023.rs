@@ -110,8 +110,7 @@ mod tests {
     const HEADER: &str = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
 
     fn read_str(text: &str) -> Result<(Vec<TraceJob>, ReadReport), String> {
-        let mut report = ReadReport::default();
-        read(Path::new("a.csv"), Box::new(text.as_bytes()), &mut report).map(|j| (j, report)).map_err(|e| e.to_string())
+        crate::trace::formats::read_text(crate::trace::formats::TraceFormat::Alibaba2023, "a.csv", text)
     }
 
     #[test]

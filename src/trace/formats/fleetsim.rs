@@ -66,8 +66,7 @@ mod tests {
     const HEAD: &str = "# fleetsim validation slice\n# source: HeliosData\njob_id,user,tenant,class,submit_time,num_chips,chip_type,num_nodes,duration_s,walltime_limit_s,final_status\n";
 
     fn read_str(text: &str) -> Result<(Vec<TraceJob>, ReadReport), String> {
-        let mut report = ReadReport::default();
-        read(Path::new("f.csv"), Box::new(text.as_bytes()), &mut report).map(|j| (j, report)).map_err(|e| e.to_string())
+        crate::trace::formats::read_text(crate::trace::formats::TraceFormat::Fleetsim, "f.csv", text)
     }
 
     #[test]

@@ -104,8 +104,7 @@ mod tests {
         "job_id,user,vc,jobname,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n";
 
     fn read_str(text: &str) -> Result<(Vec<TraceJob>, ReadReport), String> {
-        let mut report = ReadReport::default();
-        read(Path::new("h.csv"), Box::new(text.as_bytes()), &mut report).map(|j| (j, report)).map_err(|e| e.to_string())
+        crate::trace::formats::read_text(crate::trace::formats::TraceFormat::Helios, "h.csv", text)
     }
 
     #[test]

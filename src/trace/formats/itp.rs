@@ -37,8 +37,7 @@ mod tests {
     use super::*;
 
     fn read_str(text: &'static str) -> Result<(Vec<TraceJob>, ReadReport), String> {
-        let mut report = ReadReport::default();
-        read(Path::new("c.csv"), Box::new(text.as_bytes()), &mut report).map(|j| (j, report)).map_err(|e| e.to_string())
+        crate::trace::formats::read_text(crate::trace::formats::TraceFormat::Itp, "c.csv", text)
     }
 
     #[test]

@@ -279,6 +279,17 @@ fn looks_like_synergy_row(cols: &[&str]) -> bool {
         && cols[2..].iter().all(|c| c.parse::<f64>().is_ok())
 }
 
+/// Reads `text` as `format` from a file named `file`, for the readers' unit tests: the jobs and
+/// the report, or the error as displayed.
+#[cfg(test)]
+fn read_text(format: TraceFormat, file: &str, text: &str) -> Result<(Vec<TraceJob>, ReadReport), String> {
+    let mut report = ReadReport::default();
+    format
+        .read(Path::new(file), Box::new(text.as_bytes()), &mut report)
+        .map(|jobs| (jobs, report))
+        .map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,8 +51,7 @@ mod tests {
     use super::*;
 
     fn read_str(text: &str) -> Result<(Vec<TraceJob>, ReadReport), String> {
-        let mut report = ReadReport::default();
-        read(Path::new("t.csv"), Box::new(text.as_bytes()), &mut report).map(|j| (j, report)).map_err(|e| e.to_string())
+        crate::trace::formats::read_text(crate::trace::formats::TraceFormat::Tiresias, "t.csv", text)
     }
 
     #[test]
