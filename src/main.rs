@@ -481,14 +481,34 @@ fn print_summary(rows: &[RunRow]) {
         width(|r| r.info.cluster.len(), "cluster"),
         width(|r| r.info.workload.len(), "workload"),
     );
+    // Deadline-aware runs (the event engine) add the deadline satisfactory ratio.
+    let deadlines = rows.iter().any(|r| r.summary.deadlines.deadline_ratio.is_some());
+    let ratio_column = |r: Option<&RunRow>| match r {
+        _ if !deadlines => String::new(),
+        None => format!("  {:>9}", "ddl ratio"),
+        Some(r) => match r.summary.deadlines.deadline_ratio {
+            Some(ratio) => format!("  {ratio:>9.3}"),
+            None => format!("  {:>9}", "-"),
+        },
+    };
     println!(
-        "{:<wl$}  {:<wc$}  {:<ww$}  {:>6}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>6}",
-        "label", "cluster", "workload", "load", "seed", "avg JCT h", "p99 JCT h", "avg resp h", "preemptions", "util"
+        "{:<wl$}  {:<wc$}  {:<ww$}  {:>6}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>6}{}",
+        "label",
+        "cluster",
+        "workload",
+        "load",
+        "seed",
+        "avg JCT h",
+        "p99 JCT h",
+        "avg resp h",
+        "preemptions",
+        "util",
+        ratio_column(None)
     );
     for r in rows {
         let (i, s) = (&r.info, &r.summary);
         println!(
-            "{:<wl$}  {:<wc$}  {:<ww$}  {:>6}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>5.1}%",
+            "{:<wl$}  {:<wc$}  {:<ww$}  {:>6}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>5.1}%{}",
             i.label,
             i.cluster,
             i.workload,
@@ -498,7 +518,8 @@ fn print_summary(rows: &[RunRow]) {
             hours(s.p99_jct),
             hours(s.avg_responsiveness),
             s.preemptions,
-            s.gpu_utilization * 100.0
+            s.gpu_utilization * 100.0,
+            ratio_column(Some(r))
         );
     }
 }

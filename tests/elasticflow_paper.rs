@@ -6,6 +6,7 @@ use blox::core::ClusterSpec;
 use blox::core::events::{EventConfig, EventEngine, EventPolicy};
 use blox::core::{JobRecord, JobSpec, RunOutput};
 use blox::policies::edf::Edf;
+use blox::policies::edf_admission::EdfAdmission;
 use blox::policies::tiresias::Tiresias;
 use blox::profiles::ThroughputTable;
 use blox::trace::read_trace;
@@ -147,4 +148,52 @@ fn a_job_without_a_curve_is_an_error_naming_it() {
         error.to_string(),
         "job 7: the throughput table `elasticflow-a100.csv` has no curve for bert at global batch 3"
     );
+}
+
+/// Two jobs arrive together on one 8-GPU node, each needing the whole node for 3,600 s before a
+/// 4,000 s deadline. `edf` runs the second after the first, late; `edf-admission` refuses the
+/// second at arrival (it never runs) and charges the first its 10 s start overhead (§2.5).
+#[test]
+fn edf_admission_refuses_what_cannot_meet_its_deadline() {
+    let rate = ThroughputTable::elasticflow_a100().curve("resnet50", 256).unwrap().iterations_per_s(8).unwrap();
+    let job = |id| JobSpec {
+        id,
+        gpus: 8,
+        work: 3600.0,
+        model: Some("resnet50".into()),
+        batch_size: Some(256),
+        iterations: Some(rate * 3599.5),
+        deadline: Some(4000.0),
+        ..JobSpec::default()
+    };
+    let config = EventConfig { cluster: ClusterSpec::uniform(1, 8), ..config() };
+    let run = |policy: Box<dyn EventPolicy>| {
+        EventEngine::new(config.clone(), policy, [job(0), job(1)].into_iter()).unwrap().run().unwrap()
+    };
+    let edf = run(Box::new(Edf::default()));
+    let summary = |out: &RunOutput, id: usize| {
+        let r = &out.jobs[id];
+        (r.first_start, r.finish, r.met_deadline)
+    };
+    assert_eq!(summary(&edf, 0), (Some(0.0), Some(3600.0), Some(true)));
+    assert_eq!(summary(&edf, 1), (Some(3600.0), Some(7200.0), Some(false)));
+    let admission = run(Box::new(EdfAdmission::default()));
+    assert_eq!(summary(&admission, 0), (Some(0.0), Some(3610.0), Some(true)));
+    assert_eq!(summary(&admission, 1), (None, None, Some(false)));
+    assert_eq!(admission.summary.deadlines.deadline_ratio, Some(0.5));
+}
+
+/// Figure 10 under `edf-admission`: no job-level log of the original exists (its Figure 9 runs
+/// used unseeded deadlines), so this pins blox's result and the rule's invariants: every job
+/// either ran to completion or was refused at arrival without ever starting.
+#[test]
+fn edf_admission_on_figure_10() {
+    let out = figure_10_run(Box::new(EdfAdmission::default()));
+    for r in &out.jobs {
+        assert!(r.finish.is_some() == r.first_start.is_some(), "job {} started but never finished", r.id);
+        assert!(r.finish.is_some() || r.met_deadline == Some(false), "job {} neither ran nor was declined", r.id);
+    }
+    let refused = out.jobs.iter().filter(|r| r.first_start.is_none()).count();
+    let d = out.summary.deadlines;
+    assert_eq!((d.accepted, d.declined, refused), (92, 8, 8));
 }

@@ -7,6 +7,7 @@
 pub mod accept_all;
 pub mod consolidated;
 pub mod edf;
+pub mod edf_admission;
 pub mod edf_planner;
 pub mod fifo;
 pub mod fixed_overhead;
@@ -76,6 +77,7 @@ pub enum SchedulerSpec {
     Srtf,
     OptimusOracle(OptimusParams),
     Edf,
+    EdfAdmission,
     Tiresias,
 }
 
@@ -145,6 +147,10 @@ impl SchedulerSpec {
             summary: "earliest deadline first, elastic widths, no admission control (ElasticFlow's EDF; engine mode events)",
         },
         Entry {
+            name: "edf-admission",
+            summary: "EDF with admission control: an arrival enters iff the EDF plan meets every deadline (ElasticFlow's edf-accessctrl; engine mode events)",
+        },
+        Entry {
             name: "tiresias",
             summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events)",
         },
@@ -157,13 +163,14 @@ impl SchedulerSpec {
             SchedulerSpec::Srtf => "srtf",
             SchedulerSpec::OptimusOracle(_) => "optimus-oracle",
             SchedulerSpec::Edf => "edf",
+            SchedulerSpec::EdfAdmission => "edf-admission",
             SchedulerSpec::Tiresias => "tiresias",
         }
     }
 
     /// Whether the scheduler runs on the event-driven engine (`engine.mode: events`).
     pub fn is_event_driven(&self) -> bool {
-        matches!(self, SchedulerSpec::Edf | SchedulerSpec::Tiresias)
+        matches!(self, SchedulerSpec::Edf | SchedulerSpec::EdfAdmission | SchedulerSpec::Tiresias)
     }
 
     /// The round-engine scheduler; `None` for event-driven ones.
@@ -176,7 +183,7 @@ impl SchedulerSpec {
                 let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
                 Box::new(optimus_oracle::OptimusOracle::new(m))
             }
-            SchedulerSpec::Edf | SchedulerSpec::Tiresias => return None,
+            SchedulerSpec::Edf | SchedulerSpec::EdfAdmission | SchedulerSpec::Tiresias => return None,
         })
     }
 
@@ -184,6 +191,7 @@ impl SchedulerSpec {
     pub fn build_event(&self) -> Option<Box<dyn EventPolicy>> {
         match self {
             SchedulerSpec::Edf => Some(Box::new(edf::Edf::default())),
+            SchedulerSpec::EdfAdmission => Some(Box::new(edf_admission::EdfAdmission::default())),
             SchedulerSpec::Tiresias => Some(Box::new(tiresias::Tiresias::default())),
             _ => None,
         }

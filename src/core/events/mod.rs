@@ -235,6 +235,27 @@ impl EventSim {
         }
     }
 
+    /// Places every runnable job holding GPUs in `runnable` order (edf-accessctrl, §2.6). Unlike
+    /// widest-first this can fragment the node sets; when a job does not fit, every placement of
+    /// this call is undone and the job is returned (the original fails an assertion there).
+    pub fn place_in_runnable_order(&mut self) -> Result<(), JobIdx> {
+        for k in 0..self.runnable.len() {
+            let j = self.runnable[k];
+            let job = &mut self.jobs[j];
+            if job.gpus == 0 {
+                continue;
+            }
+            match self.placement.place(j, job.gpus) {
+                Some(set) => job.node_set = Some(set),
+                None => {
+                    self.release_all();
+                    return Err(j);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Places every runnable job holding GPUs, widest first (stable over `runnable` order).
     pub fn place_widest_first(&mut self) -> Result<(), RunError> {
         self.place_order.clear();

@@ -1,0 +1,131 @@
+//! `edf-admission`: earliest deadline first with elastic widths and admission control
+//! (ElasticFlow ASPLOS'23 baseline "EDF + admission control"; `scheduler.py`
+//! `one_queue_edf_sim_jobs_access_control` with `edf_sim_allocation` @ b3f5ea4,
+//! `docs/elasticflow-semantics.md` §6.2, planner §4).
+//!
+//! Rule: arrivals are admitted one at a time, in event order: an arrival enters iff the EDF plan
+//! ([`EdfPlanner`]) of every runnable job plus it, on an empty cluster from now, meets every
+//! deadline (an admitted arrival counts for the next one); a refused arrival is declined and never
+//! runs. Each admission applies the new plan to the running jobs (GPUs now, planned end) and to
+//! the pending ones, which start if their plan gives them GPUs now. A decision without admissions
+//! re-plans the runnable jobs in deadline order and starts or re-sizes them likewise. A job is
+//! accepted when it first starts and declined at admission or when it completes after its
+//! deadline. Every decision that leaves events charges each running job holding GPUs
+//! `estimate(g, restart, cached)` seconds (§2.5), which delays its end.
+//!
+//! Quirks kept for fidelity: decisions and completions are coalesced to the slot (§2.3); when no
+//! arrival is admitted, a job planned 0 GPUs keeps its old end event and so "completes" there
+//! (§12); jobs are placed in runnable order, not widest first, so the buddy placement can
+//! fragment (§2.6), which matters through the rank cache and its overheads. Deviation: where that
+//! order leaves a job without room the original fails an assertion; blox places that decision
+//! widest first instead (placement never changes speed).
+
+use super::edf_planner::EdfPlanner;
+use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::{RunError, SimTime};
+
+#[derive(Debug, Default)]
+pub struct EdfAdmission {
+    planner: EdfPlanner,
+    candidates: Vec<JobIdx>,
+    started: Vec<JobIdx>,
+}
+
+impl EdfAdmission {
+    /// Applies `j`'s plan from the last estimate: its allocation and its GPUs now; returns the
+    /// planned end.
+    fn apply_plan(&self, sim: &mut EventSim, j: JobIdx) -> SimTime {
+        let plan = self.planner.plan_of(j).expect("every runnable job was planned");
+        let job = &mut sim.jobs[j];
+        job.allocations.clone_from(&plan.allocations);
+        job.gpus = plan.allocations.points().first().map_or(0, |p| p.1);
+        plan.end
+    }
+
+    /// Admits `a` if the plan of the runnable jobs plus `a` meets every deadline; on admission
+    /// the plan is applied to every runnable job. Returns whether `a` was admitted.
+    fn admit(&mut self, sim: &mut EventSim, now: SimTime, a: JobIdx) -> Result<bool, RunError> {
+        self.candidates.clear();
+        self.candidates.extend_from_slice(&sim.runnable);
+        self.candidates.push(a);
+        if !self.planner.estimate_all(&sim.jobs, &mut self.candidates, now, sim.total_gpus, sim.slot)? {
+            sim.decline(a);
+            return Ok(false);
+        }
+        sim.enqueue(a);
+        for k in 0..sim.running.len() {
+            let j = sim.running[k];
+            let end = self.apply_plan(sim, j);
+            let old = std::mem::replace(&mut sim.jobs[j].end_time, end);
+            sim.change_end(j, old);
+        }
+        self.started.clear();
+        for k in 0..sim.pending.len() {
+            let j = sim.pending[k];
+            sim.jobs[j].end_time = self.apply_plan(sim, j);
+            if sim.jobs[j].gpus > 0 {
+                self.started.push(j);
+            }
+        }
+        for k in 0..self.started.len() {
+            let j = self.started[k];
+            sim.start(j, now);
+            sim.add_end(j);
+        }
+        Ok(true)
+    }
+
+    /// A decision without admissions: re-plan the runnable jobs (re-sorting them by deadline);
+    /// jobs planned GPUs now start or move their end, the others keep theirs.
+    fn replan(&mut self, sim: &mut EventSim, now: SimTime) -> Result<(), RunError> {
+        self.planner.estimate_all(&sim.jobs, &mut sim.runnable, now, sim.total_gpus, sim.slot)?;
+        for k in 0..sim.runnable.len() {
+            let j = sim.runnable[k];
+            let end = self.apply_plan(sim, j);
+            if sim.jobs[j].gpus == 0 {
+                continue;
+            }
+            let old = std::mem::replace(&mut sim.jobs[j].end_time, end);
+            if sim.jobs[j].status == JobStatus::Pending {
+                sim.start(j, now);
+                sim.add_end(j);
+            } else {
+                sim.change_end(j, old);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl EventPolicy for EdfAdmission {
+    fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
+        sim.release_all();
+        let mut admitted = false;
+        for &a in arrivals {
+            admitted |= self.admit(sim, now, a)?;
+        }
+        if !admitted {
+            self.replan(sim, now)?;
+        }
+        if sim.place_in_runnable_order().is_err() {
+            sim.place_widest_first()?;
+        }
+        Ok(())
+    }
+
+    /// Running jobs holding GPUs pay their reconfiguration overhead at the end of their plan.
+    fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
+        for k in 0..sim.running.len() {
+            let j = sim.running[k];
+            let job = &mut sim.jobs[j];
+            if job.gpus == 0 {
+                job.overhead = 0.0;
+                continue;
+            }
+            job.overhead = sim.overhead.estimate(job.gpus, restart, job.in_cache);
+            let old = job.end_time;
+            job.end_time += job.overhead;
+            sim.change_end(j, old);
+        }
+    }
+}
