@@ -247,3 +247,33 @@ fn the_example_csv_spec_runs() {
     assert_eq!(runs.len(), 4);
     assert!(runs.iter().all(|r| r.summary.tracked_finished == 40 && r.summary.tracked_jobs == 40));
 }
+
+#[test]
+fn zipped_clusters_and_workloads_pair_by_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let zipped = "name: zipped
+policies: [{label: FIFO, scheduler: fifo}]
+clusters: [{nodes: 2, gpus_per_node: 4}, {nodes: 2, gpus_per_node: 4}]
+workloads: [{blox-philly-synthetic: {}}, {blox-bursty: {}}]
+zip_clusters_workloads: true
+loads: [1]
+measure: {track: {ids: [20, 60]}}
+";
+    let spec = write_spec(dir.path(), "zip.yaml", zipped);
+    let out = blox(&["validate", spec.to_str().unwrap()], dir.path());
+    assert!(text(&out.stdout).contains("2 runs"), "{}{}", text(&out.stdout), text(&out.stderr));
+    // Repeating a cluster is how several traces share a size; outside a zip it is a mistake.
+    let crossed = zipped.replace("zip_clusters_workloads: true\n", "");
+    let spec = write_spec(dir.path(), "crossed.yaml", &crossed);
+    let out = blox(&["validate", spec.to_str().unwrap()], dir.path());
+    assert!(text(&out.stderr).contains("cluster label `2x4` is used twice"), "{}", text(&out.stderr));
+    let uneven = zipped.replace(", {blox-bursty: {}}]", "]");
+    let spec = write_spec(dir.path(), "uneven.yaml", &uneven);
+    let out = blox(&["validate", spec.to_str().unwrap()], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("uneven.yaml:5:25: zip_clusters_workloads pairs clusters and workloads by position, but there are 2 clusters and 1 workloads"),
+        "{}",
+        text(&out.stderr)
+    );
+}

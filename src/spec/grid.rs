@@ -1,4 +1,5 @@
-//! Expansion of a spec into its runs: policies x clusters x workloads x loads x seeds.
+//! Expansion of a spec into its runs: policies x clusters x workloads x loads x seeds (clusters and
+//! workloads paired by position instead when `zip_clusters_workloads`).
 //!
 //! The order is fixed (loads innermost, as in Blox's config lists) and every run gets a key that
 //! is a readable prefix plus a hash of its fully resolved configuration and the blox version, so
@@ -65,8 +66,11 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
     };
     let mut plans = Vec::new();
     for policy in &spec.policies.value {
-        for cluster in &spec.clusters.value {
-            for workload in &spec.workloads.value {
+        for (ci, cluster) in spec.clusters.value.iter().enumerate() {
+            for (wi, workload) in spec.workloads.value.iter().enumerate() {
+                if spec.zip_clusters_workloads.value && ci != wi {
+                    continue;
+                }
                 let workload = &workload.value;
                 let loads: Vec<Option<f64>> =
                     if workload.needs_load() { spec.loads.iter().map(|l| Some(l.0)).collect() } else { vec![None] };

@@ -30,6 +30,10 @@ pub struct Spec {
     pub policies: Spanned<Vec<PolicyEntry>>,
     pub clusters: Spanned<Vec<ClusterEntry>>,
     pub workloads: Spanned<Vec<Spanned<WorkloadSpec>>>,
+    /// Pair the i-th cluster with the i-th workload instead of running every workload on every
+    /// cluster (ElasticFlow Fig 8b: each trace on the cluster size it was recorded for).
+    #[serde(default = "no_zip")]
+    pub zip_clusters_workloads: Spanned<bool>,
     /// Offered loads in jobs per hour, for workload generators.
     #[serde(default)]
     pub loads: Vec<Positive>,
@@ -42,6 +46,10 @@ pub struct Spec {
     /// Figures drawn at the end of `blox run` and by `blox plot`.
     #[serde(default)]
     pub figures: Vec<Spanned<FigureSpec>>,
+}
+
+fn no_zip() -> Spanned<bool> {
+    Spanned::new(false, serde_saphyr::Location::UNKNOWN, serde_saphyr::Location::UNKNOWN)
 }
 
 fn default_seeds() -> Spanned<Vec<u64>> {
@@ -355,6 +363,16 @@ impl Spec {
             return Err((self.seeds.referenced, format!("seed {seed} is too large: seeds go up to {}", i64::MAX)));
         }
         self.validate_engine()?;
+        if self.zip_clusters_workloads.value && self.clusters.value.len() != self.workloads.value.len() {
+            return Err((
+                self.zip_clusters_workloads.referenced,
+                format!(
+                    "zip_clusters_workloads pairs clusters and workloads by position, but there are {} clusters and {} workloads",
+                    self.clusters.value.len(),
+                    self.workloads.value.len()
+                ),
+            ));
+        }
         let mut seen = std::collections::HashSet::new();
         for p in &self.policies.value {
             if !seen.insert(&p.label.value) {
@@ -367,9 +385,16 @@ impl Spec {
                 ));
             }
         }
-        let mut seen = std::collections::HashSet::new();
+        // Zipped grids may repeat a cluster (several traces on one size); a label still names one
+        // configuration.
+        let mut seen = std::collections::HashMap::new();
         for c in &self.clusters.value {
-            if !seen.insert(c.label()) {
+            let config = (c.nodes, c.gpus_per_node, c.gpu);
+            let clash = match seen.insert(c.label(), config) {
+                None => false,
+                Some(first) => first != config || !self.zip_clusters_workloads.value,
+            };
+            if clash {
                 let at = c.label.as_ref().map_or(self.clusters.referenced, |l| l.referenced);
                 return Err((
                     at,
