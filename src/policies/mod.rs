@@ -16,6 +16,7 @@ pub mod optimus_oracle;
 pub mod priority_walk;
 pub mod scattered;
 pub mod srtf;
+pub mod themis;
 pub mod tiresias;
 
 use crate::core::events::EventPolicy;
@@ -77,6 +78,7 @@ pub enum SchedulerSpec {
     OptimusOracle(OptimusParams),
     Edf,
     Tiresias,
+    Themis,
 }
 
 /// Parameters of `optimus-oracle`.
@@ -148,6 +150,10 @@ impl SchedulerSpec {
             name: "tiresias",
             summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events)",
         },
+        Entry {
+            name: "themis",
+            summary: "finish-time fairness: each slot-long round minimises the largest rho, fitting jobs by share (ElasticFlow's themis; engine mode events)",
+        },
     ];
 
     pub fn name(&self) -> &'static str {
@@ -158,12 +164,13 @@ impl SchedulerSpec {
             SchedulerSpec::OptimusOracle(_) => "optimus-oracle",
             SchedulerSpec::Edf => "edf",
             SchedulerSpec::Tiresias => "tiresias",
+            SchedulerSpec::Themis => "themis",
         }
     }
 
     /// Whether the scheduler runs on the event-driven engine (`engine.mode: events`).
     pub fn is_event_driven(&self) -> bool {
-        matches!(self, SchedulerSpec::Edf | SchedulerSpec::Tiresias)
+        matches!(self, SchedulerSpec::Edf | SchedulerSpec::Tiresias | SchedulerSpec::Themis)
     }
 
     /// The round-engine scheduler; `None` for event-driven ones.
@@ -176,7 +183,7 @@ impl SchedulerSpec {
                 let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
                 Box::new(optimus_oracle::OptimusOracle::new(m))
             }
-            SchedulerSpec::Edf | SchedulerSpec::Tiresias => return None,
+            SchedulerSpec::Edf | SchedulerSpec::Tiresias | SchedulerSpec::Themis => return None,
         })
     }
 
@@ -185,6 +192,7 @@ impl SchedulerSpec {
         match self {
             SchedulerSpec::Edf => Some(Box::new(edf::Edf::default())),
             SchedulerSpec::Tiresias => Some(Box::new(tiresias::Tiresias::default())),
+            SchedulerSpec::Themis => Some(Box::new(themis::Themis::default())),
             _ => None,
         }
     }
