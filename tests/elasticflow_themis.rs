@@ -92,15 +92,19 @@ fn themis_matches_figure_10_job_for_job() {
     assert_eq!(out.summary.rounds, 740_400 / 240 + 1);
 }
 
-/// The original was killed after 176 of 195 jobs (50 on time, 126 late), so its ratio lies in
-/// [50/195, 69/195]; the paper plots 0.312.
+/// The original was killed after 176 of 195 jobs had finished (50 on time, 126 late), so its
+/// ratio lies in [50/195, 69/195]; the paper plots 0.312. blox's first 176 finishes have the same
+/// split, and it ends at 61/134 (the paper's 0.312 is 61/195). Contended rounds depend on which
+/// optimal point the solver returns (§10.4), so this is agreement in counts, not job for job.
 #[test]
-fn themis_finishes_figure_8a() {
+fn themis_finishes_figure_8a_within_the_original_bracket() {
     let out = figure_8a_run();
     let d = out.summary.deadlines;
-    assert_eq!(d.accepted + d.declined, 195);
-    eprintln!(
-        "fig 8a themis: {} accepted, {} declined, ratio {:?}, preemptions {}",
-        d.accepted, d.declined, d.deadline_ratio, out.summary.preemptions
-    );
+    assert_eq!((d.accepted, d.declined), (61, 134));
+    let ratio = d.deadline_ratio.unwrap();
+    assert!((50.0 / 195.0..=69.0 / 195.0).contains(&ratio) && (ratio - 0.312).abs() <= 0.01, "{ratio}");
+    let mut finished: Vec<&JobRecord> = out.jobs.iter().collect();
+    finished.sort_by(|a, b| a.finish.unwrap().total_cmp(&b.finish.unwrap()));
+    let on_time = finished[..176].iter().filter(|r| r.met_deadline == Some(true)).count();
+    assert_eq!((on_time, 176 - on_time), (50, 126));
 }

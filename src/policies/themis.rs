@@ -16,18 +16,19 @@
 //! iterations and in seconds against the duration; a job ends in the round in which either runs
 //! out (§10.3). Accepted when it ends by its deadline, declined otherwise; no overhead.
 //!
-//! The solver (§10.4) is exact and needs no LP library: `rho_i` falls with `x_i`, so the optimum
-//! is `t* = max(max_i rho_i(1), t_G)` where `t_G` solves `sum_i g_i c_i(t) = G` for the least
-//! share `c_i(t) = I_i / (T_i (t B_i - A_i))` that keeps `rho_i <= t` (`t_G` only matters when
-//! the cluster is oversubscribed; the sum is convex and decreasing, so Newton's method from the
-//! left converges monotonically). The optimum is unique only when `t* = t_G`; otherwise every
-//! `x` with `c_i(t*) <= x_i <= 1` and room in the cluster is optimal and the original's ECOS
-//! returns some interior point. blox takes the least optimal point, `x_i = c_i(t*)` (1 for the
-//! jobs that pin `t*`): each job gets the least share that keeps the optimal fairness, so the
-//! jobs closest to being the worst off are served first. This changes nothing when every job
-//! fits (all of Figure 10: only the row order of jobs ending in the same round follows `x`);
-//! under contention it decides which jobs run, where no solver other than ECOS itself can
-//! reproduce the original round for round (§10.4).
+//! The solver (§10.4) is exact and needs no LP library. `rho_i` falls with `x_i`, so the optimal
+//! value is `t* = max(max_i rho_i(1), t_G)`, where `t_G` solves `sum_i g_i c_i(t) = G` for the
+//! least share `c_i(t) = I_i / (T_i (t B_i - A_i))` that keeps `rho_i <= t` (Newton from the
+//! left: the sum is convex and decreasing). If `t* = t_G` the optimum `x_i = c_i(t*)` is unique.
+//! Otherwise (every round of Figure 10 and, per §10.4, of the Figure 8a rounds sampled) the jobs
+//! pinning `t*` get 1 and any `x` with `c_i(t*) <= x_i <= 1` that fits is optimal; the original
+//! keeps the interior point where ECOS stops. blox takes the point an interior-point method
+//! converges to, the analytic centre of that optimal face under the barriers of the cone program
+//! cvxpy builds (epigraph rows `t >= rho_i`, `u_i >= 1 / (T_i x_i)` as a 3-d second-order cone,
+//! the box, the capacity row). Eliminating `u_i` leaves, per free job, `max 2 ln(x_i - c_i) +
+//! ln(1 - x_i) - p g_i x_i` with the capacity price `p = 1 / (G - sum g x)`: a closed form per
+//! job (`(2 + c_i) / 3` at `p = 0`) and a bisection on `p`. `x` only orders the jobs: it decides
+//! which run when not all fit, and the row order of jobs ending in the same round.
 //!
 //! Quirks kept for fidelity (§10.1-§10.3, §12 item 11): the "isolated" value is the fraction
 //! `min(ceil(G / n) / g_i, 1)` of `n` runnable jobs, not a throughput, so `B_i = cum_i + I_i /
@@ -80,15 +81,16 @@ impl Term {
     }
 }
 
-/// Minimises the largest `rho` subject to `0 <= x <= 1` and `sum gpus x <= total` and writes
-/// the least optimal point into `x` (see the module doc). Returns the optimal value.
-fn least_fair_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> f64 {
+/// Minimises the largest `rho` subject to `0 <= x <= 1` and `sum gpus x <= total`, writes the
+/// chosen optimal point into `x` (see the module doc) and returns the optimal value.
+fn fair_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> f64 {
     let pinned = terms.iter().map(|t| t.rho(1.0)).fold(f64::NEG_INFINITY, f64::max);
     let demand = |t: f64| terms.iter().map(|term| term.gpus * term.least_share(t)).sum::<f64>();
-    let mut best = pinned;
+    x.clear();
     if terms.iter().map(|t| t.gpus).sum::<f64>() > total && demand(pinned) > total {
         // Newton on the convex, decreasing `demand(t) - total` from the left: every step stays
         // left of the root, so the iterates rise monotonically until rounding stops them.
+        let mut best = pinned;
         for _ in 0..200 {
             let excess = demand(best) - total;
             if excess <= 0.0 {
@@ -104,10 +106,63 @@ fn least_fair_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> f64 {
             }
             best = next;
         }
+        x.extend(terms.iter().map(|term| term.least_share(best).min(1.0)));
+        return best;
     }
-    x.clear();
-    x.extend(terms.iter().map(|term| if term.rho(1.0) >= best { 1.0 } else { term.least_share(best).min(1.0) }));
-    best
+    x.extend(terms.iter().map(|term| if term.rho(1.0) >= pinned { 1.0 } else { term.least_share(pinned) }));
+    central_shares(terms, total, x);
+    pinned
+}
+
+/// The share in `(least, 1)` maximising `2 ln(x - least) + ln(1 - x) - price x`: the root of
+/// `price x^2 - (price (1 + least) + 3) x + price least + 2 + least` in that interval.
+fn central_share(least: f64, price: f64) -> f64 {
+    let b = price * (1.0 + least) + 3.0;
+    let c = price * least + 2.0 + least;
+    2.0 * c / (b + (b * b - 4.0 * price * c).sqrt())
+}
+
+/// Moves the free shares of `x` (those below 1, at their least values) to the analytic centre
+/// of the optimal face. The capacity price `p` satisfies `p (total - sum gpus x(p)) = 1`, whose
+/// left side rises with `p`: bisection. Nothing moves when no capacity is left above the least
+/// shares (the face is a point).
+fn central_shares(terms: &[Term], total: f64, x: &mut [f64]) {
+    let free = |x: &f64| *x < 1.0;
+    let fixed: f64 = terms.iter().zip(x.iter()).filter(|(_, x)| !free(x)).map(|(t, _)| t.gpus).sum();
+    let slack = |price: f64| {
+        let used: f64 = terms
+            .iter()
+            .zip(x.iter())
+            .filter(|(_, x)| free(x))
+            .map(|(t, &x)| t.gpus * central_share(x, price * t.gpus))
+            .sum();
+        total - fixed - used
+    };
+    let least_used: f64 = terms.iter().zip(x.iter()).filter(|(_, x)| free(x)).map(|(t, x)| t.gpus * x).sum();
+    if !x.iter().any(free) || total - fixed - least_used <= 0.0 {
+        return;
+    }
+    let (mut lo, mut hi) = (0.0, 1.0);
+    while hi * slack(hi) < 1.0 {
+        lo = hi;
+        hi *= 2.0;
+    }
+    loop {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if mid * slack(mid) < 1.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    for (term, x) in terms.iter().zip(x.iter_mut()) {
+        if free(x) {
+            *x = central_share(*x, hi * term.gpus);
+        }
+    }
 }
 
 impl Themis {
@@ -175,7 +230,7 @@ impl EventPolicy for Themis {
             return Ok(());
         }
         self.build_terms(sim)?;
-        least_fair_shares(&self.terms, f64::from(sim.total_gpus), &mut self.shares);
+        fair_shares(&self.terms, f64::from(sim.total_gpus), &mut self.shares);
         for (k, &j) in sim.runnable.iter().enumerate() {
             self.share[j] = self.shares[k];
         }
@@ -247,18 +302,39 @@ mod tests {
         Term { age, left, rate, isolated, gpus }
     }
 
-    /// When everything fits, the optimum is pinned by the worst job at its full share and the
-    /// others get the least share that keeps them at that level.
+    /// The centre's optimality condition for a free share: `2 / (x - c) - 1 / (1 - x) = price g`
+    /// with `price = 1 / (total - sum gpus x)`.
+    fn assert_central(terms: &[Term], x: &[f64], t: f64, total: f64) {
+        let price = 1.0 / (total - terms.iter().zip(x).map(|(term, x)| term.gpus * x).sum::<f64>());
+        for (term, &x) in terms.iter().zip(x) {
+            if x < 1.0 {
+                let c = term.least_share(t);
+                assert!(c < x, "{c} < {x}");
+                let gap = 2.0 / (x - c) - 1.0 / (1.0 - x) - price * term.gpus;
+                assert!(gap.abs() < 1e-9, "{gap}");
+            }
+        }
+    }
+
+    #[test]
+    fn central_share_without_a_price_is_two_thirds_of_the_way_up() {
+        assert_eq!(central_share(0.0, 0.0), 2.0 / 3.0);
+        assert!((central_share(0.4, 0.0) - 0.8).abs() < 1e-15);
+        assert!(central_share(0.4, 5.0) < 0.8);
+    }
+
+    /// When everything fits, the worst job pins the optimum at its full share and the others sit
+    /// at the centre of their optimal interval.
     #[test]
     fn uncontended_optimum_is_the_worst_job_at_full_share() {
         let terms = [term(0.0, 100.0, 1.0, 50.0, 1.0), term(10.0, 100.0, 2.0, 100.0, 1.0)];
         let mut x = Vec::new();
-        let t = least_fair_shares(&terms, 8.0, &mut x);
-        assert_eq!(t, 2.0);
-        assert_eq!(x[0], 1.0);
-        // rho_1(x) = (10 + 50 / x) / 100 = 2  =>  x = 50 / 190.
-        assert!((x[1] - 50.0 / 190.0).abs() < 1e-15);
-        assert!((terms[1].rho(x[1]) - t).abs() < 1e-12);
+        let t = fair_shares(&terms, 8.0, &mut x);
+        assert_eq!((t, x[0]), (2.0, 1.0));
+        // rho_1(x) = (10 + 50 / x) / 100 <= 2  <=>  x >= 50 / 190.
+        assert!((terms[1].least_share(t) - 50.0 / 190.0).abs() < 1e-15);
+        assert!(terms[1].rho(x[1]) < t);
+        assert_central(&terms, &x, t, 8.0);
     }
 
     /// When the cluster is oversubscribed at the pinned level, the optimum fills it exactly and
@@ -268,24 +344,33 @@ mod tests {
         let terms =
             [term(0.0, 100.0, 1.0, 100.0, 4.0), term(0.0, 100.0, 1.0, 100.0, 4.0), term(0.0, 60.0, 1.0, 100.0, 4.0)];
         let mut x = Vec::new();
-        let t = least_fair_shares(&terms, 8.0, &mut x);
+        let t = fair_shares(&terms, 8.0, &mut x);
         let used: f64 = terms.iter().zip(&x).map(|(term, x)| term.gpus * x).sum();
         assert!((used - 8.0).abs() < 1e-9, "{used}");
         for (term, &x) in terms.iter().zip(&x) {
             assert!((term.rho(x) - t).abs() < 1e-9);
-            assert!(x < 1.0);
         }
         // Equal rho with equal age and isolated time: shares proportional to work left.
         assert!((x[0] - x[1]).abs() < 1e-15 && (x[2] / x[0] - 0.6).abs() < 1e-12);
     }
 
-    /// Oversubscribed by GPU count but not at the pinned level: the pinned optimum stands.
+    /// Oversubscribed by GPU count but not at the pinned level: the pinned optimum stands and
+    /// the capacity price pulls the free share below its unpriced centre.
     #[test]
     fn oversubscribed_but_slack_keeps_the_pinned_optimum() {
         let terms = [term(0.0, 100.0, 1.0, 10.0, 4.0), term(0.0, 1.0, 1.0, 100.0, 8.0)];
         let mut x = Vec::new();
-        let t = least_fair_shares(&terms, 8.0, &mut x);
+        let t = fair_shares(&terms, 8.0, &mut x);
         assert_eq!((t, x[0]), (10.0, 1.0));
-        assert!((x[1] - 0.001).abs() < 1e-15);
+        assert!(x[1] < central_share(0.001, 0.0));
+        assert_central(&terms, &x, t, 8.0);
+    }
+
+    /// A single job filling the cluster leaves nothing to centre.
+    #[test]
+    fn a_lone_job_gets_its_full_share() {
+        let mut x = Vec::new();
+        assert_eq!(fair_shares(&[term(5.0, 100.0, 2.0, 50.0, 8.0)], 8.0, &mut x), 1.1);
+        assert_eq!(x, [1.0]);
     }
 }
