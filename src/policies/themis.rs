@@ -22,13 +22,14 @@
 //! left: the sum is convex and decreasing). If `t* = t_G` the optimum `x_i = c_i(t*)` is unique.
 //! Otherwise (every round of Figure 10 and, per §10.4, of the Figure 8a rounds sampled) the jobs
 //! pinning `t*` get 1 and any `x` with `c_i(t*) <= x_i <= 1` that fits is optimal; the original
-//! keeps the interior point where ECOS stops. blox takes the point an interior-point method
-//! converges to, the analytic centre of that optimal face under the barriers of the cone program
+//! keeps the interior point where ECOS stops. blox takes the point that interior-point methods
+//! approach, the analytic centre of that optimal face under the barriers of the cone program
 //! cvxpy builds (epigraph rows `t >= rho_i`, `u_i >= 1 / (T_i x_i)` as a 3-d second-order cone,
 //! the box, the capacity row). Eliminating `u_i` leaves, per free job, `max 2 ln(x_i - c_i) +
 //! ln(1 - x_i) - p g_i x_i` with the capacity price `p = 1 / (G - sum g x)`: a closed form per
-//! job (`(2 + c_i) / 3` at `p = 0`) and a bisection on `p`. `x` only orders the jobs: it decides
-//! which run when not all fit, and the row order of jobs ending in the same round.
+//! job (`(2 + c_i) / 3` at `p = 0`) and a bisection on `p`. ECOS stops near, not at, that
+//! point, so close shares may order differently. `x` only orders the jobs: it decides which run
+//! when not all fit, and the row order of jobs ending in the same round.
 //!
 //! Quirks kept for fidelity (§10.1-§10.3, §12 item 11): the "isolated" value is the fraction
 //! `min(ceil(G / n) / g_i, 1)` of `n` runnable jobs, not a throughput, so `B_i = cum_i + I_i /
