@@ -17,6 +17,7 @@ pub mod optimus_oracle;
 pub mod priority_walk;
 pub mod scattered;
 pub mod srtf;
+pub mod themis;
 pub mod tiresias;
 
 use crate::core::events::EventPolicy;
@@ -79,6 +80,7 @@ pub enum SchedulerSpec {
     Edf,
     EdfAdmission,
     Tiresias,
+    Themis,
 }
 
 /// Parameters of `optimus-oracle`.
@@ -154,6 +156,10 @@ impl SchedulerSpec {
             name: "tiresias",
             summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events)",
         },
+        Entry {
+            name: "themis",
+            summary: "finish-time fairness: each slot-long round minimises the largest rho, fitting jobs by share (ElasticFlow's themis; engine mode events)",
+        },
     ];
 
     pub fn name(&self) -> &'static str {
@@ -165,12 +171,20 @@ impl SchedulerSpec {
             SchedulerSpec::Edf => "edf",
             SchedulerSpec::EdfAdmission => "edf-admission",
             SchedulerSpec::Tiresias => "tiresias",
+            SchedulerSpec::Themis => "themis",
         }
     }
 
     /// Whether the scheduler runs on the event-driven engine (`engine.mode: events`).
     pub fn is_event_driven(&self) -> bool {
-        matches!(self, SchedulerSpec::Edf | SchedulerSpec::EdfAdmission | SchedulerSpec::Tiresias)
+        !self.is_round_based()
+    }
+
+    fn is_round_based(&self) -> bool {
+        matches!(
+            self,
+            SchedulerSpec::Fifo | SchedulerSpec::Las | SchedulerSpec::Srtf | SchedulerSpec::OptimusOracle(_)
+        )
     }
 
     /// The round-engine scheduler; `None` for event-driven ones.
@@ -183,7 +197,7 @@ impl SchedulerSpec {
                 let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
                 Box::new(optimus_oracle::OptimusOracle::new(m))
             }
-            SchedulerSpec::Edf | SchedulerSpec::EdfAdmission | SchedulerSpec::Tiresias => return None,
+            _ => return None,
         })
     }
 
@@ -193,6 +207,7 @@ impl SchedulerSpec {
             SchedulerSpec::Edf => Some(Box::new(edf::Edf::default())),
             SchedulerSpec::EdfAdmission => Some(Box::new(edf_admission::EdfAdmission::default())),
             SchedulerSpec::Tiresias => Some(Box::new(tiresias::Tiresias::default())),
+            SchedulerSpec::Themis => Some(Box::new(themis::Themis::default())),
             _ => None,
         }
     }
