@@ -10,6 +10,8 @@ pub mod edf;
 pub mod edf_planner;
 pub mod fifo;
 pub mod fixed_overhead;
+pub mod gandiva;
+pub mod gandiva_placement;
 pub mod las;
 pub mod load_based;
 pub mod optimus_oracle;
@@ -77,6 +79,7 @@ pub enum SchedulerSpec {
     OptimusOracle(OptimusParams),
     Edf,
     Tiresias,
+    Gandiva,
 }
 
 /// Parameters of `optimus-oracle`.
@@ -148,6 +151,10 @@ impl SchedulerSpec {
             name: "tiresias",
             summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events)",
         },
+        Entry {
+            name: "gandiva",
+            summary: "node sets per job size, over-subscription with 60 s time slicing, non-elastic (ElasticFlow's gandiva; engine mode events)",
+        },
     ];
 
     pub fn name(&self) -> &'static str {
@@ -158,12 +165,13 @@ impl SchedulerSpec {
             SchedulerSpec::OptimusOracle(_) => "optimus-oracle",
             SchedulerSpec::Edf => "edf",
             SchedulerSpec::Tiresias => "tiresias",
+            SchedulerSpec::Gandiva => "gandiva",
         }
     }
 
     /// Whether the scheduler runs on the event-driven engine (`engine.mode: events`).
     pub fn is_event_driven(&self) -> bool {
-        matches!(self, SchedulerSpec::Edf | SchedulerSpec::Tiresias)
+        matches!(self, SchedulerSpec::Edf | SchedulerSpec::Tiresias | SchedulerSpec::Gandiva)
     }
 
     /// The round-engine scheduler; `None` for event-driven ones.
@@ -176,7 +184,7 @@ impl SchedulerSpec {
                 let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
                 Box::new(optimus_oracle::OptimusOracle::new(m))
             }
-            SchedulerSpec::Edf | SchedulerSpec::Tiresias => return None,
+            SchedulerSpec::Edf | SchedulerSpec::Tiresias | SchedulerSpec::Gandiva => return None,
         })
     }
 
@@ -185,6 +193,7 @@ impl SchedulerSpec {
         match self {
             SchedulerSpec::Edf => Some(Box::new(edf::Edf::default())),
             SchedulerSpec::Tiresias => Some(Box::new(tiresias::Tiresias::default())),
+            SchedulerSpec::Gandiva => Some(Box::new(gandiva::Gandiva::default())),
             _ => None,
         }
     }

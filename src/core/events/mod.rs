@@ -96,6 +96,8 @@ pub trait EventPolicy: Send {
 /// The state every event-driven policy works on.
 pub struct EventSim {
     pub total_gpus: u32,
+    /// GPUs of each (identical) node, for policies with their own placement (Gandiva).
+    pub gpus_per_node: u32,
     pub slot: f64,
     /// Every job of the run, in submission order.
     pub jobs: Vec<ElasticJob>,
@@ -346,6 +348,7 @@ impl EventEngine {
         let events = EventList::from_arrivals(jobs.iter().enumerate().map(|(i, j)| (i, j.submit)));
         let sim = EventSim {
             total_gpus,
+            gpus_per_node,
             slot: config.slot,
             jobs,
             events,
