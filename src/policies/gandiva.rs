@@ -40,6 +40,9 @@ pub struct Gandiva {
     waited: Vec<JobIdx>,
     /// Jobs found finished in the current step, in discovery order.
     finished: Vec<JobIdx>,
+    /// By job: whether it is among the jobs its set runs now (the original's `node_set` marks,
+    /// which its scheduling log counts as busy).
+    occupying: Vec<bool>,
 }
 
 impl Gandiva {
@@ -62,7 +65,7 @@ impl EventPolicy for Gandiva {
     /// back-computed end, sets left empty release their nodes.
     fn advance(&mut self, sim: &mut EventSim, delta: f64, now: SimTime) -> Result<(), RunError> {
         let gpn = sim.gpus_per_node;
-        let Self { sets, released, waited, finished } = self;
+        let Self { sets, released, waited, finished, .. } = self;
         let sets = sets.get_or_insert_with(|| GandivaNodeSets::new(sim.total_gpus / gpn, gpn));
         sets.adjust();
         let rotate = (now % ROTATION_S).trunc() == 0.0;
@@ -120,7 +123,17 @@ impl EventPolicy for Gandiva {
                 k += 1;
             }
         }
+        self.occupying.resize(sim.jobs.len(), false);
+        for set in self.sets.iter().flat_map(GandivaNodeSets::sets) {
+            for (k, &j) in set.jobs.iter().enumerate() {
+                self.occupying[j] = k < set.running();
+            }
+        }
         Ok(())
+    }
+
+    fn occupies_gpus(&self, _sim: &EventSim, j: JobIdx) -> bool {
+        self.occupying.get(j).copied().unwrap_or(false)
     }
 
     /// While arrivals remain: the round counter, every running job's overhead, slot coalescing
@@ -170,7 +183,7 @@ mod tests {
             cluster: ClusterSpec::uniform(1, 1),
             slot: 60.0,
             throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
-            record_timeline: false,
+            record_timeline: true,
         };
         let jobs = [job(0, 0.0, 100.0, 150.0), job(1, 0.0, 30.0, 100.0)];
         let out = EventEngine::new(config, Box::new(Gandiva::default()), jobs.into_iter()).unwrap().run().unwrap();
@@ -179,5 +192,8 @@ mod tests {
         let ends: Vec<_> = out.jobs.iter().map(|r| (r.first_start, r.finish, r.met_deadline)).collect();
         assert_eq!(ends, [(Some(0.0), Some(160.0), Some(false)), (Some(0.0), Some(90.0), Some(true))]);
         assert_eq!(out.summary.rounds, 4);
+        // Only the job a set runs occupies the GPU; the last step finds none left.
+        let free: Vec<_> = out.timeline.iter().map(|r| (r.time, r.free_gpus)).collect();
+        assert_eq!(free, [(0.0, 0), (60.0, 0), (120.0, 0), (180.0, 1)]);
     }
 }

@@ -72,6 +72,11 @@ impl GandivaNodeSets {
         self.free_nodes
     }
 
+    /// Every set, by class then list order.
+    pub fn sets(&self) -> impl Iterator<Item = &NodeSet> {
+        self.classes.iter().flatten()
+    }
+
     /// The class lists in [`CLASSES`] order, for time slicing.
     pub fn classes_mut(&mut self) -> &mut [Vec<NodeSet>; CLASSES.len()] {
         &mut self.classes
