@@ -112,3 +112,29 @@ fn gandiva_matches_figure_8a_job_for_job() {
     let d = out.summary.deadlines;
     assert_eq!((d.accepted, d.declined), (18, 177));
 }
+
+/// A trace under `../shared/traces/elasticflow/` on `nodes` x `gpn` A100 with `slot`: (accepted,
+/// declined).
+fn ratio_run(trace: &str, nodes: u32, gpn: u32, slot: f64) -> (u64, u64) {
+    let path = shared(trace);
+    let trace = read_trace(&path, None).unwrap();
+    let loaded = LoadedTrace { source: path, format: trace.format, jobs: trace.jobs, report: trace.report };
+    let config = EventConfig {
+        cluster: ClusterSpec::uniform(nodes, gpn),
+        slot,
+        throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
+        record_timeline: false,
+    };
+    let jobs = loaded.into_job_stream().unwrap();
+    let out = EventEngine::new(config, Box::new(Gandiva::default()), jobs).unwrap().run().unwrap();
+    (out.summary.deadlines.accepted, out.summary.deadlines.declined)
+}
+
+/// The other runs of the original recorded in `expected/results.csv` (no per-job logs kept).
+#[test]
+fn gandiva_matches_the_other_recorded_ratios() {
+    assert_eq!(ratio_run("artifact/traces/resnet_cifar_trace.csv", 1, 8, 240.0), (3, 2));
+    assert_eq!(ratio_run("itp-generated/195job.csv", 16, 8, 240.0), (47, 148));
+    assert_eq!(ratio_run("itp-generated/cluster10.csv", 32, 8, 60.0), (86, 174));
+    assert_eq!(ratio_run("artifact/traces/philly_103959.csv", 32, 8, 60.0), (362, 514));
+}
