@@ -17,14 +17,16 @@
 //! Quirks kept for fidelity (§9.3, §12 item 10): completions are discovered only at steps and the
 //! end is back-computed (`now - (executed - duration)`), the job holding its set until then;
 //! "every 60 s" rotation happens only at steps whose time is a multiple of 60 s (with coalesced
-//! arrivals, many steps are not); the retry of waiting jobs
-//! skips the job after each one that starts (the original removes from the list it iterates);
-//! the overhead left to a job that did not run is cleared only for jobs that once waited (the
-//! original clears it over its `runnable` list, which jobs placed on arrival never join), so a job
-//! placed on arrival that sits behind others keeps its stale overhead until it runs.
+//! arrivals, many steps are not); the retry of waiting jobs skips the job after each one that
+//! starts (the original removes from the list it iterates); the overhead left to a job that did
+//! not run is cleared only for jobs that once waited (the original clears it over its `runnable`
+//! list, which jobs placed on arrival never join), so a job placed on arrival that sits behind
+//! others keeps its stale overhead until it runs. Dropping the stale overhead, the skip, or the
+//! expansion rule of [`super::gandiva_placement`] each changes 12 to 165 rows of the Figure 10
+//! or Figure 8a logs, which all match with them.
 
 use super::gandiva_placement::GandivaNodeSets;
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::events::{CLASSES, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
 
 /// Time-slicing period: over-subscribed sets rotate at steps whose time is a multiple of it.
@@ -46,11 +48,18 @@ pub struct Gandiva {
 }
 
 impl Gandiva {
-    /// `try_get_job_res`: places `j` on its requested GPUs; whether it got a set.
-    fn place(&mut self, sim: &mut EventSim, j: JobIdx) -> Result<bool, RunError> {
+    /// `try_get_job_res`: places `j` on its requested GPUs; whether it got a set. A size that
+    /// is not a class is an error (the original exits).
+    fn place(&mut self, sim: &EventSim, j: JobIdx) -> Result<bool, RunError> {
         let sets = self.sets.as_mut().expect("node sets exist from the first step");
         let job = &sim.jobs[j];
-        sets.place(j, job.requested_gpus).ok_or(RunError::Unplaceable { id: job.id, gpus: job.requested_gpus })
+        sets.place(j, job.requested_gpus).ok_or_else(|| RunError::InvalidJob {
+            id: job.id,
+            reason: format!(
+                "asks for {} GPUs, which is not one of Gandiva's node-set sizes {CLASSES:?}",
+                job.requested_gpus
+            ),
+        })
     }
 
     fn start(sim: &mut EventSim, j: JobIdx, now: SimTime) {
@@ -175,18 +184,22 @@ mod tests {
         }
     }
 
+    fn config(nodes: u32, gpus_per_node: u32) -> EventConfig {
+        EventConfig {
+            cluster: ClusterSpec::uniform(nodes, gpus_per_node),
+            slot: 60.0,
+            throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
+            record_timeline: true,
+        }
+    }
+
     /// One GPU, two jobs arriving together: the second over-subscribes the set, the two take
     /// turns at steps on the 60 s grid, completions are found at steps and back-dated.
     #[test]
     fn over_subscribed_jobs_take_turns_and_ends_are_back_computed() {
-        let config = EventConfig {
-            cluster: ClusterSpec::uniform(1, 1),
-            slot: 60.0,
-            throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
-            record_timeline: true,
-        };
         let jobs = [job(0, 0.0, 100.0, 150.0), job(1, 0.0, 30.0, 100.0)];
-        let out = EventEngine::new(config, Box::new(Gandiva::default()), jobs.into_iter()).unwrap().run().unwrap();
+        let out =
+            EventEngine::new(config(1, 1), Box::new(Gandiva::default()), jobs.into_iter()).unwrap().run().unwrap();
         // 0-60 job 0 runs (then rotates behind job 1); 60-120 job 1 runs and is done 30 s in;
         // 120-180 job 0 runs its last 40 s.
         let ends: Vec<_> = out.jobs.iter().map(|r| (r.first_start, r.finish, r.met_deadline)).collect();
@@ -195,5 +208,17 @@ mod tests {
         // Only the job a set runs occupies the GPU; the last step finds none left.
         let free: Vec<_> = out.timeline.iter().map(|r| (r.time, r.free_gpus)).collect();
         assert_eq!(free, [(0.0, 0), (60.0, 0), (120.0, 0), (180.0, 1)]);
+    }
+
+    #[test]
+    fn a_size_without_node_sets_is_an_error_naming_the_job() {
+        let mut wide = job(4, 0.0, 10.0, 100.0);
+        wide.gpus = 3;
+        let engine = EventEngine::new(config(1, 4), Box::new(Gandiva::default()), [wide].into_iter()).unwrap();
+        let error = engine.run().err().unwrap().to_string();
+        assert!(
+            error.starts_with("job 4: asks for 3 GPUs, which is not one of Gandiva's node-set sizes [1, 2, 4"),
+            "{error}"
+        );
     }
 }
