@@ -11,6 +11,8 @@ pub mod edf_admission;
 pub mod edf_planner;
 pub mod fifo;
 pub mod fixed_overhead;
+pub mod gandiva;
+pub mod gandiva_placement;
 pub mod las;
 pub mod load_based;
 pub mod optimus_oracle;
@@ -81,6 +83,7 @@ pub enum SchedulerSpec {
     EdfAdmission,
     Tiresias,
     Themis,
+    Gandiva,
 }
 
 /// Parameters of `optimus-oracle`.
@@ -160,6 +163,10 @@ impl SchedulerSpec {
             name: "themis",
             summary: "finish-time fairness: each slot-long round minimises the largest rho, fitting jobs by share (ElasticFlow's themis; engine mode events)",
         },
+        Entry {
+            name: "gandiva",
+            summary: "node sets per job size, over-subscription with 60 s time slicing, non-elastic (ElasticFlow's gandiva; engine mode events)",
+        },
     ];
 
     pub fn name(&self) -> &'static str {
@@ -172,6 +179,7 @@ impl SchedulerSpec {
             SchedulerSpec::EdfAdmission => "edf-admission",
             SchedulerSpec::Tiresias => "tiresias",
             SchedulerSpec::Themis => "themis",
+            SchedulerSpec::Gandiva => "gandiva",
         }
     }
 
@@ -208,6 +216,7 @@ impl SchedulerSpec {
             SchedulerSpec::EdfAdmission => Some(Box::new(edf_admission::EdfAdmission::default())),
             SchedulerSpec::Tiresias => Some(Box::new(tiresias::Tiresias::default())),
             SchedulerSpec::Themis => Some(Box::new(themis::Themis::default())),
+            SchedulerSpec::Gandiva => Some(Box::new(gandiva::Gandiva::default())),
             _ => None,
         }
     }

@@ -77,6 +77,13 @@ pub trait EventPolicy: Send {
     /// is this scheduling round's restart flag. Default: none (edf computes 0).
     fn charge_overheads(&mut self, _sim: &mut EventSim, _restart: bool) {}
 
+    /// Whether running job `j`, holding GPUs, occupies them at this decision (the scheduling
+    /// log's cluster efficiency and the GPUs in use count it). Default: it has a buddy
+    /// placement. Policies with their own placement (Gandiva's time-sliced node sets) override it.
+    fn occupies_gpus(&self, sim: &EventSim, j: JobIdx) -> bool {
+        sim.jobs[j].node_set.is_some()
+    }
+
     /// The time of the next decision after the one at `now` (whose event is already popped), or
     /// `None` when the policy expects no further decision; the run then ends, or fails if jobs
     /// remain runnable. Policies that step on their own clock (Tiresias' ends and queue jumps,
@@ -96,6 +103,8 @@ pub trait EventPolicy: Send {
 /// The state every event-driven policy works on.
 pub struct EventSim {
     pub total_gpus: u32,
+    /// GPUs of each (identical) node, for policies with their own placement (Gandiva).
+    pub gpus_per_node: u32,
     pub slot: f64,
     /// Every job of the run, in submission order.
     pub jobs: Vec<ElasticJob>,
@@ -285,9 +294,9 @@ impl EventSim {
     }
 
     /// The scheduling log (§2.7): rank-cache flags of placed jobs and one timeline row with the
-    /// cluster efficiency `Σ T(g)/T(1)` over running jobs holding GPUs, over all GPUs.
-    /// Returns the GPUs in use.
-    fn log_decision(&mut self, now: SimTime) -> u32 {
+    /// cluster efficiency `Σ T(g)/T(1)` over running jobs holding GPUs that `occupies` them,
+    /// over all GPUs. Returns the GPUs in use.
+    fn log_decision(&mut self, now: SimTime, occupies: impl Fn(&EventSim, JobIdx) -> bool) -> u32 {
         let jobs = &self.jobs;
         let flags = &mut self.rank_flags;
         flags.clear();
@@ -300,7 +309,7 @@ impl EventSim {
         let mut allocated = 0;
         for &j in &self.running {
             let job = &jobs[j];
-            if job.gpus > 0 && job.node_set.is_some() {
+            if job.gpus > 0 && occupies(self, j) {
                 efficiency += job.curve.speedup(job.gpus).unwrap_or(0.0);
                 allocated += job.gpus;
             }
@@ -367,6 +376,7 @@ impl EventEngine {
         let events = EventList::from_arrivals(jobs.iter().enumerate().map(|(i, j)| (i, j.submit)));
         let sim = EventSim {
             total_gpus,
+            gpus_per_node,
             slot: config.slot,
             jobs,
             events,
@@ -403,7 +413,8 @@ impl EventEngine {
             self.policy.decide(sim, now, &arrivals)?;
             arrivals.clear();
             ends.clear();
-            let allocated = sim.log_decision(now);
+            let policy = &self.policy;
+            let allocated = sim.log_decision(now, |sim, j| policy.occupies_gpus(sim, j));
             if sim.events.front().is_some_and(|e| e.time == now) {
                 sim.events.pop_front();
             }
