@@ -7,11 +7,14 @@
 pub mod accept_all;
 pub mod consolidated;
 pub mod edf;
+pub mod edf_elastic;
 pub mod edf_planner;
+pub mod elasticflow;
 pub mod fifo;
 pub mod fixed_overhead;
 pub mod las;
 pub mod load_based;
+pub mod mss_planner;
 pub mod optimus_oracle;
 pub mod priority_walk;
 pub mod scattered;
@@ -77,6 +80,8 @@ pub enum SchedulerSpec {
     OptimusOracle(OptimusParams),
     Edf,
     Tiresias,
+    Elasticflow,
+    EdfElastic,
 }
 
 /// Parameters of `optimus-oracle`.
@@ -148,6 +153,14 @@ impl SchedulerSpec {
             name: "tiresias",
             summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events)",
         },
+        Entry {
+            name: "elasticflow",
+            summary: "ElasticFlow: minimum satisfactory shares, all-or-nothing admission, leftover GPUs by marginal GPU time (ef-accessctrl; engine mode events)",
+        },
+        Entry {
+            name: "edf-elastic",
+            summary: "EDF + elastic scaling: ElasticFlow's planner without admission control (ef; engine mode events)",
+        },
     ];
 
     pub fn name(&self) -> &'static str {
@@ -158,12 +171,17 @@ impl SchedulerSpec {
             SchedulerSpec::OptimusOracle(_) => "optimus-oracle",
             SchedulerSpec::Edf => "edf",
             SchedulerSpec::Tiresias => "tiresias",
+            SchedulerSpec::Elasticflow => "elasticflow",
+            SchedulerSpec::EdfElastic => "edf-elastic",
         }
     }
 
     /// Whether the scheduler runs on the event-driven engine (`engine.mode: events`).
     pub fn is_event_driven(&self) -> bool {
-        matches!(self, SchedulerSpec::Edf | SchedulerSpec::Tiresias)
+        matches!(
+            self,
+            SchedulerSpec::Edf | SchedulerSpec::Tiresias | SchedulerSpec::Elasticflow | SchedulerSpec::EdfElastic
+        )
     }
 
     /// The round-engine scheduler; `None` for event-driven ones.
@@ -176,7 +194,10 @@ impl SchedulerSpec {
                 let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
                 Box::new(optimus_oracle::OptimusOracle::new(m))
             }
-            SchedulerSpec::Edf | SchedulerSpec::Tiresias => return None,
+            SchedulerSpec::Edf
+            | SchedulerSpec::Tiresias
+            | SchedulerSpec::Elasticflow
+            | SchedulerSpec::EdfElastic => return None,
         })
     }
 
@@ -185,6 +206,8 @@ impl SchedulerSpec {
         match self {
             SchedulerSpec::Edf => Some(Box::new(edf::Edf::default())),
             SchedulerSpec::Tiresias => Some(Box::new(tiresias::Tiresias::default())),
+            SchedulerSpec::Elasticflow => Some(Box::new(elasticflow::ElasticFlow::default())),
+            SchedulerSpec::EdfElastic => Some(Box::new(edf_elastic::EdfElastic::default())),
             _ => None,
         }
     }
