@@ -104,3 +104,29 @@ fn elasticflow_matches_figure_8a_job_for_job() {
     // 0.72821 = 142 / 195 (`expected/results.csv`): 50 declined at admission, 3 finished late.
     assert_eq!(counts(&out), (142, 53));
 }
+
+/// Before commit a8c66e6 (§11): the paper's own log, where scaled-up jobs finish at their true
+/// end through the early-finish rule (e.g. job 2 ends at 9274 on 32 GPUs, not 9610).
+#[test]
+fn elasticflow_paper_era_matches_the_papers_log() {
+    let out = figure_10_run(Box::new(ElasticFlow::paper_era()));
+    compare_rows("artifact/logs_figure10/ef-accessctrl", 100, &out);
+    assert_eq!(counts(&out), (100, 0));
+}
+
+/// `edf-elastic` has no original output (§13); its rule gives: every job is admitted (none is
+/// declined before it runs, each one starts and finishes), a job is late exactly when its logged
+/// end is after its deadline, and runs are deterministic.
+#[test]
+fn edf_elastic_admits_every_job_and_judges_the_logged_end() {
+    let out = figure_10_run(Box::new(EdfElastic::default()));
+    assert_eq!(out.jobs.len(), 100);
+    for r in &out.jobs {
+        let (start, finish) = (r.first_start.unwrap(), r.finish.unwrap());
+        assert!(start >= r.arrival && finish > start, "job {}", r.id);
+        assert_eq!(r.met_deadline, Some(finish <= r.deadline.unwrap()), "job {}", r.id);
+    }
+    let again = figure_10_run(Box::new(EdfElastic::default()));
+    assert_eq!(out.jobs, again.jobs);
+    assert_eq!(counts(&out), (97, 3));
+}
