@@ -105,3 +105,20 @@ impl EventPolicy for EdfElastic {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policies::elasticflow::tests::three_jobs;
+
+    #[test]
+    /// Without admission control the infeasible job 1 (earliest deadline) is admitted, holds the
+    /// node and makes the two others late (`elasticflow` declines 0 and 1 and meets 2).
+    fn an_infeasible_arrival_is_admitted_and_makes_the_others_late() {
+        let out = three_jobs(Box::new(EdfElastic::default()));
+        assert!(out.jobs.iter().all(|r| r.first_start.is_some() && r.finish.is_some()));
+        assert!(out.jobs.iter().all(|r| r.met_deadline == Some(false)));
+        let finish = |i: usize| out.jobs[i].finish.unwrap();
+        assert!(finish(1) < finish(0) && finish(1) < finish(2));
+    }
+}

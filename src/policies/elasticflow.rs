@@ -210,3 +210,49 @@ pub(super) fn charge(sim: &mut EventSim, j: JobIdx, restart: bool) {
     job.end_time += job.overhead;
     sim.change_end(j, old_end);
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::core::events::{EventConfig, EventEngine};
+    use crate::core::{ClusterSpec, JobSpec, RunOutput};
+    use crate::profiles::ThroughputTable;
+    use std::sync::Arc;
+
+    /// One 8-GPU A100 node, 240 s slot: jobs 0 (feasible alone) and 1 (no level meets its
+    /// deadline) arrive together; job 2 arrives alone later.
+    pub(in crate::policies) fn three_jobs(policy: Box<dyn EventPolicy>) -> RunOutput {
+        let job = |id: u64, arrival: f64, iterations: f64, deadline: f64| JobSpec {
+            id,
+            arrival,
+            submitted: arrival,
+            gpus: 1,
+            work: 1.0,
+            model: Some("resnet50".into()),
+            batch_size: Some(256),
+            iterations: Some(iterations),
+            deadline: Some(deadline),
+            best_effort: false,
+        };
+        let jobs = [job(0, 0.0, 1000.0, 1000.0), job(1, 0.0, 1e6, 100.0), job(2, 5000.0, 1000.0, 7000.0)];
+        let config = EventConfig {
+            cluster: ClusterSpec::uniform(1, 8),
+            slot: 240.0,
+            throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
+            record_timeline: false,
+        };
+        EventEngine::new(config, policy, jobs.into_iter()).unwrap().run().unwrap()
+    }
+
+    #[test]
+    fn admission_is_all_or_nothing_per_event() {
+        let out = three_jobs(Box::new(ElasticFlow::default()));
+        let [a, b, c] = [0, 1, 2].map(|i| &out.jobs[i]);
+        assert_eq!((a.first_start, a.met_deadline), (None, Some(false)), "declined with job 1");
+        assert_eq!((b.first_start, b.met_deadline), (None, Some(false)));
+        assert_eq!((c.first_start, c.met_deadline), (Some(5000.0), Some(true)));
+        // Alone, job 2 scales to the whole node: 1000 / T(8) = 96.35 s, aligned to 240, plus
+        // the uncached overhead 2 + 2 (3 + 1) = 10 s.
+        assert_eq!((c.final_gpus, c.finish), (Some(8), Some(5250.0)));
+    }
+}

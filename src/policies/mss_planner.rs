@@ -589,3 +589,86 @@ impl MssPlanner {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::JobSpec;
+
+    /// Figure 10's job 0 (§7): resnet50 at global batch 256, 7246 iterations, deadline 5896.
+    fn job(iterations: f64, deadline: f64) -> ElasticJob {
+        let spec = JobSpec {
+            model: Some("resnet50".into()),
+            batch_size: Some(256),
+            iterations: Some(iterations),
+            deadline: Some(deadline),
+            gpus: 1,
+            work: 1.0,
+            ..JobSpec::default()
+        };
+        ElasticJob::new(&spec, ThroughputTable::elasticflow_a100()).unwrap()
+    }
+
+    fn plan_on(job: &ElasticJob, input: &FreeTimeline, assign: Option<u32>) -> (Ends, Scratch) {
+        let mut sc = Scratch::default();
+        let p = PlanFor { job, cap: 64, start: 0.0, total: 128, slot: 240.0 };
+        let ends = plan(&mut sc, &p, input, assign).unwrap();
+        sc.free.merge();
+        sc.alloc.merge();
+        (ends, sc)
+    }
+
+    #[test]
+    fn caps_follow_the_gpu_type_and_the_trace_model_name() {
+        let a100 = ThroughputTable::elasticflow_a100();
+        assert_eq!(SizeCaps::for_table(a100), SizeCaps::A100);
+        assert_eq!(SizeCaps::for_table(ThroughputTable::elasticflow_t4()), SizeCaps::T4);
+        let mut j = job(1.0, 10.0);
+        assert_eq!(SizeCaps::A100.max_gpus(&j), 64);
+        assert_eq!(SizeCaps::T4.max_gpus(&j), 64);
+        j.batch_size = 64;
+        assert_eq!(SizeCaps::A100.max_gpus(&j), 32);
+        j.model = "bert".into();
+        assert_eq!((SizeCaps::A100.max_gpus(&j), SizeCaps::T4.max_gpus(&j)), (8, 16));
+        // An unknown name runs as resnet50 but is capped by the fallback rule.
+        j.model = "lstm".into();
+        j.batch_size = 16;
+        assert_eq!(SizeCaps::A100.max_gpus(&j), 16);
+    }
+
+    #[test]
+    fn levels_step_through_the_curve_up_to_the_cap() {
+        let j = job(1.0, 10.0);
+        assert_eq!([0, 1, 8, 32, 64].map(|g| next_level(&j, 32, g)), [1, 2, 16, 32, 64]);
+        assert_eq!([0, 1, 7, 100].map(|f| fit(&j, 32, f)), [0, 1, 4, 32]);
+    }
+
+    /// §7: alone on the cluster, job 0's minimum satisfactory share is 1 GPU, ending at 3931
+    /// (aligned 4080); its proposal with 64 GPUs ends at 385 (aligned 480).
+    #[test]
+    fn figure_10_job_0_plans_one_gpu_then_proposes_64() {
+        let j = job(7246.0, 5896.0);
+        let empty = FreeTimeline::starting(0.0, 128);
+        let (ends, sc) = plan_on(&j, &empty, None);
+        assert_eq!((ends.end, ends.real), (4080.0, 3931.0));
+        assert_eq!(sc.alloc.points(), [(0.0, 1)]);
+        assert_eq!(sc.free.points(), [(0.0, 127), (4080.0, 128)]);
+        let (ends, sc) = plan_on(&j, &empty, Some(64));
+        assert_eq!((ends.end, ends.real), (480.0, 385.0));
+        assert_eq!(sc.free.points(), [(0.0, 64), (480.0, 128)]);
+        // GPU time per added GPU: 64 x 480 against 1 x 4080.
+        let one = Allocation::starting(0.0, 1);
+        assert_eq!(gpu_time(&sc.alloc, 480.0) - gpu_time(&one, 4080.0), 30720.0 - 4080.0);
+    }
+
+    /// No level meets a 100 s deadline: the widest level up to it, then the whole cluster's
+    /// widest after it (steps 3 and 5), late.
+    #[test]
+    fn an_infeasible_job_runs_widest_and_ends_late() {
+        let j = job(7246.0, 100.0);
+        let (ends, sc) = plan_on(&j, &FreeTimeline::starting(0.0, 128), None);
+        assert_eq!((ends.end, ends.real), (720.0, 525.0));
+        assert_eq!(sc.alloc.points(), [(0.0, 64)]);
+        assert_eq!(sc.free.points(), [(0.0, 64), (720.0, 128)]);
+    }
+}
