@@ -194,10 +194,9 @@ impl SchedulerSpec {
                 let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
                 Box::new(optimus_oracle::OptimusOracle::new(m))
             }
-            SchedulerSpec::Edf
-            | SchedulerSpec::Tiresias
-            | SchedulerSpec::Elasticflow
-            | SchedulerSpec::EdfElastic => return None,
+            SchedulerSpec::Edf | SchedulerSpec::Tiresias | SchedulerSpec::Elasticflow | SchedulerSpec::EdfElastic => {
+                return None;
+            }
         })
     }
 
