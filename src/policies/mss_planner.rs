@@ -206,14 +206,14 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
     // Step 2: the smallest level that finishes by the deadline, walking back from it.
     let mut q = next_level(job, cap, 0);
     let mut previous = 0;
-    while q <= total && q <= cap {
+    if q <= total && q <= cap {
+        // Every key before the deadline gets an allocation entry (0 until laid out); the
+        // timeline does not change while levels are tried, so once is enough.
         sc.keys.clear();
         sc.keys.extend(n.points().iter().map(|p| p.0).take_while(|&t| t < ad));
-        for &t in &sc.keys {
-            if !a.contains(t) {
-                a.set(t, 0);
-            }
-        }
+        a.fill_missing(&sc.keys, 0);
+    }
+    while q <= total && q <= cap {
         let mut done = 0.0;
         let mut period_end = ad;
         let mut share_from = None;
@@ -281,18 +281,13 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
         if work >= left {
             let real = (cur + left / rate).ceil();
             let end = align(s, real, slot);
-            for i in 0..n.len() {
-                let t1 = n.points()[i].0;
-                if t1 < ad {
-                    continue;
-                }
-                if t1 < end && input.contains(t1) {
-                    last_free = input.get(t1);
-                }
-                if cur <= t1 && t1 < end {
-                    n.add(t1, -i64::from(g));
+            // `cur >= ad`, so the period [cur, end) lies after the deadline.
+            for &(t1, v) in input.points() {
+                if t1 >= ad && t1 < end {
+                    last_free = Some(v);
                 }
             }
+            n.add_range(cur, end, -i64::from(g));
             let last = last_free.ok_or_else(|| broken(job, "has no free count for the end"))?;
             if cur != end {
                 n.set(cur, last - i64::from(g));
@@ -303,17 +298,11 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
             return Ok(Ends { end, real });
         }
         left -= work;
-        for &(t1, _) in input.points() {
-            if t1 < cur {
-                last_free = n.get(t1);
-            }
+        let below = input.points().partition_point(|p| p.0 < cur);
+        if let Some(&(t1, _)) = below.checked_sub(1).map(|i| &input.points()[i]) {
+            last_free = n.get(t1);
         }
-        for i in 0..n.len() {
-            let t1 = n.points()[i].0;
-            if cur <= t1 && t1 < t {
-                n.add(t1, -i64::from(g));
-            }
-        }
+        n.add_range(cur, t, -i64::from(g));
         cur = t;
     }
 
@@ -559,16 +548,7 @@ impl MssPlanner {
             if !tmp.contains(t) {
                 tmp.set(t, tmp.value_at(t).unwrap_or(all));
             }
-            let delta = i64::from(g) - held;
-            for i in 0..tmp.len() {
-                let key = tmp.points()[i].0;
-                if key >= job.end_time {
-                    break;
-                }
-                if key >= t {
-                    tmp.add(key, delta);
-                }
-            }
+            tmp.add_range(t, job.end_time, i64::from(g) - held);
             held = i64::from(g);
         }
         tmp.merge();
