@@ -8,13 +8,16 @@ pub mod accept_all;
 pub mod consolidated;
 pub mod edf;
 pub mod edf_admission;
+pub mod edf_elastic;
 pub mod edf_planner;
+pub mod elasticflow;
 pub mod fifo;
 pub mod fixed_overhead;
 pub mod gandiva;
 pub mod gandiva_placement;
 pub mod las;
 pub mod load_based;
+pub mod mss_planner;
 pub mod optimus_oracle;
 pub mod priority_walk;
 pub mod scattered;
@@ -84,6 +87,8 @@ pub enum SchedulerSpec {
     Tiresias,
     Themis,
     Gandiva,
+    Elasticflow,
+    EdfElastic,
 }
 
 /// Parameters of `optimus-oracle`.
@@ -167,6 +172,14 @@ impl SchedulerSpec {
             name: "gandiva",
             summary: "node sets per job size, over-subscription with 60 s time slicing, non-elastic (ElasticFlow's gandiva; engine mode events)",
         },
+        Entry {
+            name: "elasticflow",
+            summary: "ElasticFlow: minimum satisfactory shares, all-or-nothing admission, leftover GPUs by marginal GPU time (ef-accessctrl; engine mode events)",
+        },
+        Entry {
+            name: "edf-elastic",
+            summary: "EDF + elastic scaling: ElasticFlow's planner without admission control (ef; engine mode events)",
+        },
     ];
 
     pub fn name(&self) -> &'static str {
@@ -180,6 +193,8 @@ impl SchedulerSpec {
             SchedulerSpec::Tiresias => "tiresias",
             SchedulerSpec::Themis => "themis",
             SchedulerSpec::Gandiva => "gandiva",
+            SchedulerSpec::Elasticflow => "elasticflow",
+            SchedulerSpec::EdfElastic => "edf-elastic",
         }
     }
 
@@ -217,6 +232,8 @@ impl SchedulerSpec {
             SchedulerSpec::Tiresias => Some(Box::new(tiresias::Tiresias::default())),
             SchedulerSpec::Themis => Some(Box::new(themis::Themis::default())),
             SchedulerSpec::Gandiva => Some(Box::new(gandiva::Gandiva::default())),
+            SchedulerSpec::Elasticflow => Some(Box::new(elasticflow::ElasticFlow::default())),
+            SchedulerSpec::EdfElastic => Some(Box::new(edf_elastic::EdfElastic::default())),
             _ => None,
         }
     }

@@ -51,6 +51,10 @@ pub struct ElasticJob {
     /// Absolute deadline; infinite for best-effort jobs, which are never late nor counted.
     pub ddl: SimTime,
     pub best_effort: bool,
+    /// The trace's model name as given (ElasticFlow's per-model size caps read it before the
+    /// unknown-name fallback) and the global batch size.
+    pub model: String,
+    pub batch_size: u32,
     pub curve: ScalingCurve,
     /// Largest GPU count the job may get (§1.3: the largest measured level, at most 64 and at
     /// most the global batch).
@@ -88,15 +92,15 @@ impl ElasticJob {
             .ok_or_else(|| invalid("has no iteration count (event policies run jobs by iterations)".into()))?;
         let batch = spec.batch_size.ok_or_else(|| invalid("has no global batch size".into()))?;
         let model = spec.model.as_deref().ok_or_else(|| invalid("has no model name".into()))?;
-        let model = if KNOWN_MODELS.contains(&model) { model } else { "resnet50" };
-        let curve = table.curve(model, batch).ok_or_else(|| {
+        let known = if KNOWN_MODELS.contains(&model) { model } else { "resnet50" };
+        let curve = table.curve(known, batch).ok_or_else(|| {
             invalid(format!(
-                "the throughput table `{}` has no curve for {model} at global batch {batch}",
+                "the throughput table `{}` has no curve for {known} at global batch {batch}",
                 table.source()
             ))
         })?;
         let max_gpus = curve.levels().filter(|&g| g <= 64 && g <= batch).last().ok_or_else(|| {
-            invalid(format!("{model} at global batch {batch} runs at no GPU count of `{}`", table.source()))
+            invalid(format!("{known} at global batch {batch} runs at no GPU count of `{}`", table.source()))
         })?;
         let best_effort = spec.best_effort || spec.deadline.is_none();
         Ok(Self {
@@ -106,6 +110,8 @@ impl ElasticJob {
             duration: spec.work,
             ddl: if best_effort { f64::INFINITY } else { spec.deadline.unwrap_or(f64::INFINITY) },
             best_effort,
+            model: model.to_owned(),
+            batch_size: batch,
             curve: curve.clone(),
             max_gpus,
             iterations,

@@ -117,6 +117,8 @@ pub struct EventSim {
     pub runnable: Vec<JobIdx>,
     pub placement: BuddyPlacement,
     pub overhead: Box<dyn ScaleOverhead>,
+    /// The run's throughput table (policies with per-GPU-type rules recognise it).
+    pub throughput: Arc<ThroughputTable>,
     schedule_count: u64,
     restart_period: u64,
     record_timeline: bool,
@@ -385,6 +387,7 @@ impl EventEngine {
             runnable: Vec::new(),
             placement: BuddyPlacement::new(config.cluster.nodes.len() as u32, gpus_per_node),
             overhead: Box::new(ElasticflowOverhead::for_cluster(total_gpus)),
+            throughput: config.throughput,
             schedule_count: 0,
             restart_period: config.slot.round() as u64,
             record_timeline: config.record_timeline,

@@ -66,6 +66,10 @@ impl BuddyPlacement {
         }
     }
 
+    pub fn gpus_per_node(&self) -> u32 {
+        self.gpus_per_node
+    }
+
     /// Free GPUs (`check_free_gpu`).
     pub fn free_gpus(&self) -> u32 {
         let in_sets: u32 = self.sets.iter().flatten().map(|s| s.capacity - s.util).sum();

@@ -71,6 +71,25 @@ impl<V: Copy + PartialEq> StepFunction<V> {
         }
     }
 
+    /// Gives each of `keys` (ascending) that is not a key yet the value `value`, in one pass.
+    pub fn fill_missing(&mut self, keys: &[SimTime], value: V) {
+        if keys.iter().all(|&t| self.contains(t)) {
+            return;
+        }
+        let old = std::mem::take(&mut self.points);
+        let mut added = keys.iter().peekable();
+        for point in old {
+            while let Some(&&t) = added.peek().filter(|&&&t| t <= point.0) {
+                if t < point.0 {
+                    self.points.push((t, value));
+                }
+                added.next();
+            }
+            self.points.push(point);
+        }
+        self.points.extend(added.map(|&t| (t, value)));
+    }
+
     /// Drops every key whose value equals the previous kept one (`utils.merge_dict`).
     pub fn merge(&mut self) {
         self.points.dedup_by(|next, kept| next.1 == kept.1);
@@ -78,6 +97,14 @@ impl<V: Copy + PartialEq> StepFunction<V> {
 }
 
 impl FreeTimeline {
+    /// Adds `delta` to the value of every key in `[from, to)`.
+    pub fn add_range(&mut self, from: SimTime, to: SimTime, delta: i64) {
+        let first = self.points.partition_point(|p| p.0 < from);
+        for point in self.points[first..].iter_mut().take_while(|p| p.0 < to) {
+            point.1 += delta;
+        }
+    }
+
     /// Adds `delta` to the value of the existing key `time`; a missing key is left alone.
     pub fn add(&mut self, time: SimTime, delta: i64) {
         if let Ok(i) = self.find(time) {
@@ -120,5 +147,9 @@ mod tests {
         f.add(240.0, -8);
         f.add(241.0, -8);
         assert_eq!(f.points(), [(0.0, 128), (240.0, 56), (720.0, 128)]);
+        f.add_range(100.0, 720.0, 8);
+        assert_eq!(f.points(), [(0.0, 128), (240.0, 64), (720.0, 128)]);
+        f.fill_missing(&[0.0, 120.0, 240.0, 960.0], 0);
+        assert_eq!(f.points(), [(0.0, 128), (120.0, 0), (240.0, 64), (720.0, 128), (960.0, 0)]);
     }
 }

@@ -1,0 +1,124 @@
+//! `edf-elastic`: ElasticFlow's "EDF + elastic scaling" baseline (ASPLOS'23 §6.4 / Figure 9),
+//! `ef` of its simulator: `scheduler.py` `ef_sim_jobs` with the [`MssPlanner`] @ b3f5ea4
+//! (`docs/elasticflow-semantics.md` §5, §5.1-5.3, §6.4).
+//!
+//! Rule: ElasticFlow without admission control. Every arrival joins; at every decision all
+//! runnable jobs are re-planned in deadline order by their Minimum Satisfactory Share on an
+//! empty cluster and get their plan's GPUs now; pending jobs whose plan starts now start, the
+//! others get a decision at their plan's start; leftover GPUs go out by marginal GPU time
+//! ([`MssPlanner::allocate_free_gpus`]); running jobs get a decision at their plan's next change
+//! and are placed widest first. A job is accepted when it first starts and declined when its
+//! logged end (the slot-aligned plan end plus the overheads charged since) is after its deadline,
+//! which is stricter than ElasticFlow's test on the unaligned end. Running jobs holding GPUs pay
+//! `ScaleOverhead::estimate(g, restart, cached)` after each decision, as in `elasticflow`.
+//!
+//! Quirks kept for fidelity (§12 items 1, 3-8): slot coalescing of arrivals, ends and scale
+//! events; the early-finish rule of §2.4; planning and marginal quirks of the planner; the
+//! placement walks `running` in start order, not re-sorted. An ending job without a placement
+//! (one whose plan gives it no GPU now) would crash the original's release; blox leaves it
+//! runnable, as `elasticflow` does. No original output exists to check this policy against
+//! (its Figure 9 traces have unseeded deadlines, §13).
+
+use super::elasticflow::{charge, place_by_class};
+use super::mss_planner::MssPlanner;
+use crate::core::events::{EventPolicy, EventSim, JobIdx};
+use crate::core::{RunError, SimTime};
+
+#[derive(Debug, Default)]
+pub struct EdfElastic {
+    planner: MssPlanner,
+    /// End time of each job before this decision (`old_end_time`), by job index.
+    old_end: Vec<SimTime>,
+    starting: Vec<JobIdx>,
+}
+
+impl EventPolicy for EdfElastic {
+    /// Ending jobs that hold a placement finish; late iff the logged end is after the deadline.
+    fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
+        for &j in ends {
+            let job = &sim.jobs[j];
+            if job.node_set.is_some() {
+                let late = job.end_time > job.ddl;
+                sim.finish(j, late);
+            }
+        }
+    }
+
+    fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
+        if sim.events.front().is_none_or(|e| e.time != now) {
+            return Ok(());
+        }
+        sim.events.pop_front();
+        if self.old_end.len() < sim.jobs.len() {
+            self.old_end.resize(sim.jobs.len(), 0.0);
+        }
+        for &a in arrivals {
+            sim.enqueue(a);
+        }
+        for &j in &sim.runnable {
+            self.old_end[j] = sim.jobs[j].end_time;
+        }
+        sim.release_all();
+        let mut runnable = std::mem::take(&mut sim.runnable);
+        let planned = self.planner.estimate_all(sim, &mut runnable, now);
+        sim.runnable = runnable;
+        planned?;
+        for k in 0..sim.runnable.len() {
+            let j = sim.runnable[k];
+            let job = &mut sim.jobs[j];
+            job.gpus = job.allocations.get(now).unwrap_or(0);
+            sim.change_end(j, self.old_end[j]);
+        }
+        // Every GPU is free here: a pending job starts unless its plan starts later, when it
+        // gets a decision then.
+        self.starting.clear();
+        for k in 0..sim.pending.len() {
+            let p = sim.pending[k];
+            match sim.jobs[p].allocations.points().iter().find(|x| x.1 != 0) {
+                Some(&(t, _)) if t > now => {
+                    sim.events.entry(t);
+                }
+                _ => self.starting.push(p),
+            }
+        }
+        for &p in &self.starting {
+            sim.start(p, now);
+            sim.add_end(p);
+        }
+        self.planner.allocate_free_gpus(sim, now)?;
+        for k in 0..sim.running.len() {
+            let j = sim.running[k];
+            if let Some(t) = sim.jobs[j].allocations.points().iter().map(|p| p.0).find(|&t| t > now) {
+                sim.events.entry(t);
+            }
+        }
+        let order = std::mem::take(&mut sim.running);
+        let placed = place_by_class(sim, &order);
+        sim.running = order;
+        placed
+    }
+
+    /// Every running job holding GPUs pays its reconfiguration overhead (§6.4).
+    fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
+        for k in 0..sim.running.len() {
+            charge(sim, sim.running[k], restart);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policies::elasticflow::tests::three_jobs;
+
+    #[test]
+    /// Without admission control the infeasible job 1 (earliest deadline) is admitted, holds the
+    /// node and makes the two others late (`elasticflow` declines 0 and 1 and meets 2).
+    fn an_infeasible_arrival_is_admitted_and_makes_the_others_late() {
+        let out = three_jobs(Box::new(EdfElastic::default()));
+        assert!(out.jobs.iter().all(|r| r.first_start.is_some() && r.finish.is_some()));
+        assert!(out.jobs.iter().all(|r| r.met_deadline == Some(false)));
+        let finish = |i: usize| out.jobs[i].finish.unwrap();
+        assert!(finish(1) < finish(0) && finish(1) < finish(2));
+    }
+}

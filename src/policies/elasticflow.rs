@@ -1,0 +1,258 @@
+//! `elasticflow`: ElasticFlow (ASPLOS'23) itself, `ef-accessctrl` of its simulator:
+//! `scheduler.py` `ef_sim_jobs_access_control` with the [`MssPlanner`] @ b3f5ea4
+//! (`docs/elasticflow-semantics.md` §5, §5.1-5.3, §6.3).
+//!
+//! Rule: at every decision all runnable jobs are re-planned in deadline order by their Minimum
+//! Satisfactory Share on an empty cluster. Arrivals are admitted all or nothing: the event's
+//! arrivals join only if the plan of every runnable job plus all of them meets every deadline;
+//! otherwise they are all declined (best-effort ones queue instead). Each job gets its plan's
+//! GPUs now; pending jobs whose plan starts now start; leftover GPUs are handed out by marginal
+//! GPU time ([`MssPlanner::allocate_free_gpus`]); jobs are placed widest first (buddy
+//! placement). A decision also happens at the earliest later change of any plan (a "scale
+//! event") if that comes before the next event. A job is accepted when it first starts and
+//! declined at admission or when its unaligned planned end (`real_end_time`) is after its
+//! deadline.
+//!
+//! Overheads (§2.5): after each decision every job holding GPUs pays
+//! `ScaleOverhead::estimate(g, restart, cached)`: its next progress step loses that many
+//! seconds and its planned end moves on by as much; the rank cache of the placement makes a
+//! repeated configuration cheap.
+//!
+//! Quirks kept for fidelity (§12 items 1, 2, 4-8): the logged end is the slot-aligned plan end
+//! plus the overheads charged since, while lateness is judged on `real_end_time`; an event's
+//! ending job that holds no placement is not finished there (its next plan gives it a new end
+//! event); slot coalescing delays decisions and completions; progress uses the early-finish rule
+//! of §2.4. The original re-plans every job a second time on a fresh timeline after the admission
+//! test; that gives the same plans and timeline, so blox keeps the first. An event that finds
+//! nothing runnable and brings nothing is a no-op decision (the original skips it and then
+//! decides at the same time without an event).
+//!
+//! [`ElasticFlow::paper_era`] reproduces the paper's own Figure 10 log: before ElasticFlow commit
+//! a8c66e6 a job scaled up by the leftover allocation kept the `real_end_time` of its MSS plan
+//! (§11). Only HEAD is in the spec registry.
+
+use super::mss_planner::MssPlanner;
+use crate::core::events::{CLASSES, EventPolicy, EventSim, JobIdx};
+use crate::core::{RunError, SimTime};
+
+#[derive(Debug, Default)]
+pub struct ElasticFlow {
+    planner: MssPlanner,
+    /// End time of each job before this decision (`old_end_time`), by job index.
+    old_end: Vec<SimTime>,
+    candidates: Vec<JobIdx>,
+    starting: Vec<JobIdx>,
+    /// Whether the current event ended any job.
+    ended: bool,
+    /// The earliest later plan change of a runnable job (the scale event).
+    scale_at: Option<SimTime>,
+}
+
+impl ElasticFlow {
+    /// The variant before commit a8c66e6 (§11).
+    pub fn paper_era() -> Self {
+        Self { planner: MssPlanner::paper_era(), ..Self::default() }
+    }
+}
+
+/// Places the jobs of `order` holding GPUs (§6.3): jobs of whole nodes or more in that order,
+/// then each smaller class from the largest down, in that order within a class.
+pub(super) fn place_by_class(sim: &mut EventSim, order: &[JobIdx]) -> Result<(), RunError> {
+    let gpn = sim.placement.gpus_per_node();
+    for &j in order {
+        if sim.jobs[j].gpus >= gpn {
+            place(sim, j)?;
+        }
+    }
+    for &class in CLASSES.iter().rev().filter(|&&k| k < gpn) {
+        for &j in order {
+            if sim.jobs[j].gpus == class {
+                place(sim, j)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn place(sim: &mut EventSim, j: JobIdx) -> Result<(), RunError> {
+    let job = &mut sim.jobs[j];
+    match sim.placement.place(j, job.gpus) {
+        Some(set) => {
+            job.node_set = Some(set);
+            Ok(())
+        }
+        None => Err(RunError::Unplaceable { id: job.id, gpus: job.gpus }),
+    }
+}
+
+impl EventPolicy for ElasticFlow {
+    /// Ending jobs that hold a placement finish; late iff the unaligned planned end is after
+    /// the deadline (§6.3).
+    fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
+        self.ended = !ends.is_empty();
+        for &j in ends {
+            let job = &sim.jobs[j];
+            if job.node_set.is_none() {
+                continue;
+            }
+            let late = job.real_end_time.unwrap_or(job.end_time) > job.ddl;
+            sim.finish(j, late);
+        }
+    }
+
+    fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
+        self.scale_at = None;
+        // The original takes the event out of the list before handling it.
+        if sim.events.front().is_none_or(|e| e.time != now) {
+            return Ok(());
+        }
+        sim.events.pop_front();
+        if sim.pending.is_empty() && sim.running.is_empty() && arrivals.is_empty() && !self.ended {
+            return Ok(());
+        }
+        if self.old_end.len() < sim.jobs.len() {
+            self.old_end.resize(sim.jobs.len(), 0.0);
+        }
+        for &j in sim.runnable.iter().chain(arrivals) {
+            self.old_end[j] = sim.jobs[j].end_time;
+        }
+        sim.release_all();
+        let mut admitted = false;
+        if !arrivals.is_empty() {
+            self.candidates.clear();
+            self.candidates.extend_from_slice(&sim.runnable);
+            self.candidates.extend_from_slice(arrivals);
+            let mut candidates = std::mem::take(&mut self.candidates);
+            admitted = self.planner.estimate_all(sim, &mut candidates, now)?;
+            self.candidates = candidates;
+            for &a in arrivals {
+                if admitted || sim.jobs[a].best_effort {
+                    sim.enqueue(a);
+                } else {
+                    sim.decline(a);
+                }
+            }
+        }
+        let mut runnable = std::mem::take(&mut sim.runnable);
+        if admitted {
+            let jobs = &sim.jobs;
+            runnable.sort_by(|&a, &b| jobs[a].ddl.total_cmp(&jobs[b].ddl));
+        } else {
+            self.planner.estimate_all(sim, &mut runnable, now)?;
+        }
+        sim.runnable = runnable;
+        for k in 0..sim.runnable.len() {
+            let j = sim.runnable[k];
+            let job = &mut sim.jobs[j];
+            job.gpus = job.allocations.get(now).unwrap_or(0);
+            sim.change_end(j, self.old_end[j]);
+        }
+        // Every GPU is free here, so a pending job starts iff its plan does not start later.
+        self.starting.clear();
+        for &p in &sim.pending {
+            let plan = sim.jobs[p].allocations.points();
+            if plan.iter().find(|x| x.1 != 0).is_none_or(|x| x.0 <= now) {
+                self.starting.push(p);
+            }
+        }
+        for &p in &self.starting {
+            sim.start(p, now);
+            sim.add_end(p);
+        }
+        self.planner.allocate_free_gpus(sim, now)?;
+        let jobs = &sim.jobs;
+        sim.runnable.sort_by_key(|&j| std::cmp::Reverse(jobs[j].gpus));
+        self.scale_at = sim
+            .runnable
+            .iter()
+            .filter_map(|&j| sim.jobs[j].allocations.points().iter().map(|p| p.0).find(|&t| t > now))
+            .reduce(f64::min);
+        let order = std::mem::take(&mut sim.runnable);
+        let placed = place_by_class(sim, &order);
+        sim.runnable = order;
+        placed
+    }
+
+    /// Every runnable job holding GPUs pays its reconfiguration overhead: its next step loses
+    /// it and its end event moves on by it (§2.5).
+    fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
+        for k in 0..sim.runnable.len() {
+            charge(sim, sim.runnable[k], restart);
+        }
+    }
+
+    /// The scale event, if earlier than every event; then the EDF family's default: the round
+    /// counter, overheads and slot coalescing.
+    fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
+        if let Some(t) = self.scale_at.take()
+            && sim.events.front().is_none_or(|e| t < e.time)
+        {
+            sim.events.entry(t);
+        }
+        if sim.events.is_empty() {
+            return Ok(None);
+        }
+        let restart = sim.next_round();
+        self.charge_overheads(sim, restart);
+        Ok(sim.events.coalesce(now, sim.slot, true))
+    }
+}
+
+/// Charges `j`'s overhead for the coming step (none without GPUs) and moves its end by it.
+pub(super) fn charge(sim: &mut EventSim, j: JobIdx, restart: bool) {
+    let job = &mut sim.jobs[j];
+    if job.gpus == 0 {
+        job.overhead = 0.0;
+        return;
+    }
+    job.overhead = sim.overhead.estimate(job.gpus, restart, job.in_cache);
+    let old_end = job.end_time;
+    job.end_time += job.overhead;
+    sim.change_end(j, old_end);
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::core::events::{EventConfig, EventEngine};
+    use crate::core::{ClusterSpec, JobSpec, RunOutput};
+    use crate::profiles::ThroughputTable;
+    use std::sync::Arc;
+
+    /// One 8-GPU A100 node, 240 s slot: jobs 0 (feasible alone) and 1 (no level meets its
+    /// deadline) arrive together; job 2 arrives alone later.
+    pub(in crate::policies) fn three_jobs(policy: Box<dyn EventPolicy>) -> RunOutput {
+        let job = |id: u64, arrival: f64, iterations: f64, deadline: f64| JobSpec {
+            id,
+            arrival,
+            submitted: arrival,
+            gpus: 1,
+            work: 1.0,
+            model: Some("resnet50".into()),
+            batch_size: Some(256),
+            iterations: Some(iterations),
+            deadline: Some(deadline),
+            best_effort: false,
+        };
+        let jobs = [job(0, 0.0, 1000.0, 1000.0), job(1, 0.0, 1e6, 100.0), job(2, 5000.0, 1000.0, 7000.0)];
+        let config = EventConfig {
+            cluster: ClusterSpec::uniform(1, 8),
+            slot: 240.0,
+            throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
+            record_timeline: false,
+        };
+        EventEngine::new(config, policy, jobs.into_iter()).unwrap().run().unwrap()
+    }
+
+    #[test]
+    fn admission_is_all_or_nothing_per_event() {
+        let out = three_jobs(Box::new(ElasticFlow::default()));
+        let [a, b, c] = [0, 1, 2].map(|i| &out.jobs[i]);
+        assert_eq!((a.first_start, a.met_deadline), (None, Some(false)), "declined with job 1");
+        assert_eq!((b.first_start, b.met_deadline), (None, Some(false)));
+        assert_eq!((c.first_start, c.met_deadline), (Some(5000.0), Some(true)));
+        // Alone, job 2 scales to the whole node: 1000 / T(8) = 96.35 s, aligned to 240, plus
+        // the uncached overhead 2 + 2 (3 + 1) = 10 s.
+        assert_eq!((c.final_gpus, c.finish), (Some(8), Some(5250.0)));
+    }
+}

@@ -1,0 +1,654 @@
+//! ElasticFlow's Minimum Satisfactory Share planner and its greedy use of leftover GPUs
+//! (`scheduler.py` `ef_sim_allocation`, `estimate_all_jobs`, `get_marginal`,
+//! `allocate_free_gpus` @ b3f5ea4; `docs/elasticflow-semantics.md` §3, §5, §5.1-5.3), shared by
+//! `elasticflow` (`ef-accessctrl`) and `edf-elastic` (`ef`).
+//!
+//! Jobs are planned one after another in deadline order on a timeline of free GPUs that starts
+//! empty at the decision time. A job's plan uses the smallest GPU level that, run from the end
+//! backwards over the free periods before its slot-aligned deadline, completes its iterations
+//! (its minimum satisfactory share); the periods before the point where that share starts get the
+//! previous, insufficient level. A job no level can finish by its deadline gets the largest level
+//! tried up to the deadline, then whatever is free after it. The planned `end_time` is aligned to
+//! the slot grid; `real_end_time` is the unaligned end.
+//!
+//! Leftover GPUs now go, one level step at a time, to the job whose step adds the most GPU time
+//! per added GPU (jobs holding no GPU first), re-planning that job alone on the timeline without
+//! its current plan ([`MssPlanner::allocate_free_gpus`]).
+//!
+//! Quirks kept for fidelity (§12 items 4 and 5): the MSS layout gives early periods the previous
+//! level; the marginal sort is descending, so the largest GPU-time increase wins; a job that
+//! reached its top level keeps its stale marginal and sort position; GPU time can count past the
+//! end; a forced level that outlives the next timeline key is charged over the whole period
+//! without capping at the deadline; free counts written at an end are the period's count before
+//! the job. Levels are the measured GPU counts of the job's curve up to the per-model cap of
+//! `models.get_max_gpu` ([`SizeCaps`]); the original also walks unmeasured columns, which no
+//! capped job of a published trace reaches.
+
+use crate::core::events::{Allocation, ElasticJob, EventSim, FreeTimeline, JobIdx, JobStatus, align};
+use crate::core::{RunError, SimTime};
+use crate::profiles::ThroughputTable;
+
+/// Python's `sys.maxsize`: best-effort deadlines and the marginal of jobs that cannot grow (or
+/// hold no GPU) use it.
+const MAXSIZE: f64 = 9_223_372_036_854_775_807.0;
+
+/// The largest GPU count a job may get (`models.get_max_gpu`, keyed by the trace's model name
+/// and global batch for the cluster's GPU type; §1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeCaps {
+    A100,
+    T4,
+    /// A table other than ElasticFlow's: the job's largest measured level.
+    Measured,
+}
+
+impl SizeCaps {
+    /// The caps that go with `table`: ElasticFlow's A100 or T4 rule for its own tables.
+    pub fn for_table(table: &ThroughputTable) -> Self {
+        if table == ThroughputTable::elasticflow_a100() {
+            SizeCaps::A100
+        } else if table == ThroughputTable::elasticflow_t4() {
+            SizeCaps::T4
+        } else {
+            SizeCaps::Measured
+        }
+    }
+
+    pub fn max_gpus(self, job: &ElasticJob) -> u32 {
+        let (model, batch) = (job.model.as_str(), job.batch_size);
+        match self {
+            SizeCaps::Measured => job.max_gpus,
+            SizeCaps::T4 => match model {
+                "bert" | "cifar10" => 16,
+                "deepspeech2" if batch == 320 => 32,
+                "yolov3" => 4,
+                "ncf" => 1,
+                _ => 64,
+            },
+            SizeCaps::A100 => match (model, batch) {
+                ("deepspeech2", _) => batch,
+                ("gpt2", 128) | ("inception3", 64) => 16,
+                ("gpt2", 256) | ("inception3", 128) | ("resnet50", 64) | ("vgg16", 64) => 32,
+                ("bert", 64) => 8,
+                ("bert", _) => 16,
+                _ => batch.min(64),
+            },
+        }
+    }
+}
+
+/// `utils.get_next_level`: the level after `gpus` (the first level for 0) up to `cap`; `gpus`
+/// itself when there is none or `gpus` is not a level.
+fn next_level(job: &ElasticJob, cap: u32, gpus: u32) -> u32 {
+    let mut found = gpus == 0;
+    for level in job.curve.levels() {
+        if level > cap {
+            break;
+        }
+        if level == gpus {
+            found = true;
+        } else if found {
+            return level;
+        }
+    }
+    gpus
+}
+
+/// `get_last_level(job, free + 1)`: the largest level that fits into `free` GPUs, up to `cap`.
+fn fit(job: &ElasticJob, cap: u32, free: i64) -> u32 {
+    job.level_within(free.min(i64::from(cap)))
+}
+
+fn deadline(job: &ElasticJob) -> SimTime {
+    if job.ddl.is_finite() { job.ddl } else { MAXSIZE }
+}
+
+/// The value of the last key strictly before `t`.
+fn before(f: &FreeTimeline, t: SimTime) -> Option<i64> {
+    let points = f.points();
+    let k = points.partition_point(|p| p.0 < t);
+    k.checked_sub(1).map(|i| points[i].1)
+}
+
+/// `utils.get_allocation_time`: GPU seconds of a plan up to `end`; a last segment that starts
+/// after `end` counts negatively, one that ends after it fully (§3).
+fn gpu_time(plan: &Allocation, end: SimTime) -> f64 {
+    let points = plan.points();
+    let mut total: f64 = points.windows(2).map(|w| f64::from(w[0].1) * (w[1].0 - w[0].0)).sum();
+    if let Some(&(t, g)) = points.last() {
+        total += f64::from(g) * (end - t);
+    }
+    total
+}
+
+fn broken(job: &ElasticJob, what: &str) -> RunError {
+    RunError::InvalidJob { id: job.id, reason: format!("the ElasticFlow planner {what} (the original asserts)") }
+}
+
+/// Buffers of one plan: the timeline it builds (`N`), the job's allocation (`A`) and key lists.
+#[derive(Debug, Default)]
+struct Scratch {
+    free: FreeTimeline,
+    alloc: Allocation,
+    keys: Vec<SimTime>,
+}
+
+/// What one plan of one job on one timeline gives.
+#[derive(Debug, Clone, Copy)]
+struct Ends {
+    /// Slot-aligned planned end.
+    end: SimTime,
+    /// Unaligned end.
+    real: SimTime,
+}
+
+/// Inputs of one plan besides the buffers.
+struct PlanFor<'a> {
+    job: &'a ElasticJob,
+    cap: u32,
+    start: SimTime,
+    total: u32,
+    slot: f64,
+}
+
+/// `ef_sim_allocation` on `input` from `p.start`, leaving the new timeline and allocation (both
+/// unmerged) in `sc`. `assign` forces that many GPUs in the first period (the proposals of
+/// `get_marginal`, and beyond the last key).
+fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>) -> Result<Ends, RunError> {
+    let PlanFor { job, cap, start: s, total, slot } = *p;
+    let all = i64::from(total);
+    let d = deadline(job);
+    let ad = align(s, d, slot);
+    let mut left = job.iter_left;
+    let n = &mut sc.free;
+    let a = &mut sc.alloc;
+    n.clone_from(input);
+    a.reset(s, 0);
+    let mut e = s;
+    // The free count before the current point; the original keeps one variable for it
+    // through every step.
+    let mut last_free: Option<i64> = None;
+    if ad >= s && !n.contains(ad) {
+        let v = before(n, ad).ok_or_else(|| broken(job, "found no timeline key before the deadline"))?;
+        n.set(ad, v);
+        last_free = Some(v);
+    }
+    let avail = n.get(s).ok_or_else(|| broken(job, "found no timeline key at the decision time"))?;
+
+    // Step 1: the forced first level of a proposal.
+    if let Some(q) = assign {
+        let f = input.points().iter().map(|p| p.0).find(|&t| t > s).unwrap_or(ad);
+        a.set(s, q);
+        let rate = job.rate(q)?;
+        let real = (s + left / rate).ceil();
+        let end = align(s, real, slot);
+        if f >= end && d >= real {
+            for &(t, _) in input.points() {
+                if t >= s && t < end {
+                    last_free = n.get(t);
+                    n.add(t, -i64::from(q));
+                }
+            }
+            if s != end {
+                n.set(s, avail - i64::from(q));
+            }
+            if !input.contains(end) {
+                n.set(end, last_free.ok_or_else(|| broken(job, "has no free count for the end"))?);
+            }
+            return Ok(Ends { end, real });
+        }
+        left -= if f == ad { d - s } else { f - s } * rate;
+        n.add(s, -i64::from(q));
+        e = f;
+        a.set(f, 0);
+    }
+
+    // Step 2: the smallest level that finishes by the deadline, walking back from it.
+    let mut q = next_level(job, cap, 0);
+    let mut previous = 0;
+    if q <= total && q <= cap {
+        // Every key before the deadline gets an allocation entry (0 until laid out); the
+        // timeline does not change while levels are tried, so once is enough.
+        sc.keys.clear();
+        sc.keys.extend(n.points().iter().map(|p| p.0).take_while(|&t| t < ad));
+        a.fill_missing(&sc.keys, 0);
+    }
+    while q <= total && q <= cap {
+        let mut done = 0.0;
+        let mut period_end = ad;
+        let mut share_from = None;
+        for &(t, free) in n.points().iter().rev() {
+            if t >= ad {
+                continue;
+            }
+            if t < e {
+                break;
+            }
+            let g = if free >= i64::from(q) { q } else { q.min(fit(job, cap, free)) };
+            if g == 0 {
+                period_end = t;
+                continue;
+            }
+            done += if period_end == ad { d - t } else { period_end - t } * job.rate(g)?;
+            if done >= left {
+                share_from = Some(t);
+                break;
+            }
+            period_end = t;
+        }
+        if let Some(from) = share_from {
+            return layout(sc, p, input, Share { e, ad, left, from, q, previous });
+        }
+        previous = q;
+        q = next_level(job, cap, q);
+        if q == previous {
+            break;
+        }
+    }
+
+    // Step 3: no level meets the deadline: the largest one tried, as far as it fits, up to it.
+    let level = |t: SimTime, n: &FreeTimeline| previous.min(fit(job, cap, n.get(t).unwrap_or(0)));
+    sc.keys.clear();
+    sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t >= e && t <= ad));
+    let mut period: Option<(SimTime, u32)> = None;
+    for &t in &sc.keys {
+        let Some((from, g)) = period else {
+            period = Some((t, level(t, n)));
+            continue;
+        };
+        a.set(from, g);
+        n.add(from, -i64::from(g));
+        if g > 0 {
+            left -= if t == ad { d - from } else { t - from } * job.rate(g)?;
+        }
+        period = Some((t, level(t, n)));
+    }
+
+    // Step 4: after the deadline, whatever level fits at each key.
+    let mut cur = ad.max(e);
+    sc.keys.clear();
+    sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t > ad));
+    for &t in &sc.keys {
+        let g = fit(job, cap, n.get(cur).ok_or_else(|| broken(job, "lost a timeline key"))?);
+        if g == 0 {
+            a.set(cur, 0);
+            cur = t;
+            continue;
+        }
+        a.set(cur, g);
+        let rate = job.rate(g)?;
+        let work = (t - cur) * rate;
+        if work >= left {
+            let real = (cur + left / rate).ceil();
+            let end = align(s, real, slot);
+            // `cur >= ad`, so the period [cur, end) lies after the deadline.
+            for &(t1, v) in input.points() {
+                if t1 >= ad && t1 < end {
+                    last_free = Some(v);
+                }
+            }
+            n.add_range(cur, end, -i64::from(g));
+            let last = last_free.ok_or_else(|| broken(job, "has no free count for the end"))?;
+            if cur != end {
+                n.set(cur, last - i64::from(g));
+            }
+            if !input.contains(end) {
+                n.set(end, last);
+            }
+            return Ok(Ends { end, real });
+        }
+        left -= work;
+        let below = input.points().partition_point(|p| p.0 < cur);
+        if let Some(&(t1, _)) = below.checked_sub(1).map(|i| &input.points()[i]) {
+            last_free = n.get(t1);
+        }
+        n.add_range(cur, t, -i64::from(g));
+        cur = t;
+    }
+
+    // Step 5: beyond the last key the whole cluster is free.
+    let g = assign.unwrap_or(total.min(cap));
+    a.set(cur, g);
+    let real = (cur + left / job.rate(g)?).ceil();
+    let end = align(s, real, slot);
+    n.set(cur, all - i64::from(g));
+    n.set(end, all);
+    Ok(Ends { end, real })
+}
+
+/// Where step 2 stopped: the share `q` suffices from key `from` on, the periods from `e` before
+/// it get `previous`; `left` iterations remain at `e`; `ad` is the aligned deadline.
+struct Share {
+    e: SimTime,
+    ad: SimTime,
+    left: f64,
+    from: SimTime,
+    q: u32,
+    previous: u32,
+}
+
+/// Lays the plan of a share out forward from `e` (the MSS branch of `ef_sim_allocation`); the
+/// end is `ceil` of the last period's remaining duration, aligned from that period's start.
+fn layout(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, share: Share) -> Result<Ends, RunError> {
+    let Share { e, ad, mut left, from, q, previous } = share;
+    let (job, cap, slot) = (p.job, p.cap, p.slot);
+    let d = deadline(job);
+    let n = &mut sc.free;
+    let a = &mut sc.alloc;
+    let level = |t: SimTime, n: &FreeTimeline| {
+        let free = n.get(t).unwrap_or(0);
+        if t >= from { q } else { previous }.min(fit(job, cap, free))
+    };
+    sc.keys.clear();
+    sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t >= e && t <= ad));
+    let mut period: Option<(SimTime, u32)> = None;
+    let mut ends = None;
+    for &t in &sc.keys {
+        let Some((start, g)) = period else {
+            period = Some((t, level(t, n)));
+            continue;
+        };
+        a.set(start, g);
+        n.add(start, -i64::from(g));
+        if g > 0 {
+            let rate = job.rate(g)?;
+            let work = if t == ad { d - start } else { t - start } * rate;
+            if start < from || work < left {
+                left -= work;
+            } else {
+                let run = (left / rate).ceil();
+                ends = Some(Ends { end: start + align(0.0, run, slot), real: start + run });
+                break;
+            }
+        }
+        period = Some((t, level(t, n)));
+    }
+    let ends = match ends {
+        Some(ends) => ends,
+        None => {
+            let (start, g) = period.ok_or_else(|| broken(job, "found no period before the deadline"))?;
+            a.set(start, g);
+            n.add(start, -i64::from(g));
+            let run = (left / job.rate(g)?).ceil();
+            Ends { end: start + align(0.0, run, slot), real: start + run }
+        }
+    };
+    let mut last = i64::from(p.total);
+    for &(t, v) in input.points() {
+        if t >= e && t < ends.end {
+            last = v;
+        }
+    }
+    if !input.contains(ends.end) {
+        n.set(ends.end, last);
+    }
+    Ok(ends)
+}
+
+/// A job's plan with one more level, from its last [`MssPlanner`] proposal.
+#[derive(Debug, Clone, Default)]
+struct Proposal {
+    allocations: Allocation,
+    free: FreeTimeline,
+    ends: Option<Ends>,
+}
+
+/// The planner's timeline (`CLUSTER.future_free_gpus`), the per-job caps, next levels,
+/// marginals and proposals, reused between decisions.
+#[derive(Debug, Default)]
+pub struct MssPlanner {
+    free: FreeTimeline,
+    without_job: FreeTimeline,
+    scratch: Scratch,
+    caps: Vec<u32>,
+    next: Vec<u32>,
+    marginal: Vec<f64>,
+    proposals: Vec<Proposal>,
+    /// Before ElasticFlow commit a8c66e6 a scaled-up job kept the real end of its MSS plan.
+    keep_real_end: bool,
+}
+
+impl MssPlanner {
+    /// The variant before commit a8c66e6 ("fix end time", §11): scaling a job up leaves its
+    /// `real_end_time` at the MSS plan's.
+    pub fn paper_era() -> Self {
+        Self { keep_real_end: true, ..Self::default() }
+    }
+
+    /// Sizes the per-job state and computes the caps, once per run.
+    fn prepare(&mut self, sim: &EventSim) {
+        if self.caps.len() == sim.jobs.len() {
+            return;
+        }
+        let caps = SizeCaps::for_table(&sim.throughput);
+        self.caps = sim.jobs.iter().map(|j| caps.max_gpus(j)).collect();
+        self.next = vec![0; sim.jobs.len()];
+        self.marginal = vec![0.0; sim.jobs.len()];
+        self.proposals = vec![Proposal::default(); sim.jobs.len()];
+    }
+
+    /// `estimate_all_jobs`: plans every job of `list` (sorted by deadline in place, stable) from
+    /// `now` on an empty cluster and commits each plan to its job (`allocations`, aligned
+    /// `end_time`, `real_end_time`). True iff every job's real end meets its deadline. Callers
+    /// release placements first.
+    pub fn estimate_all(&mut self, sim: &mut EventSim, list: &mut [JobIdx], now: SimTime) -> Result<bool, RunError> {
+        self.prepare(sim);
+        self.free.reset(now, i64::from(sim.total_gpus));
+        let jobs = &mut sim.jobs;
+        list.sort_by(|&a, &b| jobs[a].ddl.total_cmp(&jobs[b].ddl));
+        let mut all_on_time = true;
+        for &j in list.iter() {
+            let p = PlanFor { job: &jobs[j], cap: self.caps[j], start: now, total: sim.total_gpus, slot: sim.slot };
+            let ends = plan(&mut self.scratch, &p, &self.free, None)?;
+            std::mem::swap(&mut self.free, &mut self.scratch.free);
+            self.free.merge();
+            let job = &mut jobs[j];
+            job.allocations.clone_from(&self.scratch.alloc);
+            job.allocations.merge();
+            job.end_time = ends.end;
+            job.real_end_time = Some(ends.real);
+            all_on_time &= ends.real <= job.ddl;
+        }
+        Ok(all_on_time)
+    }
+
+    /// `allocate_free_gpus` (§5.3): while GPUs are free, the first job in marginal order
+    /// (descending, stable over `runnable`) whose next level fits takes its proposal; a pending
+    /// job that gets GPUs this way starts. Re-orders `sim.runnable`.
+    pub fn allocate_free_gpus(&mut self, sim: &mut EventSim, now: SimTime) -> Result<(), RunError> {
+        self.prepare(sim);
+        let mut used = 0;
+        for &j in &sim.runnable {
+            let job = &sim.jobs[j];
+            self.next[j] = next_level(job, self.caps[j], job.gpus);
+            used += i64::from(job.gpus);
+        }
+        let mut free = i64::from(sim.total_gpus) - used;
+        self.check_free(now, free)?;
+        if free == 0 {
+            return Ok(());
+        }
+        for k in 0..sim.runnable.len() {
+            self.propose(sim, sim.runnable[k], free, now)?;
+        }
+        self.sort_by_marginal(&mut sim.runnable);
+        let mut scaled = true;
+        while free > 0 && scaled {
+            scaled = false;
+            for k in 0..sim.runnable.len() {
+                let j = sim.runnable[k];
+                let (gpus, next) = (sim.jobs[j].gpus, self.next[j]);
+                if i64::from(next) - i64::from(gpus) > free || next == gpus {
+                    continue;
+                }
+                let proposal = &self.proposals[j];
+                let ends = proposal.ends.ok_or_else(|| broken(&sim.jobs[j], "scaled a job without a proposal"))?;
+                self.free.clone_from(&proposal.free);
+                let job = &mut sim.jobs[j];
+                job.allocations.clone_from(&proposal.allocations);
+                job.gpus = next;
+                let old_end = job.end_time;
+                job.end_time = ends.end;
+                if !self.keep_real_end {
+                    job.real_end_time = Some(ends.real);
+                }
+                if job.status == JobStatus::Pending {
+                    sim.start(j, now);
+                }
+                sim.change_end(j, old_end);
+                free -= i64::from(next - gpus);
+                self.next[j] = next_level(&sim.jobs[j], self.caps[j], next);
+                self.check_free(now, free)?;
+                scaled = true;
+                break;
+            }
+            for k in 0..sim.runnable.len() {
+                let j = sim.runnable[k];
+                if self.next[j] > sim.jobs[j].gpus {
+                    self.propose(sim, j, free, now)?;
+                }
+            }
+            self.sort_by_marginal(&mut sim.runnable);
+        }
+        Ok(())
+    }
+
+    fn check_free(&self, now: SimTime, free: i64) -> Result<(), RunError> {
+        if self.free.get(now) == Some(free) {
+            return Ok(());
+        }
+        Err(RunError::InvalidConfig(format!(
+            "the ElasticFlow planner's free GPUs at {now} disagree with the {free} GPUs left (the original asserts)"
+        )))
+    }
+
+    fn sort_by_marginal(&self, runnable: &mut [JobIdx]) {
+        runnable.sort_by(|&a, &b| self.marginal[b].total_cmp(&self.marginal[a]));
+    }
+
+    /// `get_marginal` (§5.2): `j`'s plan with its next level forced now, on the timeline without
+    /// its current plan, and the GPU time that adds per added GPU. A job that cannot grow within
+    /// `free` GPUs ranks last, one holding no GPU first.
+    fn propose(&mut self, sim: &EventSim, j: JobIdx, free: i64, now: SimTime) -> Result<(), RunError> {
+        let job = &sim.jobs[j];
+        let next = self.next[j];
+        if i64::from(next) - i64::from(job.gpus) > free || next == job.gpus {
+            self.marginal[j] = -MAXSIZE;
+            return Ok(());
+        }
+        let all = i64::from(sim.total_gpus);
+        let tmp = &mut self.without_job;
+        tmp.clone_from(&self.free);
+        if !tmp.contains(job.end_time) {
+            let v = before(tmp, job.end_time).ok_or_else(|| broken(job, "found no timeline key before an end"))?;
+            tmp.set(job.end_time, v);
+        }
+        let mut held = 0;
+        for &(t, g) in job.allocations.points() {
+            if !tmp.contains(t) {
+                tmp.set(t, tmp.value_at(t).unwrap_or(all));
+            }
+            tmp.add_range(t, job.end_time, i64::from(g) - held);
+            held = i64::from(g);
+        }
+        tmp.merge();
+        let p = PlanFor { job, cap: self.caps[j], start: now, total: sim.total_gpus, slot: sim.slot };
+        let ends = plan(&mut self.scratch, &p, &self.without_job, Some(next))?;
+        let proposal = &mut self.proposals[j];
+        proposal.allocations.clone_from(&self.scratch.alloc);
+        proposal.allocations.merge();
+        proposal.free.clone_from(&self.scratch.free);
+        proposal.free.merge();
+        proposal.ends = Some(ends);
+        self.marginal[j] = if job.gpus == 0 {
+            MAXSIZE
+        } else {
+            (gpu_time(&proposal.allocations, ends.end) - gpu_time(&job.allocations, job.end_time))
+                / f64::from(next - job.gpus)
+        };
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::JobSpec;
+
+    /// Figure 10's job 0 (§7): resnet50 at global batch 256, 7246 iterations, deadline 5896.
+    fn job(iterations: f64, deadline: f64) -> ElasticJob {
+        let spec = JobSpec {
+            model: Some("resnet50".into()),
+            batch_size: Some(256),
+            iterations: Some(iterations),
+            deadline: Some(deadline),
+            gpus: 1,
+            work: 1.0,
+            ..JobSpec::default()
+        };
+        ElasticJob::new(&spec, ThroughputTable::elasticflow_a100()).unwrap()
+    }
+
+    fn plan_on(job: &ElasticJob, input: &FreeTimeline, assign: Option<u32>) -> (Ends, Scratch) {
+        let mut sc = Scratch::default();
+        let p = PlanFor { job, cap: 64, start: 0.0, total: 128, slot: 240.0 };
+        let ends = plan(&mut sc, &p, input, assign).unwrap();
+        sc.free.merge();
+        sc.alloc.merge();
+        (ends, sc)
+    }
+
+    #[test]
+    fn caps_follow_the_gpu_type_and_the_trace_model_name() {
+        let a100 = ThroughputTable::elasticflow_a100();
+        assert_eq!(SizeCaps::for_table(a100), SizeCaps::A100);
+        assert_eq!(SizeCaps::for_table(ThroughputTable::elasticflow_t4()), SizeCaps::T4);
+        let mut j = job(1.0, 10.0);
+        assert_eq!(SizeCaps::A100.max_gpus(&j), 64);
+        assert_eq!(SizeCaps::T4.max_gpus(&j), 64);
+        j.batch_size = 64;
+        assert_eq!(SizeCaps::A100.max_gpus(&j), 32);
+        j.model = "bert".into();
+        assert_eq!((SizeCaps::A100.max_gpus(&j), SizeCaps::T4.max_gpus(&j)), (8, 16));
+        // An unknown name runs as resnet50 but is capped by the fallback rule.
+        j.model = "lstm".into();
+        j.batch_size = 16;
+        assert_eq!(SizeCaps::A100.max_gpus(&j), 16);
+    }
+
+    #[test]
+    fn levels_step_through_the_curve_up_to_the_cap() {
+        let j = job(1.0, 10.0);
+        assert_eq!([0, 1, 8, 32, 64].map(|g| next_level(&j, 32, g)), [1, 2, 16, 32, 64]);
+        assert_eq!([0, 1, 7, 100].map(|f| fit(&j, 32, f)), [0, 1, 4, 32]);
+    }
+
+    /// §7: alone on the cluster, job 0's minimum satisfactory share is 1 GPU, ending at 3931
+    /// (aligned 4080); its proposal with 64 GPUs ends at 385 (aligned 480).
+    #[test]
+    fn figure_10_job_0_plans_one_gpu_then_proposes_64() {
+        let j = job(7246.0, 5896.0);
+        let empty = FreeTimeline::starting(0.0, 128);
+        let (ends, sc) = plan_on(&j, &empty, None);
+        assert_eq!((ends.end, ends.real), (4080.0, 3931.0));
+        assert_eq!(sc.alloc.points(), [(0.0, 1)]);
+        assert_eq!(sc.free.points(), [(0.0, 127), (4080.0, 128)]);
+        let (ends, sc) = plan_on(&j, &empty, Some(64));
+        assert_eq!((ends.end, ends.real), (480.0, 385.0));
+        assert_eq!(sc.free.points(), [(0.0, 64), (480.0, 128)]);
+        // GPU time per added GPU: 64 x 480 against 1 x 4080.
+        let one = Allocation::starting(0.0, 1);
+        assert_eq!(gpu_time(&sc.alloc, 480.0) - gpu_time(&one, 4080.0), 30720.0 - 4080.0);
+    }
+
+    /// No level meets a 100 s deadline: the widest level up to it, then the whole cluster's
+    /// widest after it (steps 3 and 5), late.
+    #[test]
+    fn an_infeasible_job_runs_widest_and_ends_late() {
+        let j = job(7246.0, 100.0);
+        let (ends, sc) = plan_on(&j, &FreeTimeline::starting(0.0, 128), None);
+        assert_eq!((ends.end, ends.real), (720.0, 525.0));
+        assert_eq!(sc.alloc.points(), [(0.0, 64)]);
+        assert_eq!(sc.free.points(), [(0.0, 64), (720.0, 128)]);
+    }
+}
