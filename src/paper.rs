@@ -35,6 +35,9 @@ pub struct Check {
     pub unit: TimeUnit,
     /// Largest accepted absolute difference, in the check's unit.
     pub tolerance: f64,
+    /// How the runs matching one value (several seeds or workloads) are combined.
+    #[serde(default)]
+    pub aggregate: Aggregate,
     /// Where the values come from (paper figure or table, artifact file, note section).
     pub source: String,
     /// Reference values, reported beside the reproduced ones but not asserted: for figures whose
@@ -49,7 +52,33 @@ pub struct Check {
     pub values: Vec<ExpectedValue>,
 }
 
-/// One expected value and the run it belongs to. Seeds, when several, are averaged.
+/// How several matching runs give one reproduced value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Aggregate {
+    #[default]
+    Mean,
+    /// Robust to an outlying draw (e.g. of deadlines the original left unseeded).
+    Median,
+}
+
+impl Aggregate {
+    fn of(self, values: &mut [f64]) -> Option<f64> {
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_by(f64::total_cmp);
+        let n = values.len();
+        Some(match self {
+            Aggregate::Mean => values.iter().sum::<f64>() / n as f64,
+            Aggregate::Median if n % 2 == 1 => values[n / 2],
+            Aggregate::Median => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+        })
+    }
+}
+
+/// One expected value and the runs it belongs to: every run with its label (and its load,
+/// cluster and workload when given), combined by the check's [`Aggregate`].
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectedValue {
@@ -111,7 +140,7 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow]) -> Vec<Outcome> {
             String::new()
         };
         for v in &check.values {
-            let matching: Vec<f64> = rows
+            let mut matching: Vec<f64> = rows
                 .iter()
                 .filter(|r| {
                     r.info.label == v.label
@@ -121,7 +150,7 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow]) -> Vec<Outcome> {
                 })
                 .map(|r| check.metric.display_value(&r.summary, check.unit))
                 .collect();
-            let actual = (!matching.is_empty()).then(|| matching.iter().sum::<f64>() / matching.len() as f64);
+            let actual = check.aggregate.of(&mut matching);
             let tolerance = v.tolerance.unwrap_or(check.tolerance);
             let mut point = v.label.clone();
             if let Some(l) = v.load {
@@ -333,6 +362,19 @@ mod tests {
             ]
         );
         assert!(outcomes[2].reference && outcome_table(&[&outcomes[2]]).contains("| reference |"));
+    }
+
+    #[test]
+    fn the_median_ignores_one_outlying_run() {
+        let check = |aggregate: &str| -> Option<f64> {
+            let yaml = format!(
+                "checks:\n  - {{name: m, metric: avg_jct, unit: hours, tolerance: 0, source: t, aggregate: {aggregate}, values: [{{label: LAS, value: 2}}]}}\n"
+            );
+            let expected: Expected = serde_saphyr::from_str(&yaml).unwrap();
+            let rows = [row("LAS", 1.0, 3600.0), row("LAS", 2.0, 7200.0), row("LAS", 3.0, 72000.0)];
+            evaluate(&expected, &rows)[0].actual
+        };
+        assert_eq!((check("median"), check("mean")), (Some(2.0), Some(23.0 / 3.0)));
     }
 
     #[test]

@@ -204,10 +204,7 @@ impl SchedulerSpec {
     }
 
     fn is_round_based(&self) -> bool {
-        matches!(
-            self,
-            SchedulerSpec::Fifo | SchedulerSpec::Las | SchedulerSpec::Srtf | SchedulerSpec::OptimusOracle(_)
-        )
+        matches!(self, SchedulerSpec::Fifo | SchedulerSpec::Las | SchedulerSpec::Srtf | SchedulerSpec::OptimusOracle(_))
     }
 
     /// The round-engine scheduler; `None` for event-driven ones.

@@ -24,7 +24,7 @@
 //!
 //! The original draws the deadline factor and the best-effort flag from the global, unseeded
 //! `random` module, so those traces cannot be reproduced. Here both come, in that order, from a
-//! fifth stream seeded `seed + 4`, so every trace is a function of its parameters. Whenever
+//! fifth stream seeded `seed + 4` (or `deadline_seed`), so every trace is a function of its parameters. Whenever
 //! `min_ddl == max_ddl` and `best_effort_share == 0` (Figure 10) the fifth stream cannot show:
 //! `uniform(a, a)` returns exactly `a` (it still draws) and `uniform(0, 1) < 0` is never true, so
 //! the output equals the original's byte for byte.
@@ -87,6 +87,10 @@ pub struct ElasticflowGeneratorParams {
     /// `--max_scale_factor`: cap on a job's GPUs (the draw never exceeds 16).
     #[serde(default = "default_max_scale_factor")]
     pub max_scale_factor: u32,
+    /// Seed of the deadline and best-effort draws (default: the run's seed + 4). Varying it
+    /// alone gives other draws of what the original left unseeded, on the same jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_seed: Option<u64>,
 }
 
 fn default_min_ddl() -> f64 {
@@ -111,6 +115,7 @@ impl ElasticflowGeneratorParams {
             max_ddl: default_max_ddl(),
             best_effort_share: 0.0,
             max_scale_factor: default_max_scale_factor(),
+            deadline_seed: None,
         }
     }
 
@@ -125,6 +130,9 @@ impl ElasticflowGeneratorParams {
         }
         if self.max_scale_factor != default_max_scale_factor() {
             label += &format!("-max{}gpus", self.max_scale_factor);
+        }
+        if let Some(seed) = self.deadline_seed {
+            label += &format!("-ddlseed{seed}");
         }
         label
     }
@@ -202,7 +210,7 @@ pub fn generate(
     let mut arrivals = PyRandom::seed(seed + 1);
     let mut durations = PyRandom::seed(seed + 2);
     let mut sizes = PyRandom::seed(seed + 3);
-    let mut deadlines = PyRandom::seed(seed + 4);
+    let mut deadlines = PyRandom::seed(params.deadline_seed.unwrap_or(seed + 4));
     let mut jobs = Vec::with_capacity(params.num_jobs.get());
     let mut submit_s = 0.0;
     for index in 0..params.num_jobs.get() {
