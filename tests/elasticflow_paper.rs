@@ -170,14 +170,14 @@ fn edf_admission_refuses_what_cannot_meet_its_deadline() {
     let run = |policy: Box<dyn EventPolicy>| {
         EventEngine::new(config.clone(), policy, [job(0), job(1)].into_iter()).unwrap().run().unwrap()
     };
-    let edf = run(Box::new(Edf::default()));
+    let edf = run(Box::<Edf>::default());
     let summary = |out: &RunOutput, id: usize| {
         let r = &out.jobs[id];
         (r.first_start, r.finish, r.met_deadline)
     };
     assert_eq!(summary(&edf, 0), (Some(0.0), Some(3600.0), Some(true)));
     assert_eq!(summary(&edf, 1), (Some(3600.0), Some(7200.0), Some(false)));
-    let admission = run(Box::new(EdfAdmission::default()));
+    let admission = run(Box::<EdfAdmission>::default());
     assert_eq!(summary(&admission, 0), (Some(0.0), Some(3610.0), Some(true)));
     assert_eq!(summary(&admission, 1), (None, None, Some(false)));
     assert_eq!(admission.summary.deadlines.deadline_ratio, Some(0.5));
