@@ -91,6 +91,9 @@ pub struct ElasticflowGeneratorParams {
     /// alone gives other draws of what the original left unseeded, on the same jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline_seed: Option<u64>,
+    /// Name in tables and figures instead of the one built from the parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 fn default_min_ddl() -> f64 {
@@ -116,11 +119,16 @@ impl ElasticflowGeneratorParams {
             best_effort_share: 0.0,
             max_scale_factor: default_max_scale_factor(),
             deadline_seed: None,
+            label: None,
         }
     }
 
-    /// Names the workload in run keys: job count and `lam` always, the rest when not default.
+    /// Names the workload in run keys, tables and figures: `label` if set, else job count and
+    /// `lam` always and the other parameters when not default.
     pub fn label(&self) -> String {
+        if let Some(label) = &self.label {
+            return label.clone();
+        }
         let mut label = format!("elasticflow-generator-{}jobs-{}lam", self.num_jobs, self.lam_s);
         if (self.min_ddl, self.max_ddl) != (default_min_ddl(), default_max_ddl()) {
             label += &format!("-ddl{}-{}", self.min_ddl, self.max_ddl);
