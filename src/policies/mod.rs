@@ -268,7 +268,7 @@ impl PlacementSpec {
         },
         Entry {
             name: "yarn",
-            summary: "events mode, tiresias and themis: Tiresias' MS-YARN, whole free nodes plus one node with the remainder, else the first node that fits (ElasticFlow's yarn scheme; default there: the buddy placement)",
+            summary: "events mode, tiresias and themis: Tiresias' MS-YARN, whole free nodes plus one node with the remainder, else the first node that fits; a picked job that does not fit waits (ElasticFlow's --scheme=yarn; default: the buddy placement)",
         },
     ];
 

@@ -13,9 +13,10 @@
 //!
 //! How the engine uses it ([`super::EventSim::place_widest_first`]): the policy picks jobs by GPU
 //! count as before, every placement is released, then the picked jobs are placed widest first.
-//! From an empty cluster, first fit in decreasing power-of-two sizes packs every node exactly, so
-//! with power-of-two sizes on nodes of a power-of-two GPU count (every ElasticFlow trace and
-//! cluster) yarn places whatever counting picked and a run equals the buddy-placed one. A picked
+//! With power-of-two sizes on nodes of a power-of-two GPU count (every ElasticFlow trace and
+//! cluster) that always succeeds: jobs of a node or more are multiples of it and find whole free
+//! nodes, and first fit in decreasing sizes keeps every node's free count a multiple of the next
+//! size, so a job fits whenever the GPUs left do. A run then equals the buddy-placed one. A picked
 //! job that does not fit (other sizes: a 4-GPU job after two 6-GPU jobs on two 8-GPU nodes)
 //! **waits**: a job that ran before this decision is preempted, one that was to start stays
 //! pending (not started, no overhead). The GPUs it leaves free go to nobody until the next
