@@ -158,7 +158,8 @@ fn run_one(
             }
             EngineMode::Events => {
                 let policy = scheduler.build_event().ok_or_else(wrong_engine)?;
-                EventEngine::new(plan.event_config(), policy, jobs).and_then(EventEngine::run)
+                EventEngine::new(plan.event_config(), policy, jobs)
+                    .and_then(|engine| engine.with_placement(plan.event_placement()).run())
             }
         }
         .map_err(|e| e.to_string())

@@ -203,6 +203,17 @@ impl SchedulerSpec {
         !self.is_round_based()
     }
 
+    /// Whether the event-engine policy places whole jobs picked by GPU count, so `placement:
+    /// yarn` can replace its buddy placement (see [`crate::core::events::YarnPlacement`]).
+    pub fn can_place_with_yarn(&self) -> bool {
+        matches!(self, SchedulerSpec::Tiresias | SchedulerSpec::Themis)
+    }
+
+    /// The placement an event-engine policy brings: Gandiva's node sets, else the buddy one.
+    pub fn own_placement(&self) -> &'static str {
+        if *self == SchedulerSpec::Gandiva { "gandiva" } else { "elastic" }
+    }
+
     fn is_round_based(&self) -> bool {
         matches!(self, SchedulerSpec::Fifo | SchedulerSpec::Las | SchedulerSpec::Srtf | SchedulerSpec::OptimusOracle(_))
     }
@@ -241,6 +252,8 @@ impl SchedulerSpec {
 pub enum PlacementSpec {
     Scattered,
     Consolidated,
+    /// Events mode only: Tiresias' MS-YARN instead of the policy's buddy placement.
+    Yarn,
 }
 
 impl PlacementSpec {
@@ -253,19 +266,26 @@ impl PlacementSpec {
             name: "consolidated",
             summary: "fewest nodes per job (exact fit, then best fit), preempting like scattered",
         },
+        Entry {
+            name: "yarn",
+            summary: "events mode, tiresias and themis: Tiresias' MS-YARN, whole free nodes plus one node with the remainder, else the first node that fits; a picked job that does not fit waits (ElasticFlow's --scheme=yarn; default: the buddy placement)",
+        },
     ];
 
     pub fn name(&self) -> &'static str {
         match self {
             PlacementSpec::Scattered => "scattered",
             PlacementSpec::Consolidated => "consolidated",
+            PlacementSpec::Yarn => "yarn",
         }
     }
 
-    pub fn build(&self) -> Box<dyn Placement> {
+    /// The round-engine placement; `None` for `yarn`, which only the event engine runs.
+    pub fn build(&self) -> Option<Box<dyn Placement>> {
         match self {
-            PlacementSpec::Scattered => Box::new(scattered::Scattered::default()),
-            PlacementSpec::Consolidated => Box::new(consolidated::Consolidated::default()),
+            PlacementSpec::Scattered => Some(Box::new(scattered::Scattered::default())),
+            PlacementSpec::Consolidated => Some(Box::new(consolidated::Consolidated::default())),
+            PlacementSpec::Yarn => None,
         }
     }
 }

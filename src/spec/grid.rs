@@ -8,9 +8,9 @@
 
 use super::{ClusterEntry, EngineMode, PolicyEntry, Spec, TrackSpec};
 use crate::core::engine::Policies;
-use crate::core::events::EventConfig;
+use crate::core::events::{EventConfig, EventPlacement};
 use crate::core::{ClusterSpec, RunConfig, Tracking};
-use crate::policies::{BuildContext, OverheadSpec};
+use crate::policies::{BuildContext, OverheadSpec, PlacementSpec};
 use crate::results::RunInfo;
 use crate::workload::WorkloadSpec;
 use serde_json::json;
@@ -41,9 +41,17 @@ impl RunPlan {
         Some(Policies {
             admission: self.policy.admission.build(),
             scheduler: self.policy.scheduler.value.build(&ctx)?,
-            placement: self.policy.placement.build(),
+            placement: self.policy.placement.value.build()?,
             overhead: self.overhead.build(),
         })
+    }
+
+    /// The event engine's placement: yarn when the spec asks for it, else the policy's own.
+    pub fn event_placement(&self) -> EventPlacement {
+        match self.policy.placement.value {
+            PlacementSpec::Yarn => EventPlacement::Yarn,
+            _ => EventPlacement::Elastic,
+        }
     }
 
     /// The event engine's configuration: the cluster, the slot and its GPU type's throughputs.
@@ -104,12 +112,14 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                                 }),
                             ),
                         };
+                        // Events runs without `placement: yarn` keep the keys they had before
+                        // yarn existed (the unused round-engine default, `scattered`).
                         let resolved = json!({
                             "blox_version": env!("CARGO_PKG_VERSION"),
                             "engine": engine_json,
                             "policy": {
                                 "scheduler": policy.scheduler.value,
-                                "placement": policy.placement,
+                                "placement": policy.placement.value,
                                 "admission": policy.admission,
                             },
                             "cluster": cluster_json,
@@ -122,7 +132,7 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                         });
                         let policy_params = json!({
                             "scheduler": policy.scheduler.value,
-                            "placement": policy.placement,
+                            "placement": policy.placement.value,
                             "admission": policy.admission,
                         });
                         let hash = hex8(&Sha256::digest(resolved.to_string().as_bytes()));
@@ -141,7 +151,12 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                             run_key,
                             label: policy.label.value.0.clone(),
                             scheduler: policy.scheduler.value.name().into(),
-                            placement: policy.placement.name().into(),
+                            placement: match (engine.mode, &policy.placement.value) {
+                                (EngineMode::Events, PlacementSpec::Scattered) => {
+                                    policy.scheduler.value.own_placement().into()
+                                }
+                                (_, placement) => placement.name().into(),
+                            },
                             admission: policy.admission.name().into(),
                             policy_params: policy_params.to_string(),
                             cluster: cluster.label(),

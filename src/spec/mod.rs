@@ -150,14 +150,15 @@ pub struct PolicyEntry {
     /// Name in tables and figures, e.g. "Tiresias" for Blox's LAS.
     pub label: Spanned<Label>,
     pub scheduler: Spanned<SchedulerSpec>,
+    /// Rounds mode: `scattered` unless given. Events mode: the policy's own unless `yarn`.
     #[serde(default = "default_placement")]
-    pub placement: PlacementSpec,
+    pub placement: Spanned<PlacementSpec>,
     #[serde(default = "default_admission")]
     pub admission: AdmissionSpec,
 }
 
-fn default_placement() -> PlacementSpec {
-    PlacementSpec::Scattered
+fn default_placement() -> Spanned<PlacementSpec> {
+    Spanned::new(PlacementSpec::Scattered, serde_saphyr::Location::UNKNOWN, serde_saphyr::Location::UNKNOWN)
 }
 fn default_admission() -> AdmissionSpec {
     AdmissionSpec::AcceptAll
@@ -466,8 +467,9 @@ impl Spec {
 }
 
 impl Spec {
-    /// Schedulers must match the engine mode; the event engine runs whole workloads with its
-    /// own placement and no admission policy of the round engine.
+    /// Schedulers must match the engine mode; the event engine runs whole workloads with the
+    /// policy's own placement, or `yarn` for the policies that can use it, and no admission
+    /// policy of the round engine.
     fn validate_engine(&self) -> Result<(), (serde_saphyr::Location, String)> {
         let mode = self.engine.mode;
         for p in &self.policies.value {
@@ -486,13 +488,26 @@ impl Spec {
                     ),
                 ));
             }
+            let placement = &p.placement.value;
+            if *placement == PlacementSpec::Yarn && !(mode == EngineMode::Events && scheduler.can_place_with_yarn()) {
+                return Err((
+                    p.placement.referenced,
+                    format!(
+                        "policy `{}`: placement `yarn` is for the event-driven schedulers that place whole jobs \
+                         (tiresias, themis), not `{}`",
+                        p.label.value.0,
+                        scheduler.name()
+                    ),
+                ));
+            }
             if mode == EngineMode::Events
-                && (p.placement != PlacementSpec::Scattered || p.admission != AdmissionSpec::AcceptAll)
+                && (!matches!(placement, PlacementSpec::Scattered | PlacementSpec::Yarn)
+                    || p.admission != AdmissionSpec::AcceptAll)
             {
                 return Err((
                     p.label.referenced,
                     format!(
-                        "policy `{}`: event-driven schedulers bring their own placement and admission; remove `placement` and `admission`",
+                        "policy `{}`: event-driven schedulers bring their own placement (or `yarn`) and admission; remove `placement` and `admission`",
                         p.label.value.0
                     ),
                 ));

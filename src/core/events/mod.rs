@@ -5,8 +5,9 @@
 //!
 //! The engine owns what every policy of that family shares: the jobs ([`ElasticJob`]), the event
 //! list with slot coalescing ([`EventList`]), progress accounting by iterations
-//! ([`EventSim::run_all_jobs`]), the buddy placement with its rank cache ([`BuddyPlacement`]),
-//! the overhead model ([`ScaleOverhead`]) and the records. An [`EventPolicy`] decides at each
+//! ([`EventSim::run_all_jobs`]), the buddy placement with its rank cache ([`BuddyPlacement`]) or,
+//! for whole-job baselines, MS-YARN ([`YarnPlacement`], [`EventEngine::with_placement`]), the
+//! overhead model ([`ScaleOverhead`]) and the records. An [`EventPolicy`] decides at each
 //! decision point; its hooks default to the EDF family's behaviour. One decision at time `now`:
 //!
 //! 1. [`EventPolicy::advance`]: progress since the previous decision (may move ends to `now`);
@@ -25,12 +26,14 @@ mod job;
 mod overhead;
 mod placement;
 mod step;
+mod yarn_placement;
 
 pub use event_list::{Event, EventList};
 pub use job::{ElasticJob, JobIdx, JobStatus};
 pub use overhead::{ElasticflowOverhead, ScaleOverhead};
 pub use placement::{BuddyPlacement, CLASSES, SetId};
 pub use step::{Allocation, FreeTimeline, StepFunction, align};
+pub use yarn_placement::YarnPlacement;
 
 use super::metrics::{DeadlineStats, mean, quantile_sorted};
 use super::{ClusterSpec, JobRecord, JobSpec, RunError, RunOutput, RunSummary, SimTime, TimelineRow};
@@ -48,6 +51,17 @@ pub struct EventConfig {
     /// Iterations per second by model, batch and GPUs, for the cluster's GPU type.
     pub throughput: Arc<ThroughputTable>,
     pub record_timeline: bool,
+}
+
+/// Where jobs are placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EventPlacement {
+    /// ElasticFlow's buddy placement ("elastic", §2.6), every policy's own but Gandiva's.
+    #[default]
+    Elastic,
+    /// Tiresias' MS-YARN ([`YarnPlacement`]), for policies that place whole jobs picked by GPU
+    /// count through [`EventSim::place_widest_first`] (`tiresias`, `themis`).
+    Yarn,
 }
 
 /// Safety net against runs that cannot end.
@@ -78,10 +92,10 @@ pub trait EventPolicy: Send {
     fn charge_overheads(&mut self, _sim: &mut EventSim, _restart: bool) {}
 
     /// Whether running job `j`, holding GPUs, occupies them at this decision (the scheduling
-    /// log's cluster efficiency and the GPUs in use count it). Default: it has a buddy
-    /// placement. Policies with their own placement (Gandiva's time-sliced node sets) override it.
+    /// log's cluster efficiency and the GPUs in use count it). Default: it is placed (buddy or
+    /// yarn). Policies with their own placement (Gandiva's time-sliced node sets) override it.
     fn occupies_gpus(&self, sim: &EventSim, j: JobIdx) -> bool {
-        sim.jobs[j].node_set.is_some()
+        sim.is_placed(j)
     }
 
     /// The time of the next decision after the one at `now` (whose event is already popped), or
@@ -116,6 +130,8 @@ pub struct EventSim {
     /// Pending and running jobs; policies re-order it (its order breaks ties everywhere).
     pub runnable: Vec<JobIdx>,
     pub placement: BuddyPlacement,
+    /// MS-YARN, when the run places with it instead of `placement`.
+    pub yarn: Option<YarnPlacement>,
     pub overhead: Box<dyn ScaleOverhead>,
     /// The run's throughput table (policies with per-GPU-type rules recognise it).
     pub throughput: Arc<ThroughputTable>,
@@ -244,6 +260,14 @@ impl EventSim {
         if let Some(set) = job.node_set.take() {
             self.placement.release(set, j, job.gpus);
         }
+        if let Some(yarn) = self.yarn.as_mut() {
+            yarn.release(j);
+        }
+    }
+
+    /// Whether `j` holds placed GPUs (a buddy node set or a yarn placement).
+    pub fn is_placed(&self, j: JobIdx) -> bool {
+        self.jobs[j].node_set.is_some() || self.yarn.as_ref().is_some_and(|y| y.is_placed(j))
     }
 
     /// Places every runnable job holding GPUs in `runnable` order (edf-accessctrl, §2.6). Unlike
@@ -268,11 +292,24 @@ impl EventSim {
     }
 
     /// Places every runnable job holding GPUs, widest first (stable over `runnable` order).
+    /// With yarn, after every placement was released: a job that does not fit waits (see
+    /// [`YarnPlacement`]); with the buddy placement that is an error.
     pub fn place_widest_first(&mut self) -> Result<(), RunError> {
         self.place_order.clear();
         self.place_order.extend(self.runnable.iter().copied().filter(|&j| self.jobs[j].gpus > 0));
         let jobs = &self.jobs;
         self.place_order.sort_by_key(|&j| std::cmp::Reverse(jobs[j].gpus));
+        if let Some(mut yarn) = self.yarn.take() {
+            for k in 0..self.place_order.len() {
+                let j = self.place_order[k];
+                if !yarn.place(j, self.jobs[j].gpus) {
+                    self.wait_unplaced(j, &yarn);
+                }
+            }
+            yarn.end_pass();
+            self.yarn = Some(yarn);
+            return Ok(());
+        }
         for k in 0..self.place_order.len() {
             let j = self.place_order[k];
             let job = &mut self.jobs[j];
@@ -282,6 +319,27 @@ impl EventSim {
             }
         }
         Ok(())
+    }
+
+    /// A job picked to run that yarn cannot place waits: preempted if it ran before this
+    /// decision, otherwise back to pending as if never started (no overhead; no start time if
+    /// it never ran).
+    fn wait_unplaced(&mut self, j: JobIdx, yarn: &YarnPlacement) {
+        if let Some(k) = self.running.iter().position(|&r| r == j) {
+            self.running.remove(k);
+        }
+        self.pending.push(j);
+        let job = &mut self.jobs[j];
+        job.status = JobStatus::Pending;
+        job.gpus = 0;
+        if yarn.was_released(j) {
+            job.preemptions += 1;
+        } else {
+            job.overhead = 0.0;
+            if !yarn.was_ever_placed(j) {
+                job.start_time = None;
+            }
+        }
     }
 
     /// The scheduling-round counter: whether this round restarts the cluster (every `slot`-th
@@ -386,6 +444,7 @@ impl EventEngine {
             running: Vec::new(),
             runnable: Vec::new(),
             placement: BuddyPlacement::new(config.cluster.nodes.len() as u32, gpus_per_node),
+            yarn: None,
             overhead: Box::new(ElasticflowOverhead::for_cluster(total_gpus)),
             throughput: config.throughput,
             schedule_count: 0,
@@ -396,6 +455,18 @@ impl EventEngine {
             rank_flags: Vec::new(),
         };
         Ok(Self { sim, policy })
+    }
+
+    /// Places jobs with `placement` instead of the buddy placement. Only policies that place
+    /// whole jobs through [`EventSim::place_widest_first`] after releasing every placement
+    /// (`tiresias`, `themis`) honour [`EventPlacement::Yarn`]; the spec allows no other.
+    pub fn with_placement(mut self, placement: EventPlacement) -> Self {
+        let sim = &mut self.sim;
+        sim.yarn = match placement {
+            EventPlacement::Elastic => None,
+            EventPlacement::Yarn => Some(YarnPlacement::new(sim.total_gpus / sim.gpus_per_node, sim.gpus_per_node)),
+        };
+        self
     }
 
     /// Runs until the policy expects no further decision.
