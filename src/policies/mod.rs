@@ -457,3 +457,39 @@ impl OverheadSpec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_tiresias_parses_and_serialises_as_before() {
+        let plain: SchedulerSpec = serde_saphyr::from_str("tiresias").unwrap();
+        assert_eq!(plain, SchedulerSpec::Tiresias(TiresiasParams::default()));
+        // Run keys hash this JSON: it must stay the bare name.
+        assert_eq!(serde_json::to_string(&plain).unwrap(), r#""tiresias""#);
+        let fifo: SchedulerSpec = serde_saphyr::from_str("fifo").unwrap();
+        assert_eq!(serde_json::to_string(&fifo).unwrap(), r#""fifo""#);
+    }
+
+    #[test]
+    fn tiresias_options_parse_from_a_map() {
+        let spec: SchedulerSpec =
+            serde_saphyr::from_str("{tiresias: {starvation_knob: 8, gittins: {dataset: tiresias/yarn-gput1000.csv}}}")
+                .unwrap();
+        let params = TiresiasParams {
+            starvation_knob: Some(Positive(8.0)),
+            gittins: Some(GpuTimeSource::Dataset("tiresias/yarn-gput1000.csv".into())),
+        };
+        assert_eq!(spec, SchedulerSpec::Tiresias(params));
+        assert_eq!(
+            serde_json::to_string(&spec).unwrap(),
+            r#"{"tiresias":{"starvation_knob":8.0,"gittins":{"dataset":"tiresias/yarn-gput1000.csv"}}}"#
+        );
+        let optimus: SchedulerSpec = serde_saphyr::from_str("{optimus-oracle: {default_multiplier: 2}}").unwrap();
+        assert!(matches!(optimus, SchedulerSpec::OptimusOracle(_)));
+        for bad in ["{tiresias: {knob: 8}}", "{tiresias: {gittins: {}}}", "sjf", "{tiresias: {starvation_knob: -1}}"] {
+            assert!(serde_saphyr::from_str::<SchedulerSpec>(bad).is_err(), "{bad}");
+        }
+    }
+}

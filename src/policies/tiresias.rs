@@ -27,20 +27,20 @@
 //! 0d29ad9 ("fix dlas-gpu time"), whose end candidate is the raw end (§8.5): it reproduces the
 //! paper's own Figure 10 log, HEAD the re-run. Only HEAD is in the spec registry.
 //!
-//! Two options of the same `dlas_sim_jobs` (@ 0d29ad9; identical in Tiresias' own `run_sim.py`
-//! @ b0ef844) that ElasticFlow's `main` never reaches, so no per-job reference log exists for
-//! them; they follow the code:
+//! Two options of the same `dlas_sim_jobs` (@ 0d29ad9; the rules are those of Tiresias' own
+//! `simulator/run_sim.py` @ b0ef844) that ElasticFlow's `main` never reaches, so no per-job
+//! reference log exists for them; they follow the code:
 //!
 //! * Starvation knob K ([`Tiresias::with_starvation_knob`], Tiresias `dlas-gpu-K`,
 //!   `solve_starvation = K`). A job's queue counter ("attained", `executed_time`) is separate
 //!   from its progress (`total_executed_time`). At each decision, after arrivals joined queue 0,
 //!   every pending job that has attained service adds the decision's seconds to its starvation
 //!   time (`last_pending_time`); one in a queue below the top whose starvation time reaches
-//!   `trunc(attained x K)` goes to the tail of queue 0 with both counters at 0 and `promotions`
-//!   + 1. The next jump also covers the earliest such promotion (`trunc(attained x K -
+//!   `trunc(attained x K)` goes to the tail of queue 0, both counters at 0, its `promotions`
+//!   count one up. The next jump also covers the earliest such promotion (`trunc(attained x K -
 //!   starved)` seconds on, if positive). Kept: the starvation time is not reset when the job runs
-//!   again, only by a promotion, so it is pending time since the last promotion, not since it last
-//!   ran.
+//!   again, only by a promotion, so it counts all waiting since the last promotion, not since
+//!   the job last ran.
 //! * 2D-Gittins ([`Tiresias::with_gittins`], Tiresias `dlas-gpu-gittins`). Before the walk each
 //!   queue is stably sorted by Gittins rank, higher first, then by truncated submit time, earlier
 //!   first (`(rank, -submit)` descending); ranks are recomputed at every decision from the
@@ -364,5 +364,38 @@ impl EventPolicy for Tiresias {
             return Ok(None);
         };
         Ok(Some(jump.map_or(event, |t| t.min(event))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gittins_ranks_match_the_hand_computed_index() {
+        let d = GpuTimeDistribution::from_samples(vec![5000, 1000, 10000, 2000]).unwrap();
+        // a = 999: of 4 samples above it, 1000 and 2000 end by 4249: p = 0.5,
+        // e = (1000 + 2000 + 2 x 3250) / 4 = 2375, rank = 500000 / 2375 = 210.526315... -> 210.5263.
+        assert_eq!(GittinsIndex::rank_at(&d, 999), 210.5263);
+        // a = 1999: p = 2/3 -> 0.66667, e = (2000 + 5000 + 3250) / 3 -> 3416.66667,
+        // rank = 666670 / 3416.66667 -> 195.1229.
+        assert_eq!(GittinsIndex::rank_at(&d, 1999), 195.1229);
+        // a = 4999: p = 0.5, e = (5000 + 3250) / 2 = 4125, rank = 121.2121.
+        assert_eq!(GittinsIndex::rank_at(&d, 4999), 121.2121);
+        // a + Δ passes the largest sample, which then counts as not ending: p = 0.
+        assert_eq!(GittinsIndex::rank_at(&d, 9999), 0.0);
+        assert_eq!(GittinsIndex::rank_at(&d, 10000), 0.0);
+        let index = GittinsIndex::new(&d);
+        // A job's rank is that of the first sample above what it attained.
+        let ranks: Vec<f64> = [0, 999, 1000, 1999, 2000, 4999, 5000, 9999, 10000, 50000].map(|a| index.rank(a)).into();
+        assert_eq!(ranks, [210.5263, 210.5263, 195.1229, 195.1229, 121.2121, 121.2121, 0.0, 0.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn rounding_is_pythons_ties_to_even() {
+        assert_eq!(py_round(0.125, 2), 0.12);
+        assert_eq!(py_round(0.375, 2), 0.38);
+        assert_eq!(py_round(0.015625, 5), 0.01562);
+        assert_eq!(py_round(2.675, 2), 2.67);
     }
 }

@@ -37,8 +37,12 @@ impl GpuTimeDistribution {
     /// Reads a CSV whose `duration` column holds one job size per row (whole GPU-seconds >= 1);
     /// other columns are ignored. Errors name the file, line and column.
     pub fn read(file: &Path) -> Result<Self, TraceError> {
-        let input = std::fs::File::open(file)
-            .map_err(|e| TraceError { file: file.to_owned(), line: None, column: None, message: e.to_string() })?;
+        let input = std::fs::File::open(file).map_err(|e| TraceError {
+            file: file.to_owned(),
+            line: None,
+            column: None,
+            message: e.to_string(),
+        })?;
         Self::parse(file, Box::new(std::io::BufReader::new(input)))
     }
 
