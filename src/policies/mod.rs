@@ -266,7 +266,7 @@ impl SchedulerSpec {
         },
         Entry {
             name: "tiresias",
-            summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events); {tiresias: {starvation_knob: K}} promotes starved jobs (dlas-gpu-K), {gittins: {dataset|path: CSV}} orders queues by a GPU-time distribution's Gittins index (dlas-gpu-gittins)",
+            summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events); options {tiresias: {starvation_knob: K, gittins: {dataset: D | path: P}}}: K promotes starved jobs back to queue 0 (Tiresias dlas-gpu-K), gittins orders each queue by the Gittins index of a GPU-time distribution CSV (dlas-gpu-gittins)",
         },
         Entry {
             name: "themis",
