@@ -2,7 +2,7 @@
 
 use blox::data;
 use blox::figures::{FigureError, Rendered};
-use blox::policies::{AdmissionSpec, Entry, OverheadSpec, PlacementSpec, SchedulerSpec};
+use blox::policies::{AdmissionSpec, Entry, GpuTimeSource, OverheadSpec, PlacementSpec, SchedulerSpec};
 use blox::results::{RunRow, write_trace_parquet};
 use blox::runner::{self, RunnerOptions};
 use blox::spec::grid::{expand, fmt_number};
@@ -411,13 +411,18 @@ fn parse_format(name: Option<&str>) -> Result<Option<TraceFormat>, String> {
         .ok_or_else(|| format!("unknown trace format `{name}`; the formats are {}", TraceFormat::names().join(", ")))
 }
 
-/// Fetches (or checks in the cache) every dataset file the spec's workloads name, once and
-/// before any run starts, so that parallel runs find them in place.
+/// Fetches (or checks in the cache) every dataset file the spec's workloads and policies (Gittins
+/// distributions) name, once and before any run starts, so that parallel runs find them in place.
 fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
-    let references = spec.workloads.value.iter().filter_map(|w| match &w.value {
+    let traces = spec.workloads.value.iter().filter_map(|w| match &w.value {
         WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(reference),
         _ => None,
     });
+    let distributions = spec.policies.value.iter().filter_map(|p| match p.scheduler.value.gpu_time_source() {
+        Some(GpuTimeSource::Dataset(reference)) => Some(reference),
+        _ => None,
+    });
+    let references = traces.chain(distributions);
     for reference in references {
         let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
         data::resolve(reference, &data::FetchOptions { quiet, ..options })
@@ -427,7 +432,8 @@ fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
 }
 
 /// What reading each trace workload of the spec gives at the grid's first point (loads and
-/// seeds can change transforms' results; the runs table has every point).
+/// seeds can change transforms' results; the runs table has every point), and the size of each
+/// policy's GPU-time distribution (read here so that a bad file fails before any run).
 fn describe_traces(source: &SpecSource, spec: &Spec) -> Result<String, String> {
     let Some(cluster) = spec.clusters.value.first() else { return Ok(String::new()) };
     let mut text = String::new();
@@ -441,6 +447,12 @@ fn describe_traces(source: &SpecSource, spec: &Spec) -> Result<String, String> {
         };
         if let Some(loaded) = workload.trace(&context) {
             text += &loaded.map_err(|e| e.to_string())?.describe(&workload.label());
+        }
+    }
+    for policy in &spec.policies.value {
+        if let Some(distribution) = policy.scheduler.value.gpu_time_source() {
+            let read = distribution.load(&source.base_dir)?;
+            text += &format!("{}: Gittins index over {} job sizes\n", policy.label.value.0, read.len());
         }
     }
     Ok(text)

@@ -157,7 +157,8 @@ fn run_one(
                 Engine::new(plan.config.clone(), policies, jobs).and_then(Engine::run)
             }
             EngineMode::Events => {
-                let policy = scheduler.build_event().ok_or_else(wrong_engine)?;
+                let gpu_time = scheduler.gpu_time_source().map(|source| source.load(base_dir)).transpose()?;
+                let policy = scheduler.build_event(gpu_time.as_ref()).ok_or_else(wrong_engine)?;
                 EventEngine::new(plan.event_config(), policy, jobs)
                     .and_then(|engine| engine.with_placement(plan.event_placement()).run())
             }

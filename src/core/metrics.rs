@@ -17,7 +17,7 @@ pub struct JobRecord {
     pub finish: Option<SimTime>,
     pub preemptions: u32,
     pub attained_service: f64,
-    /// Whether the starvation guard promoted the job.
+    /// Whether a starvation rule promoted the job (the round engine's guard, Tiresias' knob).
     pub promoted: bool,
     /// Absolute deadline; `None` for best-effort jobs and jobs without one.
     pub deadline: Option<SimTime>,

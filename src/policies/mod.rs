@@ -27,8 +27,11 @@ pub mod tiresias;
 
 use crate::core::events::EventPolicy;
 use crate::core::{Admission, OverheadModel, Placement, Scheduler};
+use crate::data;
+use crate::profiles::GpuTimeDistribution;
 use serde::{Deserialize, Deserializer, Serialize, de};
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// What a policy may depend on besides its own parameters.
 #[derive(Debug, Clone, Copy)]
@@ -75,8 +78,10 @@ pub struct Entry {
     pub summary: &'static str,
 }
 
+/// The schedulers. `serde(remote = "Self")` derives inherent `serialize`/`deserialize` that the
+/// trait impls below wrap, so that `tiresias` is both a plain name and `{tiresias: {...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(remote = "Self", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum SchedulerSpec {
     Fifo,
     Las,
@@ -84,7 +89,7 @@ pub enum SchedulerSpec {
     OptimusOracle(OptimusParams),
     Edf,
     EdfAdmission,
-    Tiresias,
+    Tiresias(TiresiasParams),
     Themis,
     Gandiva,
     Elasticflow,
@@ -105,6 +110,70 @@ pub struct OptimusParams {
 
 fn one() -> Positive {
     Positive(1.0)
+}
+
+/// Options of `tiresias`; the default (plain `tiresias`) is ElasticFlow's `dlas-gpu`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TiresiasParams {
+    /// Tiresias' `dlas-gpu-K`: a starved job returns to queue 0 once it has waited K times its
+    /// attained service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starvation_knob: Option<Positive>,
+    /// Tiresias' `dlas-gpu-gittins`: order each queue by the Gittins index of this GPU-time
+    /// distribution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gittins: Option<GpuTimeSource>,
+}
+
+/// A job-size distribution file (a `duration` column of GPU-seconds): exactly one of `path`
+/// (relative to the spec file's directory unless absolute) and `dataset` (`DATASET/PATH`, e.g.
+/// `tiresias/yarn-gput1000.csv`, fetched and verified into the data cache).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "GpuTimeSourceFields")]
+pub enum GpuTimeSource {
+    #[serde(rename = "path")]
+    Path(PathBuf),
+    #[serde(rename = "dataset")]
+    Dataset(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GpuTimeSourceFields {
+    #[serde(default)]
+    path: Option<PathBuf>,
+    #[serde(default)]
+    dataset: Option<String>,
+}
+
+impl TryFrom<GpuTimeSourceFields> for GpuTimeSource {
+    type Error = String;
+    fn try_from(f: GpuTimeSourceFields) -> Result<Self, String> {
+        match (f.path, f.dataset) {
+            (Some(path), None) => Ok(GpuTimeSource::Path(path)),
+            (None, Some(dataset)) => Ok(GpuTimeSource::Dataset(dataset)),
+            _ => Err("a GPU-time distribution needs exactly one of `path` (a file) and `dataset` (e.g. `tiresias/yarn-gput1000.csv`)".into()),
+        }
+    }
+}
+
+impl GpuTimeSource {
+    /// The local file: the path against `base_dir`, or the dataset file in the cache (fetched
+    /// and verified first when it is not there).
+    pub fn local_path(&self, base_dir: &Path) -> Result<PathBuf, String> {
+        match self {
+            GpuTimeSource::Path(path) => Ok(base_dir.join(path)),
+            GpuTimeSource::Dataset(reference) => data::FetchOptions::from_env(None)
+                .and_then(|options| data::resolve(reference, &data::FetchOptions { quiet: true, ..options }))
+                .map_err(|e| format!("dataset `{reference}`: {e}")),
+        }
+    }
+
+    /// Reads the distribution (once per run; the policy gets it parsed).
+    pub fn load(&self, base_dir: &Path) -> Result<GpuTimeDistribution, String> {
+        GpuTimeDistribution::read(&self.local_path(base_dir)?).map_err(|e| e.to_string())
+    }
 }
 
 /// A map from load (jobs/hour) to a positive value, written `{1: 5, 2.5: 3}` in YAML.
@@ -140,6 +209,41 @@ impl<'de> Deserialize<'de> for LoadTable {
     }
 }
 
+impl Serialize for SchedulerSpec {
+    /// Plain `tiresias` stays a bare name, so its run keys do not change.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SchedulerSpec::Tiresias(p) if *p == TiresiasParams::default() => {
+                s.serialize_unit_variant("SchedulerSpec", 6, "tiresias")
+            }
+            _ => SchedulerSpec::serialize(self, s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SchedulerSpec {
+    /// A bare name (`fifo`, `tiresias`) or a one-key map (`{tiresias: {starvation_knob: 8}}`).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = SchedulerSpec;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a scheduler name or a map from a scheduler name to its options")
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<SchedulerSpec, E> {
+                if name == "tiresias" {
+                    return Ok(SchedulerSpec::Tiresias(TiresiasParams::default()));
+                }
+                SchedulerSpec::deserialize(de::IntoDeserializer::<E>::into_deserializer(name))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<SchedulerSpec, A::Error> {
+                SchedulerSpec::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
 impl SchedulerSpec {
     pub const ALL: &[Entry] = &[
         Entry { name: "fifo", summary: "first come, first served by submission time (Blox Fifo)" },
@@ -162,7 +266,7 @@ impl SchedulerSpec {
         },
         Entry {
             name: "tiresias",
-            summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events)",
+            summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events); options {tiresias: {starvation_knob: K, gittins: {dataset: D | path: P}}}: K promotes starved jobs back to queue 0 (Tiresias dlas-gpu-K), gittins orders each queue by the Gittins index of a GPU-time distribution CSV (dlas-gpu-gittins)",
         },
         Entry {
             name: "themis",
@@ -190,7 +294,7 @@ impl SchedulerSpec {
             SchedulerSpec::OptimusOracle(_) => "optimus-oracle",
             SchedulerSpec::Edf => "edf",
             SchedulerSpec::EdfAdmission => "edf-admission",
-            SchedulerSpec::Tiresias => "tiresias",
+            SchedulerSpec::Tiresias(_) => "tiresias",
             SchedulerSpec::Themis => "themis",
             SchedulerSpec::Gandiva => "gandiva",
             SchedulerSpec::Elasticflow => "elasticflow",
@@ -206,7 +310,7 @@ impl SchedulerSpec {
     /// Whether the event-engine policy places whole jobs picked by GPU count, so `placement:
     /// yarn` can replace its buddy placement (see [`crate::core::events::YarnPlacement`]).
     pub fn can_place_with_yarn(&self) -> bool {
-        matches!(self, SchedulerSpec::Tiresias | SchedulerSpec::Themis)
+        matches!(self, SchedulerSpec::Tiresias(_) | SchedulerSpec::Themis)
     }
 
     /// The placement an event-engine policy brings: Gandiva's node sets, else the buddy one.
@@ -232,12 +336,30 @@ impl SchedulerSpec {
         })
     }
 
-    /// The event-engine policy; `None` for round-based schedulers.
-    pub fn build_event(&self) -> Option<Box<dyn EventPolicy>> {
+    /// The GPU-time distribution the scheduler reads, if any.
+    pub fn gpu_time_source(&self) -> Option<&GpuTimeSource> {
+        match self {
+            SchedulerSpec::Tiresias(p) => p.gittins.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The event-engine policy; `None` for round-based schedulers. `gpu_time` is the distribution
+    /// of [`SchedulerSpec::gpu_time_source`], read by the caller.
+    pub fn build_event(&self, gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
         match self {
             SchedulerSpec::Edf => Some(Box::new(edf::Edf::default())),
             SchedulerSpec::EdfAdmission => Some(Box::new(edf_admission::EdfAdmission::default())),
-            SchedulerSpec::Tiresias => Some(Box::new(tiresias::Tiresias::default())),
+            SchedulerSpec::Tiresias(p) => {
+                let mut policy = tiresias::Tiresias::default();
+                if let Some(k) = p.starvation_knob {
+                    policy = policy.with_starvation_knob(k.0);
+                }
+                if let Some(distribution) = gpu_time {
+                    policy = policy.with_gittins(distribution);
+                }
+                Some(Box::new(policy))
+            }
             SchedulerSpec::Themis => Some(Box::new(themis::Themis::default())),
             SchedulerSpec::Gandiva => Some(Box::new(gandiva::Gandiva::default())),
             SchedulerSpec::Elasticflow => Some(Box::new(elasticflow::ElasticFlow::default())),
@@ -352,6 +474,42 @@ impl OverheadSpec {
             OverheadSpec::Fixed { first_launch_s, resume_s } => {
                 Some(Box::new(fixed_overhead::FixedOverhead { first_launch_s: first_launch_s.0, resume_s: resume_s.0 }))
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_tiresias_parses_and_serialises_as_before() {
+        let plain: SchedulerSpec = serde_saphyr::from_str("tiresias").unwrap();
+        assert_eq!(plain, SchedulerSpec::Tiresias(TiresiasParams::default()));
+        // Run keys hash this JSON: it must stay the bare name.
+        assert_eq!(serde_json::to_string(&plain).unwrap(), r#""tiresias""#);
+        let fifo: SchedulerSpec = serde_saphyr::from_str("fifo").unwrap();
+        assert_eq!(serde_json::to_string(&fifo).unwrap(), r#""fifo""#);
+    }
+
+    #[test]
+    fn tiresias_options_parse_from_a_map() {
+        let spec: SchedulerSpec =
+            serde_saphyr::from_str("{tiresias: {starvation_knob: 8, gittins: {dataset: tiresias/yarn-gput1000.csv}}}")
+                .unwrap();
+        let params = TiresiasParams {
+            starvation_knob: Some(Positive(8.0)),
+            gittins: Some(GpuTimeSource::Dataset("tiresias/yarn-gput1000.csv".into())),
+        };
+        assert_eq!(spec, SchedulerSpec::Tiresias(params));
+        assert_eq!(
+            serde_json::to_string(&spec).unwrap(),
+            r#"{"tiresias":{"starvation_knob":8.0,"gittins":{"dataset":"tiresias/yarn-gput1000.csv"}}}"#
+        );
+        let optimus: SchedulerSpec = serde_saphyr::from_str("{optimus-oracle: {default_multiplier: 2}}").unwrap();
+        assert!(matches!(optimus, SchedulerSpec::OptimusOracle(_)));
+        for bad in ["{tiresias: {knob: 8}}", "{tiresias: {gittins: {}}}", "sjf", "{tiresias: {starvation_knob: -1}}"] {
+            assert!(serde_saphyr::from_str::<SchedulerSpec>(bad).is_err(), "{bad}");
         }
     }
 }

@@ -26,19 +26,106 @@
 //! [`Tiresias::default`] is HEAD; [`Tiresias::paper_era`] is the variant before ElasticFlow commit
 //! 0d29ad9 ("fix dlas-gpu time"), whose end candidate is the raw end (§8.5): it reproduces the
 //! paper's own Figure 10 log, HEAD the re-run. Only HEAD is in the spec registry.
+//!
+//! Two options of the same `dlas_sim_jobs` (@ 0d29ad9; the rules are those of Tiresias' own
+//! `simulator/run_sim.py` @ b0ef844) that ElasticFlow's `main` never reaches, so no per-job
+//! reference log exists for them; they follow the code:
+//!
+//! * Starvation knob K ([`Tiresias::with_starvation_knob`], Tiresias `dlas-gpu-K`,
+//!   `solve_starvation = K`). A job's queue counter ("attained", `executed_time`) is separate
+//!   from its progress (`total_executed_time`). At each decision, after arrivals joined queue 0,
+//!   every pending job that has attained service adds the decision's seconds to its starvation
+//!   time (`last_pending_time`); one in a queue below the top whose starvation time reaches
+//!   `trunc(attained x K)` goes to the tail of queue 0, both counters at 0, its `promotions`
+//!   count one up. The next jump also covers the earliest such promotion (`trunc(attained x K -
+//!   starved)` seconds on, if positive). Kept: the starvation time is not reset when the job runs
+//!   again, only by a promotion, so it counts all waiting since the last promotion, not since
+//!   the job last ran.
+//! * 2D-Gittins ([`Tiresias::with_gittins`], Tiresias `dlas-gpu-gittins`). Before the walk each
+//!   queue is stably sorted by Gittins rank, higher first, then by truncated submit time, earlier
+//!   first (`(rank, -submit)` descending); ranks are recomputed at every decision from the
+//!   attained GPU time `trunc(attained x GPUs)` via [`GittinsIndex`]. Tiresias' `main` passes a
+//!   knob to `dlas-gpu-gittins-K` but its sort tests `schedule == 'dlas-gpu-gittins'`, so those
+//!   runs sorted nothing; here both options combine.
 
 use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
+use crate::profiles::GpuTimeDistribution;
+use std::sync::Arc;
 
 /// GPU-seconds after which a job leaves queue 0 and queue 1 (the last queue has no limit).
 const LIMITS: [f64; 2] = [3250.0, 7200.0];
 
+/// The Gittins quantum Δ in GPU-seconds (`JOBS.gittins_delta`).
+const GITTINS_DELTA: u64 = 3250;
+
+/// Tiresias' Gittins ranks over a job-size distribution, as ElasticFlow's `scheduler.py`
+/// computes them (`parse_job_dist`, `get_gittins_index`, `cal_r_gittins_index` @ 0d29ad9,
+/// Python 3; Tiresias' Python 2 copy floors the division of `e`).
+///
+/// For attained GPU time `a` (a whole number below the largest sample `max`), of the `m` samples
+/// above `a`: `p` = the share that end by `a + Δ`, `e` = (their sizes summed + Δ for each of the
+/// others) / `m`, rank = `p x 10^6 / e`; `p` and `e` rounded to 5 decimals, the rank to 4, ties
+/// to even like Python's `round`. Kept quirks: `e` sums the samples' whole sizes, not what is
+/// left after `a`; when `a + Δ >= max` the largest sample counts as not ending in the quantum; a
+/// job that has attained `max` or more has rank 0. Ranks are precomputed at each sample `v`
+/// (at `a = v - 1`), and a job that has attained `a` gets the rank of the first sample above
+/// `a`, so a rank holds from one sample to the next.
+#[derive(Debug, Clone)]
+pub struct GittinsIndex {
+    distribution: Arc<GpuTimeDistribution>,
+    /// The rank at each sample.
+    ranks: Vec<f64>,
+}
+
+impl GittinsIndex {
+    pub fn new(distribution: &GpuTimeDistribution) -> Self {
+        let ranks = distribution.samples().iter().map(|&v| Self::rank_at(distribution, v - 1)).collect();
+        Self { distribution: Arc::new(distribution.clone()), ranks }
+    }
+
+    /// `cal_r_gittins_index(a)`.
+    pub fn rank_at(d: &GpuTimeDistribution, a: u64) -> f64 {
+        let (n, max) = (d.len(), d.max());
+        if a >= max {
+            return 0.0;
+        }
+        let first = d.count_at_most(a);
+        let next = a + GITTINS_DELTA;
+        let first_after = if next >= max { n - 1 } else { d.count_at_most(next) };
+        let above = (n - first) as f64;
+        let p = py_round((first_after - first) as f64 / above, 5);
+        let e_sum = d.sum(first, first_after) + u128::from(GITTINS_DELTA) * (n - first_after) as u128;
+        let e = py_round(e_sum as f64 / above, 5);
+        py_round(p * 1_000_000.0 / e, 4)
+    }
+
+    /// `get_gittins_index(a)`: the rank of a job that has attained `a` GPU-seconds.
+    pub fn rank(&self, a: u64) -> f64 {
+        self.ranks.get(self.distribution.count_at_most(a)).copied().unwrap_or(0.0)
+    }
+}
+
+/// Python 3's `round(x, digits)`: the decimal nearest to `x`'s exact value, ties to even; Rust's
+/// fixed-precision formatting rounds the same way.
+fn py_round(x: f64, digits: usize) -> f64 {
+    format!("{x:.digits$}").parse().unwrap_or(x)
+}
+
 #[derive(Debug, Default)]
 pub struct Tiresias {
     paper_era: bool,
+    /// `solve_starvation`; `None` (0 in the original) disables promotion.
+    starvation_knob: Option<f64>,
+    gittins: Option<GittinsIndex>,
     queues: [Vec<JobIdx>; 3],
-    /// Queue of each job, by job index.
+    /// Per job index: its queue, the seconds of service counted towards it (`executed_time`,
+    /// reset by a promotion), its pending seconds since it first attained service or was last
+    /// promoted (`last_pending_time`) and its Gittins rank.
     queue_of: Vec<usize>,
+    attained: Vec<f64>,
+    starved: Vec<f64>,
+    rank: Vec<f64>,
     /// The end event: its time and its jobs in runnable order.
     end_at: Option<SimTime>,
     ends: Vec<JobIdx>,
@@ -53,6 +140,55 @@ impl Tiresias {
     /// End candidates at the raw end, as before commit 0d29ad9 (§8.5).
     pub fn paper_era() -> Self {
         Self { paper_era: true, ..Self::default() }
+    }
+
+    /// Promotes starved jobs with knob `k` > 0 (Tiresias `dlas-gpu-K`).
+    pub fn with_starvation_knob(self, k: f64) -> Self {
+        Self { starvation_knob: Some(k), ..self }
+    }
+
+    /// Orders each queue by the Gittins index of `distribution` (Tiresias `dlas-gpu-gittins`).
+    pub fn with_gittins(self, distribution: &GpuTimeDistribution) -> Self {
+        Self { gittins: Some(GittinsIndex::new(distribution)), ..self }
+    }
+
+    /// Whether pending job `j` may be promoted: knob on, below the top queue, with service both
+    /// in total and since its last promotion.
+    fn may_promote(&self, sim: &EventSim, j: JobIdx) -> Option<f64> {
+        let k = self.starvation_knob?;
+        (self.queue_of[j] > 0 && sim.jobs[j].executed > 0.0 && self.attained[j] > 0.0).then_some(k)
+    }
+
+    /// §8.3 step 3 for pending jobs (after arrivals joined queue 0): promotions, then every
+    /// runnable job's Gittins rank.
+    fn promote_and_rank(&mut self, sim: &mut EventSim) {
+        for k in 0..sim.runnable.len() {
+            let j = sim.runnable[k];
+            if sim.jobs[j].status != JobStatus::Pending {
+                continue;
+            }
+            let due = self.may_promote(sim, j).is_some_and(|knob| self.starved[j] >= (self.attained[j] * knob).trunc());
+            if due {
+                self.attained[j] = 0.0;
+                self.starved[j] = 0.0;
+                self.leave_queue(j);
+                self.queue_of[j] = 0;
+                self.queues[0].push(j);
+                sim.jobs[j].promotions += 1;
+            }
+        }
+        if let Some(index) = &self.gittins {
+            for &j in &sim.runnable {
+                let attained = (self.attained[j] * f64::from(sim.jobs[j].requested_gpus)).trunc();
+                self.rank[j] = index.rank(attained as u64);
+            }
+            for queue in &mut self.queues {
+                let (rank, jobs) = (&self.rank, &sim.jobs);
+                queue.sort_by(|&x, &y| {
+                    rank[y].total_cmp(&rank[x]).then(jobs[x].submit.trunc().total_cmp(&jobs[y].submit.trunc()))
+                });
+            }
+        }
     }
 
     fn leave_queue(&mut self, j: JobIdx) {
@@ -91,6 +227,15 @@ impl Tiresias {
         self.next_jump = None;
         for k in 0..sim.runnable.len() {
             let j = sim.runnable[k];
+            if sim.jobs[j].status == JobStatus::Pending {
+                if let Some(knob) = self.may_promote(sim, j) {
+                    let wait = (self.attained[j] * knob - self.starved[j]).trunc();
+                    if wait > 0.0 {
+                        self.next_jump = Some(self.next_jump.map_or(now + wait, |t: f64| t.min(now + wait)));
+                    }
+                }
+                continue;
+            }
             let job = &mut sim.jobs[j];
             if job.status != JobStatus::Running {
                 continue;
@@ -117,7 +262,7 @@ impl Tiresias {
                 }
             }
             if let Some(&limit) = LIMITS.get(self.queue_of[j]) {
-                let jump = ((limit - job.executed) / f64::from(g)).ceil() + now;
+                let jump = ((limit - self.attained[j]) / f64::from(g)).ceil() + now;
                 self.next_jump = Some(self.next_jump.map_or(jump, |t: f64| t.min(jump)));
             }
         }
@@ -126,18 +271,24 @@ impl Tiresias {
 
 impl EventPolicy for Tiresias {
     /// §8.3 step 3: running jobs progress by the seconds since the last decision less their
-    /// overhead, and drop at most one queue.
+    /// overhead, and drop at most one queue; pending jobs with attained service starve for the
+    /// seconds since the last decision.
     fn advance(&mut self, sim: &mut EventSim, delta: f64, _now: SimTime) -> Result<(), RunError> {
         for k in 0..sim.runnable.len() {
             let j = sim.runnable[k];
             let job = &mut sim.jobs[j];
+            if job.status == JobStatus::Pending && self.attained[j] > 0.0 {
+                self.starved[j] = (self.starved[j] + delta).trunc();
+            }
             if job.status != JobStatus::Running {
                 continue;
             }
-            job.executed = (job.executed + (delta - job.overhead).max(0.0)).trunc();
+            let progress = (delta - job.overhead).max(0.0);
+            job.executed = (job.executed + progress).trunc();
+            self.attained[j] = (self.attained[j] + progress).trunc();
             job.overhead = 0.0;
             let q = self.queue_of[j];
-            if LIMITS.get(q).is_some_and(|&limit| (job.executed * f64::from(job.requested_gpus)).trunc() >= limit) {
+            if LIMITS.get(q).is_some_and(|&limit| (self.attained[j] * f64::from(job.requested_gpus)).trunc() >= limit) {
                 self.leave_queue(j);
                 self.queue_of[j] = q + 1;
                 self.queues[q + 1].push(j);
@@ -164,13 +315,18 @@ impl EventPolicy for Tiresias {
 
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
         if self.queue_of.len() < sim.jobs.len() {
-            self.queue_of.resize(sim.jobs.len(), 0);
+            let n = sim.jobs.len();
+            self.queue_of.resize(n, 0);
+            self.attained.resize(n, 0.0);
+            self.starved.resize(n, 0.0);
+            self.rank.resize(n, 0.0);
         }
         for &a in arrivals {
             sim.enqueue(a);
             self.queue_of[a] = 0;
             self.queues[0].push(a);
         }
+        self.promote_and_rank(sim);
         let restart = sim.next_round();
         self.pick(sim, restart);
         sim.release_all();
@@ -208,5 +364,38 @@ impl EventPolicy for Tiresias {
             return Ok(None);
         };
         Ok(Some(jump.map_or(event, |t| t.min(event))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gittins_ranks_match_the_hand_computed_index() {
+        let d = GpuTimeDistribution::from_samples(vec![5000, 1000, 10000, 2000]).unwrap();
+        // a = 999: of 4 samples above it, 1000 and 2000 end by 4249: p = 0.5,
+        // e = (1000 + 2000 + 2 x 3250) / 4 = 2375, rank = 500000 / 2375 = 210.526315... -> 210.5263.
+        assert_eq!(GittinsIndex::rank_at(&d, 999), 210.5263);
+        // a = 1999: p = 2/3 -> 0.66667, e = (2000 + 5000 + 3250) / 3 -> 3416.66667,
+        // rank = 666670 / 3416.66667 -> 195.1229.
+        assert_eq!(GittinsIndex::rank_at(&d, 1999), 195.1229);
+        // a = 4999: p = 0.5, e = (5000 + 3250) / 2 = 4125, rank = 121.2121.
+        assert_eq!(GittinsIndex::rank_at(&d, 4999), 121.2121);
+        // a + Δ passes the largest sample, which then counts as not ending: p = 0.
+        assert_eq!(GittinsIndex::rank_at(&d, 9999), 0.0);
+        assert_eq!(GittinsIndex::rank_at(&d, 10000), 0.0);
+        let index = GittinsIndex::new(&d);
+        // A job's rank is that of the first sample above what it attained.
+        let ranks: Vec<f64> = [0, 999, 1000, 1999, 2000, 4999, 5000, 9999, 10000, 50000].map(|a| index.rank(a)).into();
+        assert_eq!(ranks, [210.5263, 210.5263, 195.1229, 195.1229, 121.2121, 121.2121, 0.0, 0.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn rounding_is_pythons_ties_to_even() {
+        assert_eq!(py_round(0.125, 2), 0.12);
+        assert_eq!(py_round(0.375, 2), 0.38);
+        assert_eq!(py_round(0.015625, 5), 0.01562);
+        assert_eq!(py_round(2.675, 2), 2.67);
     }
 }

@@ -3,8 +3,11 @@
 //! Elastic schedulers (ElasticFlow, Pollux, ...) decide how many GPUs a job gets from measured
 //! scaling curves rather than from a fixed duration, so their simulations need the published
 //! tables. [`throughput`] holds ElasticFlow's A100 and T4 tables, embedded in the binary, and
-//! reads user-supplied tables in the same long CSV format.
+//! reads user-supplied tables in the same long CSV format. [`gpu_time`] reads job-size
+//! distributions (Tiresias' Gittins index).
 
+pub mod gpu_time;
 pub mod throughput;
 
+pub use gpu_time::GpuTimeDistribution;
 pub use throughput::{ProfileError, ScalingCurve, ThroughputTable};

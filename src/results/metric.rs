@@ -74,7 +74,7 @@ impl RunMetric {
             RunMetric::Makespan => "Makespan",
             RunMetric::GpuUtilization => "GPU utilization",
             RunMetric::Preemptions => "Preemptions",
-            RunMetric::PromotedJobs => "Jobs promoted by the starvation guard",
+            RunMetric::PromotedJobs => "Jobs promoted by a starvation rule",
             RunMetric::JobsFinished => "Jobs finished",
             RunMetric::TrackedFinished => "Tracked jobs finished",
             RunMetric::Rounds => "Rounds",

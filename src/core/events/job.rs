@@ -75,6 +75,8 @@ pub struct ElasticJob {
     /// rather than iterations.
     pub executed: f64,
     pub preemptions: u32,
+    /// Times a starvation rule moved the job back to the top queue (Tiresias' `promote`).
+    pub promotions: u32,
     pub status: JobStatus,
     pub node_set: Option<SetId>,
     pub in_cache: bool,
@@ -124,6 +126,7 @@ impl ElasticJob {
             overhead: 0.0,
             executed: 0.0,
             preemptions: 0,
+            promotions: 0,
             status: JobStatus::Arrived,
             node_set: None,
             in_cache: false,

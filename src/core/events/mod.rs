@@ -532,7 +532,7 @@ impl EventEngine {
             makespan,
             rounds: decisions,
             preemptions: records.iter().map(|r| u64::from(r.preemptions)).sum(),
-            promoted_jobs: 0,
+            promoted_jobs: records.iter().filter(|r| r.promoted).count() as u64,
             gpu_utilization: busy_gpu_seconds / (f64::from(sim.total_gpus) * makespan),
             deadlines: DeadlineStats::of(&records),
         };
@@ -552,7 +552,7 @@ fn record_of(job: &ElasticJob) -> JobRecord {
         finish: finished.then_some(job.end_time),
         preemptions: job.preemptions,
         attained_service: job.start_time.filter(|_| finished).map_or(0.0, |s| job.end_time - s),
-        promoted: false,
+        promoted: job.promotions > 0,
         deadline: (!job.best_effort).then_some(job.ddl),
         best_effort: job.best_effort,
         met_deadline: if job.best_effort { None } else { job.late.map(|late| !late) },
