@@ -265,6 +265,14 @@ impl SchedulerSpec {
             summary: "EDF with admission control: an arrival enters iff the EDF plan meets every deadline (ElasticFlow's edf-accessctrl; engine mode events)",
         },
         Entry {
+            name: "edf-elastic",
+            summary: "EDF + elastic scaling: ElasticFlow's planner without admission control (ef; engine mode events)",
+        },
+        Entry {
+            name: "elasticflow",
+            summary: "ElasticFlow: minimum satisfactory shares, all-or-nothing admission, leftover GPUs by marginal GPU time (ef-accessctrl; engine mode events)",
+        },
+        Entry {
             name: "tiresias",
             summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events); options {tiresias: {starvation_knob: K, gittins: {dataset: D | path: P}}}: K promotes starved jobs back to queue 0 (Tiresias dlas-gpu-K), gittins orders each queue by the Gittins index of a GPU-time distribution CSV (dlas-gpu-gittins)",
         },
@@ -275,14 +283,6 @@ impl SchedulerSpec {
         Entry {
             name: "gandiva",
             summary: "node sets per job size, over-subscription with 60 s time slicing, non-elastic (ElasticFlow's gandiva; engine mode events)",
-        },
-        Entry {
-            name: "elasticflow",
-            summary: "ElasticFlow: minimum satisfactory shares, all-or-nothing admission, leftover GPUs by marginal GPU time (ef-accessctrl; engine mode events)",
-        },
-        Entry {
-            name: "edf-elastic",
-            summary: "EDF + elastic scaling: ElasticFlow's planner without admission control (ef; engine mode events)",
         },
     ];
 
