@@ -3,79 +3,33 @@
 //! job against the original's `job.csv` where one exists (`../shared/traces/elasticflow/`;
 //! `docs/elasticflow-semantics.md` §0, §6.3, §6.4, §7, §11).
 
-use blox::core::ClusterSpec;
-use blox::core::events::{EventConfig, EventEngine, EventPolicy};
+mod common;
+
+use blox::core::events::EventPolicy;
 use blox::core::{JobRecord, RunOutput};
 use blox::policies::edf_elastic::EdfElastic;
 use blox::policies::elasticflow::ElasticFlow;
 use blox::profiles::ThroughputTable;
-use blox::trace::read_trace;
-use blox::workload::LoadedTrace;
-use blox::workload::elasticflow_generator::{ElasticflowGeneratorParams, job_stream};
-use std::num::NonZeroUsize;
-use std::path::Path;
-use std::sync::Arc;
-
-/// `generate_trace.py --num_jobs=100 --lam=1500 --min_ddl=1.5 --seed=1` on 16 x 8 A100 with a
-/// 240 s slot (`run_fig10.sh`).
-fn figure_10_run(policy: Box<dyn EventPolicy>) -> RunOutput {
-    let config = EventConfig {
-        cluster: ClusterSpec::uniform(16, 8),
-        slot: 240.0,
-        throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
-        record_timeline: true,
-    };
-    let mut params = ElasticflowGeneratorParams::new(NonZeroUsize::new(100).unwrap(), 1500.0);
-    params.min_ddl = 1.5;
-    EventEngine::new(config, policy, job_stream(&params, 1).unwrap()).unwrap().run().unwrap()
-}
-
-/// `elasticVpollux_e.csv` on 16 x 4 T4 with a 60 s slot (`run_fig8a.sh`).
-fn figure_8a_run(policy: Box<dyn EventPolicy>) -> RunOutput {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/elasticflow/artifact/traces/elasticVpollux_e.csv");
-    let trace = read_trace(&path, None).unwrap();
-    let loaded = LoadedTrace { source: path, format: trace.format, jobs: trace.jobs, report: trace.report };
-    let config = EventConfig {
-        cluster: ClusterSpec::uniform(16, 4),
-        slot: 60.0,
-        throughput: Arc::new(ThroughputTable::elasticflow_t4().clone()),
-        record_timeline: false,
-    };
-    EventEngine::new(config, policy, loaded.into_job_stream().unwrap()).unwrap().run().unwrap()
-}
-
-/// One row of an original `job.csv`: (job id, num_gpu, start, end, pending).
-type Row = (u64, u32, f64, f64, f64);
-
-fn expected_rows(log: &str) -> Vec<Row> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/elasticflow").join(log).join("job.csv");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let [id, gpus, start, end, pending] = ["job_id", "num_gpu", "start_time", "end_time", "pending_time"].map(column);
-    lines
-        .map(|line| {
-            let f: Vec<&str> = line.split(',').collect();
-            let num = |i: usize| f[i].parse::<f64>().unwrap();
-            (f[id].parse().unwrap(), f[gpus].parse().unwrap(), num(start), num(end), num(pending))
-        })
-        .collect()
-}
+use common::{config, figure_8a_run, figure_10_run, log_rows, trace_run};
 
 /// Every row of `log` (`rows` of them: the original logs completed jobs only) against `out`.
 /// Lateness is not compared per row: ElasticFlow judges it on the unaligned planned end, which
 /// `job.csv` does not record (its `end_time` is aligned plus overheads, §12 item 2); the totals
 /// are checked instead.
 fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
-    let expected = expected_rows(log);
+    let expected = log_rows(log);
     assert_eq!(expected.len(), rows);
     let mut mismatches = Vec::new();
-    for &(id, gpus, start, end, pending) in &expected {
+    for row in &expected {
+        let id = row.id();
         let r: &JobRecord = out.jobs.iter().find(|r| r.id == id).unwrap();
         let got = (r.final_gpus, r.first_start, r.finish, r.first_start.map(|s| s - r.arrival));
-        let want = (Some(gpus), Some(start), Some(end), Some(pending));
+        let want = (
+            Some(row.int("num_gpu")),
+            Some(row.num("start_time")),
+            Some(row.num("end_time")),
+            Some(row.num("pending_time")),
+        );
         if got != want {
             mismatches.push(format!("job {id}: got {got:?}, want {want:?}"));
         }
@@ -143,16 +97,7 @@ fn edf_elastic_on_figure_8a_finishes_every_job() {
 
 /// A Figure 8b trace on 32 x 8 A100 with a 60 s slot (`run_fig8b.sh`).
 fn figure_8b_run(trace: &str, policy: Box<dyn EventPolicy>) -> RunOutput {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/elasticflow").join(trace);
-    let trace = read_trace(&path, None).unwrap();
-    let loaded = LoadedTrace { source: path, format: trace.format, jobs: trace.jobs, report: trace.report };
-    let config = EventConfig {
-        cluster: ClusterSpec::uniform(32, 8),
-        slot: 60.0,
-        throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
-        record_timeline: false,
-    };
-    EventEngine::new(config, policy, loaded.into_job_stream().unwrap()).unwrap().run().unwrap()
+    trace_run(trace, config(32, 8, 60.0, ThroughputTable::elasticflow_a100()), policy)
 }
 
 /// The original's counts at HEAD (`expected/results.csv`): 250/10 on cluster10 (paper 0.981)

@@ -2,6 +2,8 @@
 //! original simulator's `job.csv` (re-run at HEAD into `../shared/traces/elasticflow/expected/`,
 //! the paper's own logs in `artifact/logs_figure10/`; `docs/elasticflow-semantics.md` §0, §7).
 
+mod common;
+
 use blox::core::ClusterSpec;
 use blox::core::events::{EventConfig, EventEngine, EventPolicy};
 use blox::core::{JobRecord, JobSpec, RunOutput};
@@ -9,59 +11,22 @@ use blox::policies::edf::Edf;
 use blox::policies::edf_admission::EdfAdmission;
 use blox::policies::tiresias::Tiresias;
 use blox::profiles::ThroughputTable;
-use blox::trace::read_trace;
-use blox::workload::LoadedTrace;
-use blox::workload::elasticflow_generator::{ElasticflowGeneratorParams, job_stream};
-use std::num::NonZeroUsize;
-use std::path::Path;
-use std::sync::Arc;
+use common::{figure_8a_run, figure_10_run, log_rows, trace_run};
 
 fn config() -> EventConfig {
-    EventConfig {
-        cluster: ClusterSpec::uniform(16, 8),
-        slot: 240.0,
-        throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
-        record_timeline: true,
-    }
-}
-
-/// `generate_trace.py --num_jobs=100 --lam=1500 --min_ddl=1.5 --seed=1` (`run_fig10.sh`).
-fn figure_10_run(policy: Box<dyn EventPolicy>) -> RunOutput {
-    let mut params = ElasticflowGeneratorParams::new(NonZeroUsize::new(100).unwrap(), 1500.0);
-    params.min_ddl = 1.5;
-    EventEngine::new(config(), policy, job_stream(&params, 1).unwrap()).unwrap().run().unwrap()
-}
-
-/// One row of an original `job.csv` under `../shared/traces/elasticflow/`: (job id, num_gpu,
-/// start, end, pending, ddl, preempt).
-type Row = (u64, u32, f64, f64, f64, f64, u32);
-
-fn expected_rows(log: &str) -> Vec<Row> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/elasticflow").join(log).join("job.csv");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let [id, gpus, start, end, pending, ddl, preempt] =
-        ["job_id", "num_gpu", "start_time", "end_time", "pending_time", "ddl", "preempt"].map(column);
-    lines
-        .map(|line| {
-            let f: Vec<&str> = line.split(',').collect();
-            let num = |i: usize| f[i].parse::<f64>().unwrap();
-            let (i, g, p) = (f[id].parse().unwrap(), f[gpus].parse().unwrap(), f[preempt].parse().unwrap());
-            (i, g, num(start), num(end), num(pending), num(ddl), p)
-        })
-        .collect()
+    common::config(16, 8, 240.0, ThroughputTable::elasticflow_a100())
 }
 
 /// Every row of `log` (`rows` of them) against `out`. The pending time is compared as first
 /// start minus arrival, which it equals for jobs never preempted (the original also counts the
 /// time waiting after a preemption, which blox does not record).
 fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
-    let expected = expected_rows(log);
+    let expected = log_rows(log);
     assert_eq!(expected.len(), rows);
     let mut mismatches = Vec::new();
-    for &(id, gpus, start, end, pending, ddl, preempt) in &expected {
+    for row in &expected {
+        let (id, gpus, preempt) = (row.id(), row.int("num_gpu"), row.int("preempt"));
+        let [start, end, pending, ddl] = ["start_time", "end_time", "pending_time", "ddl"].map(|c| row.num(c));
         let r: &JobRecord = out.jobs.iter().find(|r| r.id == id).unwrap();
         let waited = r.first_start.map(|s| s - r.arrival);
         let got = (r.final_gpus, r.first_start, r.finish, waited, r.met_deadline, r.preemptions);
@@ -105,29 +70,13 @@ fn tiresias_paper_era_matches_the_papers_log() {
 /// jobs.
 #[test]
 fn tiresias_matches_figure_8a_with_preemptions() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/elasticflow/artifact/traces/elasticVpollux_e.csv");
-    let trace = read_trace(&path, None).unwrap();
-    let loaded = LoadedTrace { source: path, format: trace.format, jobs: trace.jobs, report: trace.report };
-    let config = EventConfig {
-        cluster: ClusterSpec::uniform(16, 4),
-        slot: 60.0,
-        throughput: Arc::new(ThroughputTable::elasticflow_t4().clone()),
-        record_timeline: false,
-    };
-    let jobs = loaded.into_job_stream().unwrap();
-    let out = EventEngine::new(config, Box::new(Tiresias::default()), jobs).unwrap().run().unwrap();
+    let out = figure_8a_run(Box::<Tiresias>::default());
     compare_rows("expected/fig8a_head/dlas-gpu", 195, &out);
 }
 
 #[test]
 fn edf_on_the_shared_trace_file_matches_too() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/traces/elasticflow/artifact/generated/100jobs_1500lam.csv");
-    let trace = read_trace(&path, None).unwrap();
-    let loaded = LoadedTrace { source: path, format: trace.format, jobs: trace.jobs, report: trace.report };
-    let jobs = loaded.into_job_stream().unwrap();
-    let out = EventEngine::new(config(), Box::new(Edf::default()), jobs).unwrap().run().unwrap();
+    let out = trace_run("artifact/generated/100jobs_1500lam.csv", config(), Box::<Edf>::default());
     compare("expected/fig10_head/edf", &out);
 }
 
