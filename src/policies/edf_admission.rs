@@ -116,16 +116,7 @@ impl EventPolicy for EdfAdmission {
     /// Running jobs holding GPUs pay their reconfiguration overhead at the end of their plan.
     fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
         for k in 0..sim.running.len() {
-            let j = sim.running[k];
-            let job = &mut sim.jobs[j];
-            if job.gpus == 0 {
-                job.overhead = 0.0;
-                continue;
-            }
-            job.overhead = sim.overhead.estimate(job.gpus, restart, job.in_cache);
-            let old = job.end_time;
-            job.end_time += job.overhead;
-            sim.change_end(j, old);
+            sim.charge_overhead(sim.running[k], restart);
         }
     }
 }

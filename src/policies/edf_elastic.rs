@@ -19,7 +19,7 @@
 //! runnable, as `elasticflow` does. No original output exists to check this policy against
 //! (its Figure 9 traces have unseeded deadlines, §13).
 
-use super::elasticflow::{charge, place_by_class};
+use super::elasticflow::place_by_class;
 use super::mss_planner::MssPlanner;
 use crate::core::events::{EventPolicy, EventSim, JobIdx};
 use crate::core::{RunError, SimTime};
@@ -101,7 +101,7 @@ impl EventPolicy for EdfElastic {
     /// Every running job holding GPUs pays its reconfiguration overhead (§6.4).
     fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
         for k in 0..sim.running.len() {
-            charge(sim, sim.running[k], restart);
+            sim.charge_overhead(sim.running[k], restart);
         }
     }
 }

@@ -177,7 +177,7 @@ impl EventPolicy for ElasticFlow {
     /// it and its end event moves on by it (§2.5).
     fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
         for k in 0..sim.runnable.len() {
-            charge(sim, sim.runnable[k], restart);
+            sim.charge_overhead(sim.runnable[k], restart);
         }
     }
 
@@ -196,19 +196,6 @@ impl EventPolicy for ElasticFlow {
         self.charge_overheads(sim, restart);
         Ok(sim.events.coalesce(now, sim.slot, true))
     }
-}
-
-/// Charges `j`'s overhead for the coming step (none without GPUs) and moves its end by it.
-pub(super) fn charge(sim: &mut EventSim, j: JobIdx, restart: bool) {
-    let job = &mut sim.jobs[j];
-    if job.gpus == 0 {
-        job.overhead = 0.0;
-        return;
-    }
-    job.overhead = sim.overhead.estimate(job.gpus, restart, job.in_cache);
-    let old_end = job.end_time;
-    job.end_time += job.overhead;
-    sim.change_end(j, old_end);
 }
 
 #[cfg(test)]

@@ -248,6 +248,20 @@ impl EventSim {
         Ok(())
     }
 
+    /// Charges `j` the reconfiguration overhead of its next progress step (none without GPUs)
+    /// and moves its planned end by as much (§2.5: edf-accessctrl, ef, ef-accessctrl).
+    pub fn charge_overhead(&mut self, j: JobIdx, restart: bool) {
+        let job = &mut self.jobs[j];
+        if job.gpus == 0 {
+            job.overhead = 0.0;
+            return;
+        }
+        job.overhead = self.overhead.estimate(job.gpus, restart, job.in_cache);
+        let old_end = job.end_time;
+        job.end_time += job.overhead;
+        self.change_end(j, old_end);
+    }
+
     /// Releases the GPUs of every placed runnable job.
     pub fn release_all(&mut self) {
         for k in 0..self.runnable.len() {
