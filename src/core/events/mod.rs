@@ -171,6 +171,12 @@ impl EventSim {
     /// `j` is preempted: it gives up its GPUs (not its placement, which the caller releases
     /// first) and waits again.
     pub fn preempt(&mut self, j: JobIdx) {
+        self.back_to_pending(j);
+        self.jobs[j].preemptions += 1;
+    }
+
+    /// `j` leaves the running jobs without GPUs and waits again.
+    fn back_to_pending(&mut self, j: JobIdx) {
         if let Some(k) = self.running.iter().position(|&r| r == j) {
             self.running.remove(k);
         }
@@ -178,7 +184,6 @@ impl EventSim {
         let job = &mut self.jobs[j];
         job.status = JobStatus::Pending;
         job.gpus = 0;
-        job.preemptions += 1;
     }
 
     /// `j` is refused (admission control); it never runs.
@@ -339,20 +344,15 @@ impl EventSim {
     /// decision, otherwise back to pending as if never started (no overhead; no start time if
     /// it never ran).
     fn wait_unplaced(&mut self, j: JobIdx, yarn: &YarnPlacement) {
-        if let Some(k) = self.running.iter().position(|&r| r == j) {
-            self.running.remove(k);
-        }
-        self.pending.push(j);
-        let job = &mut self.jobs[j];
-        job.status = JobStatus::Pending;
-        job.gpus = 0;
         if yarn.was_released(j) {
-            job.preemptions += 1;
-        } else {
-            job.overhead = 0.0;
-            if !yarn.was_ever_placed(j) {
-                job.start_time = None;
-            }
+            self.preempt(j);
+            return;
+        }
+        self.back_to_pending(j);
+        let job = &mut self.jobs[j];
+        job.overhead = 0.0;
+        if !yarn.was_ever_placed(j) {
+            job.start_time = None;
         }
     }
 
