@@ -5,33 +5,25 @@
 
 mod common;
 
-use blox::core::{JobRecord, RunOutput};
+use blox::core::RunOutput;
 use blox::policies::gandiva::Gandiva;
 use blox::profiles::ThroughputTable;
-use common::{config, figure_8a_run, figure_10_run, log_rows, trace_run};
+use common::{compare_jobs, config, figure_8a_run, figure_10_run, trace_run};
 
 /// Every row of `log` (`rows` of them) against `out`: GPUs, start, end, deadline met, no
 /// preemption. Gandiva's original sets `pending_time` only for jobs that started from the waiting
 /// list (0 for jobs placed on arrival, even when their arrival was coalesced later), so a nonzero
 /// one must equal start minus submission.
 fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
-    let expected = log_rows(log);
-    assert_eq!(expected.len(), rows);
-    let mut mismatches = Vec::new();
-    for row in &expected {
+    compare_jobs(log, rows, out, |row, r| {
         let (id, gpus, preempt) = (row.id(), row.int("num_gpu"), row.int("preempt"));
         let [submit, start, end, ddl, pending] =
             ["submit_time", "start_time", "end_time", "ddl", "pending_time"].map(|c| row.num(c));
-        let r: &JobRecord = out.jobs.iter().find(|r| r.id == id).unwrap();
         assert_eq!(r.arrival, submit, "job {id}");
         assert!(pending == 0.0 || pending == start - submit, "job {id}: pending {pending}");
         let got = (r.final_gpus, r.first_start, r.finish, r.met_deadline, r.preemptions);
-        let want = (Some(gpus), Some(start), Some(end), Some(end <= ddl), preempt);
-        if got != want {
-            mismatches.push(format!("job {id}: got {got:?}, want {want:?}"));
-        }
-    }
-    assert!(mismatches.is_empty(), "{} of {rows} rows differ:\n{}", mismatches.len(), mismatches.join("\n"));
+        (got, (Some(gpus), Some(start), Some(end), Some(end <= ddl), preempt))
+    });
 }
 
 #[test]

@@ -6,12 +6,12 @@ mod common;
 
 use blox::core::ClusterSpec;
 use blox::core::events::{EventConfig, EventEngine, EventPolicy};
-use blox::core::{JobRecord, JobSpec, RunOutput};
+use blox::core::{JobSpec, RunOutput};
 use blox::policies::edf::Edf;
 use blox::policies::edf_admission::EdfAdmission;
 use blox::policies::tiresias::Tiresias;
 use blox::profiles::ThroughputTable;
-use common::{figure_8a_run, figure_10_run, log_rows, trace_run};
+use common::{compare_jobs, figure_8a_run, figure_10_run, trace_run};
 
 fn config() -> EventConfig {
     common::config(16, 8, 240.0, ThroughputTable::elasticflow_a100())
@@ -21,22 +21,14 @@ fn config() -> EventConfig {
 /// start minus arrival, which it equals for jobs never preempted (the original also counts the
 /// time waiting after a preemption, which blox does not record).
 fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
-    let expected = log_rows(log);
-    assert_eq!(expected.len(), rows);
-    let mut mismatches = Vec::new();
-    for row in &expected {
-        let (id, gpus, preempt) = (row.id(), row.int("num_gpu"), row.int("preempt"));
+    compare_jobs(log, rows, out, |row, r| {
+        let (gpus, preempt) = (row.int("num_gpu"), row.int("preempt"));
         let [start, end, pending, ddl] = ["start_time", "end_time", "pending_time", "ddl"].map(|c| row.num(c));
-        let r: &JobRecord = out.jobs.iter().find(|r| r.id == id).unwrap();
         let waited = r.first_start.map(|s| s - r.arrival);
         let got = (r.final_gpus, r.first_start, r.finish, waited, r.met_deadline, r.preemptions);
         let pending = if preempt == 0 { Some(pending) } else { waited };
-        let want = (Some(gpus), Some(start), Some(end), pending, Some(end <= ddl), preempt);
-        if got != want {
-            mismatches.push(format!("job {id}: got {got:?}, want {want:?}"));
-        }
-    }
-    assert!(mismatches.is_empty(), "{} of {rows} rows differ:\n{}", mismatches.len(), mismatches.join("\n"));
+        (got, (Some(gpus), Some(start), Some(end), pending, Some(end <= ddl), preempt))
+    });
 }
 
 fn compare(log: &str, out: &RunOutput) {

@@ -7,7 +7,7 @@ mod common;
 
 use blox::core::JobRecord;
 use blox::policies::themis::Themis;
-use common::{figure_8a_run, figure_10_run, log_rows};
+use common::{compare_jobs, figure_8a_run, figure_10_run, log_rows};
 
 /// (job id, num_gpu, end, ddl, preempt) of every row of an original `job.csv`, in file order.
 /// Themis never sets a start (the log prints `maxsize`, and the pending time 0), so start and
@@ -24,17 +24,11 @@ fn themis_matches_figure_10_job_for_job() {
     let out = figure_10_run(Box::<Themis>::default());
     let expected = expected_rows("expected/fig10_head/themis");
     assert_eq!(expected, expected_rows("artifact/logs_figure10/themis"), "HEAD and the paper's log agree");
-    assert_eq!(expected.len(), 100);
-    let mut mismatches = Vec::new();
-    for &(id, gpus, end, ddl, preempt) in &expected {
-        let r: &JobRecord = out.jobs.iter().find(|r| r.id == id).unwrap();
+    compare_jobs("expected/fig10_head/themis", 100, &out, |row, r| {
+        let (gpus, end, ddl, preempt) = (row.int("num_gpu"), row.num("end_time"), row.num("ddl"), row.int("preempt"));
         let got = (r.final_gpus, r.finish, r.met_deadline, r.preemptions, r.deadline);
-        let want = (Some(gpus), Some(end), Some(end <= ddl), preempt, Some(ddl));
-        if got != want {
-            mismatches.push(format!("job {id}: got {got:?}, want {want:?}"));
-        }
-    }
-    assert!(mismatches.is_empty(), "{} of 100 rows differ:\n{}", mismatches.len(), mismatches.join("\n"));
+        (got, (Some(gpus), Some(end), Some(end <= ddl), preempt, Some(ddl)))
+    });
     let d = out.summary.deadlines;
     assert_eq!((d.accepted, d.declined, d.deadline_ratio), (99, 1, Some(0.99)));
     // A round every 240 s from the first arrival (0) to the last end (740,400).

@@ -4,11 +4,12 @@
 #![allow(dead_code)] // each test binary uses part of it
 
 use blox::core::events::{EventConfig, EventEngine, EventPolicy};
-use blox::core::{ClusterSpec, RunOutput};
+use blox::core::{ClusterSpec, JobRecord, RunOutput};
 use blox::profiles::ThroughputTable;
 use blox::trace::read_trace;
 use blox::workload::LoadedTrace;
 use blox::workload::elasticflow_generator::{ElasticflowGeneratorParams, job_stream};
+use std::fmt::Debug;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -83,4 +84,27 @@ pub fn log_rows(log: &str) -> Vec<LogRow> {
     let mut lines = text.lines();
     let header = Arc::new(lines.next().unwrap().split(',').map(str::to_string).collect::<Vec<_>>());
     lines.map(|line| LogRow { header: header.clone(), fields: line.split(',').map(str::to_string).collect() }).collect()
+}
+
+/// Every row of `<log>/job.csv` (`rows` of them) against blox's record of the same job: `pair`
+/// gives (blox's values, the log's values) of the fields a test compares. All differing rows are
+/// reported together.
+pub fn compare_jobs<T: PartialEq + Debug>(
+    log: &str,
+    rows: usize,
+    out: &RunOutput,
+    pair: impl Fn(&LogRow, &JobRecord) -> (T, T),
+) {
+    let expected = log_rows(log);
+    assert_eq!(expected.len(), rows, "{log}: rows");
+    let mut mismatches = Vec::new();
+    for row in &expected {
+        let id = row.id();
+        let record = out.jobs.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("job {id} is not in the run"));
+        let (got, want) = pair(row, record);
+        if got != want {
+            mismatches.push(format!("job {id}: got {got:?}, want {want:?}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{} of {rows} rows differ:\n{}", mismatches.len(), mismatches.join("\n"));
 }
