@@ -7,8 +7,10 @@
 //! - [`spec`]: the YAML experiment spec and its expansion into a grid of runs.
 //! - [`results`]: Parquet tables of runs, jobs and timelines.
 //! - [`runner`]: runs a grid in parallel with progress, skipping finished runs.
+//! - [`cli`]: the `blox` command line (the binary is one call to [`cli::main`]).
 //! - [`paper`]: published values a paper spec reproduces, and their checks.
 
+pub mod cli;
 pub mod core;
 pub mod data;
 pub mod figures;
