@@ -13,6 +13,7 @@
 pub mod cli;
 pub mod core;
 pub mod data;
+pub mod digest;
 pub mod figures;
 pub mod paper;
 pub mod policies;
@@ -21,4 +22,5 @@ pub mod results;
 pub mod runner;
 pub mod spec;
 pub mod trace;
+pub mod version;
 pub mod workload;

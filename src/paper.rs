@@ -263,6 +263,7 @@ mod tests {
 
     fn row(label: &str, load: f64, avg_jct_s: f64) -> RunRow {
         RunRow {
+            spec_sha256: String::new(),
             info: RunInfo {
                 experiment: "e".into(),
                 run_key: format!("{label}{load}"),

@@ -4,14 +4,16 @@
 //! Exit codes: 0 success, 1 some runs or figures failed, 2 bad input (spec, trace, arguments).
 
 mod data;
+mod experiment;
 mod run;
+mod summary;
 mod trace;
 mod validate;
 
 use crate::policies::{AdmissionSpec, Entry, OverheadSpec, PlacementSpec, SchedulerSpec};
 use crate::spec::{Spec, SpecError, SpecSource};
 use crate::workload::WorkloadSpec;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -21,7 +23,7 @@ pub const DEFAULT_SPEC: &str = include_str!("../../specs/default.yaml");
 #[derive(Parser)]
 #[command(
     name = "blox",
-    version,
+    version = crate::version::LONG_VERSION,
     about = "Declarative, parallel simulation of deep-learning GPU-cluster scheduling experiments",
     after_help = "Examples:\n  blox run                                  # the embedded default sweep\n  blox run specs/paper/blox-fig6.yaml -j 2  # Blox Figures 6 and 7\n  blox validate specs/paper/blox-fig12.yaml # check a spec, print its grid size\n  blox plot results/blox-fig6                # redraw figures from existing results\n  blox list                                 # every policy and workload generator\n  blox trace inspect philly.csv --gpus 128  # what a real trace holds"
 )]
@@ -33,15 +35,21 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run every point of a spec's grid and write Parquet tables under `<out>/<name>/`.
-    #[command(
-        after_help = "Examples:\n  blox run\n  blox run specs/paper/blox-fig6.yaml\n  blox run my-study.yaml -j 8 --out /scratch/results --force"
-    )]
+    #[command(after_help = RUN_HELP)]
     Run(run::RunArgs),
+    /// What a results directory holds: its grid's runs done, missing, failed or running.
+    #[command(after_help = "Example:\n  blox status results/blox-fig6")]
+    Status(experiment::StatusArgs),
     /// Draw a results directory's figures again from its Parquet tables, without rerunning.
     #[command(
         after_help = "Examples:\n  blox plot results/blox-fig6\n  blox plot results/blox-fig6 --spec my-figures.yaml"
     )]
-    Plot(run::PlotArgs),
+    Plot(experiment::PlotArgs),
+    /// Write one merged file per table (runs, jobs, timeline) of a results directory's grid.
+    #[command(
+        after_help = "Examples:\n  blox export results/blox-fig6 --to csv\n  blox export results/blox-fig6 --to parquet -o /tmp/fig6"
+    )]
+    Export(experiment::ExportArgs),
     /// Check a spec and print the size of its grid.
     #[command(after_help = "Example:\n  blox validate specs/paper/blox-fig6.yaml")]
     Validate(validate::ValidateArgs),
@@ -53,22 +61,76 @@ enum Command {
     /// List and fetch the public trace datasets (verified by SHA-256, cached).
     #[command(subcommand)]
     Data(data::DataCommand),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  blox completions bash > ~/.local/share/bash-completion/completions/blox\n  blox completions zsh > ~/.zfunc/_blox"
+    )]
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), or write one page per subcommand into a directory.
+    #[command(after_help = "Examples:\n  blox man | man -l -\n  blox man --dir ~/.local/share/man/man1")]
+    Man {
+        /// Write blox.1 and blox-<subcommand>.1 here instead of printing blox.1.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
 }
+
+const RUN_HELP: &str = "Examples:
+  blox run
+  blox run specs/paper/blox-fig6.yaml
+  blox run my-study.yaml -j 8 --out /scratch/results --force
+  blox run my-study.yaml --only 'label=LAS,load=8' --dry-run
+
+Environment:
+  BLOX_DATA_DIR     cache of public datasets (default: $XDG_CACHE_HOME/blox, else ~/.cache/blox)
+  BLOX_DATA_MIRROR  a directory or http(s) base URL serving the datasets instead of their origins
+                    (offline machines, CI)
+
+Ctrl-C (or SIGTERM) stops the runs in progress and keeps every complete one; rerun to resume.
+Exit status: 0 all runs and figures done, 1 some failed, 2 bad input, 130 interrupted.";
 
 /// Runs the `blox` command line on the process's arguments.
 pub fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
         Command::Run(args) => run::run(args),
-        Command::Plot(args) => run::plot(args),
+        Command::Status(args) => experiment::status(args),
+        Command::Plot(args) => experiment::plot(args),
+        Command::Export(args) => experiment::export_tables(args),
         Command::Validate(args) => validate::validate(args),
         Command::List => list(),
         Command::Trace(command) => trace::trace(command),
         Command::Data(command) => data::data(command),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "blox", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man { dir } => man(dir),
     };
     outcome.unwrap_or_else(|message| {
         eprintln!("error: {message}");
         ExitCode::from(2)
     })
+}
+
+fn man(dir: Option<PathBuf>) -> Result<ExitCode, String> {
+    let command = Cli::command();
+    match dir {
+        Some(dir) => {
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            clap_mangen::generate_to(command, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            eprintln!("man pages written to {}", dir.display());
+        }
+        None => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(command).render(&mut page).map_err(|e| format!("cannot render the man page: {e}"))?;
+            emit(&String::from_utf8_lossy(&page));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn list() -> Result<ExitCode, String> {

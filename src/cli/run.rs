@@ -1,21 +1,25 @@
-//! `blox run` and `blox plot`: run a spec's grid, print its summary, draw its figures.
+//! `blox run`: run a spec's grid (or list it with `--dry-run`), print its summary, draw its figures.
 
 use super::read_spec;
+use super::summary::{print_per_label, print_summary};
 use super::validate::{describe_traces, fetch_datasets};
 use crate::figures::{FigureError, Rendered};
-use crate::results::RunRow;
-use crate::runner::{self, RunnerOptions};
-use crate::spec::SpecSource;
-use crate::spec::grid::fmt_number;
+use crate::results::{self, store};
+use crate::runner::{self, GridPoint, RunnerOptions, Selection, SweepControl, SweepReport};
+use crate::spec::{Spec, SpecSource};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
+
+/// Exit status of a sweep stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
+const INTERRUPTED: u8 = 130;
 
 #[derive(Args)]
 pub(super) struct RunArgs {
     /// Experiment spec (YAML); without one, runs the embedded default spec.
     spec: Option<PathBuf>,
-    /// Worker threads (default: all cores). Results do not depend on it.
+    /// Worker threads (default: all cores, at most one per run). Results do not depend on it.
     #[arg(short = 'j', long = "jobs", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
     /// Results root directory.
@@ -24,65 +28,135 @@ pub(super) struct RunArgs {
     /// Redo runs whose results already exist.
     #[arg(long)]
     force: bool,
-    /// Print nothing but errors and the summary table.
+    /// Print one summary line per policy label and errors, nothing else.
     #[arg(long, short)]
     quiet: bool,
+    /// List every run key of the grid as done or todo; run, write and download nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Run only the grid points matching KEY=VALUE,... (keys: label, scheduler, cluster,
+    /// workload, load, seed; a key given twice matches either value).
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    only: Option<Selection>,
+    /// Fail a run that takes longer than this many seconds of wall time; the others go on.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    run_timeout: Option<Duration>,
 }
 
-#[derive(Args)]
-pub(super) struct PlotArgs {
-    /// Experiment directory written by `blox run`, e.g. results/blox-fig6.
-    results: PathBuf,
-    /// Spec whose `figures:` to draw (default: the spec copy in the directory).
-    #[arg(long)]
-    spec: Option<PathBuf>,
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 1e9 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!("`{text}` is not a number of seconds from 0 to 1e9 (exclusive of 0)")),
+    }
 }
 
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, String> {
     let (source, spec) = read_spec(args.spec.as_ref()).map_err(|e| e.to_string())?;
+    if args.dry_run {
+        return dry_run(&source, &spec, &args);
+    }
     fetch_datasets(&spec, args.quiet)?;
     if !args.quiet {
         eprint!("{}", describe_traces(&source, &spec)?);
     }
-    let options =
-        RunnerOptions { out: args.out, threads: args.jobs.map(usize::from), force: args.force, quiet: args.quiet };
-    let report = runner::run(&source, &spec, &options)?;
-    print_summary(&report.rows);
-    println!(
-        "\n{} runs: {} executed, {} already complete, {} failed. Results: {}",
-        report.rows.len() + report.failures.len(),
-        report.executed,
-        report.skipped,
-        report.failures.len(),
-        report.experiment_dir.display()
-    );
+    let control = SweepControl { only: args.only.clone(), run_timeout: args.run_timeout, ..Default::default() };
+    let interrupt = control.interrupt.clone();
+    // First signal: stop the runs and report; a second one ends the process at once.
+    let handler = ctrlc::set_handler(move || {
+        if interrupt.is_stopped() {
+            std::process::exit(i32::from(INTERRUPTED));
+        }
+        interrupt.stop();
+    });
+    if let Err(e) = handler {
+        eprintln!("warning: Ctrl-C will not stop the sweep cleanly: {e}");
+    }
+    let options = RunnerOptions {
+        out: args.out.clone(),
+        threads: args.jobs.map(usize::from),
+        force: args.force,
+        quiet: args.quiet,
+    };
+    let report = runner::run_with(&source, &spec, &options, &control)?;
+    Ok(print_report(&report, args.quiet))
+}
+
+/// Prints what a sweep did; its exit status.
+fn print_report(report: &SweepReport, quiet: bool) -> ExitCode {
+    let set_aside = &report.set_aside;
+    if let Some(dir) = &set_aside.dir {
+        eprintln!("set aside {} runs into {} (see reasons.txt there):", set_aside.runs.len(), dir.display());
+        for (key, reason) in &set_aside.runs {
+            eprintln!("  {key}: {reason}");
+        }
+    }
+    for (key, error) in &report.unreadable {
+        eprintln!("warning: run {key} is left out: {error}");
+    }
+    if report.interrupted {
+        let left = report.selected - report.executed - report.skipped;
+        eprintln!("interrupted: {} runs complete, {left} left; rerun to resume", report.executed + report.skipped);
+        return ExitCode::from(INTERRUPTED);
+    }
+    if quiet {
+        print_per_label(&report.rows, &report.failures);
+    } else {
+        print_summary(&report.rows);
+    }
+    let mut counts = vec![format!("{} executed", report.executed), format!("{} already complete", report.skipped)];
+    if !report.running_elsewhere.is_empty() {
+        counts.push(format!("{} running in another process", report.running_elsewhere.len()));
+    }
+    counts.push(format!("{} failed", report.failures.len()));
+    println!("\n{} runs: {}. Results: {}", report.selected, counts.join(", "), report.experiment_dir.display());
     for (key, reason) in &report.failures {
         eprintln!("error: run {key} failed: {reason}");
     }
     let figures_ok = print_figures(&report.figures);
-    Ok(if report.failures.is_empty() && figures_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    if report.failures.is_empty() && figures_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-pub(super) fn plot(args: PlotArgs) -> Result<ExitCode, String> {
-    let spec_path = args.spec.unwrap_or_else(|| args.results.join("spec.yaml"));
-    let (_, spec) = SpecSource::read(&spec_path)
-        .and_then(|source| crate::spec::Spec::parse(&source).map(|spec| (source, spec)))
-        .map_err(|e| e.to_string())?;
-    if spec.figures.is_empty() {
-        return Err(format!("{} declares no `figures:`", spec_path.display()));
+/// `--dry-run`: every selected run key with its state, and the counts.
+fn dry_run(source: &SpecSource, spec: &Spec, args: &RunArgs) -> Result<ExitCode, String> {
+    let plans = runner::plan(source, spec)?;
+    let selected = runner::select(&plans, args.only.as_ref())?;
+    let experiment_dir = args.out.join(&spec.name.value.0);
+    let mut todo = 0;
+    let mut text = String::new();
+    for plan in &selected {
+        let key = &plan.info.run_key;
+        let state = run_state(&experiment_dir, key);
+        if state != "done" || args.force {
+            todo += 1;
+        }
+        let state = if args.force { "todo (--force)" } else { state };
+        text += &format!("{state:<8} {key}  {}\n", GridPoint::of(plan).describe());
     }
-    let rows = runner::grid_rows(&spec, &args.results)?;
-    if rows.is_empty() {
-        return Err(format!("{} holds no complete run of this spec's grid", args.results.display()));
-    }
-    Ok(if print_figures(&runner::render_figures(&spec, &args.results, &rows)) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    super::emit(&text);
+    println!(
+        "{}: {} runs selected of {}; {} to do, {} done (nothing was run)",
+        experiment_dir.display(),
+        selected.len(),
+        plans.len(),
+        todo,
+        selected.len() - todo
+    );
+    Ok(ExitCode::SUCCESS)
 }
+
+/// `done`, `failed`, `running` (another process holds it), `damaged` or `todo`.
+pub(super) fn run_state(experiment_dir: &Path, run_key: &str) -> &'static str {
+    match results::complete_run(experiment_dir, run_key) {
+        Ok(Some(_)) => "done",
+        _ if store::is_locked_elsewhere(experiment_dir, run_key) => "running",
+        Err(_) => "damaged",
+        Ok(None) if store::failure(experiment_dir, run_key).is_some() => "failed",
+        Ok(None) => "todo",
+    }
+}
+
 /// Prints where each figure went, or why it failed; false if any failed.
-fn print_figures(figures: &[Result<Rendered, FigureError>]) -> bool {
+pub(super) fn print_figures(figures: &[Result<Rendered, FigureError>]) -> bool {
     for figure in figures {
         match figure {
             Ok(f) => println!("figure {}: {} {}", f.name, f.png.display(), f.svg.display()),
@@ -90,55 +164,4 @@ fn print_figures(figures: &[Result<Rendered, FigureError>]) -> bool {
         }
     }
     figures.iter().all(Result::is_ok)
-}
-
-fn print_summary(rows: &[RunRow]) {
-    let hours = |s: f64| if s.is_nan() { "-".to_string() } else { format!("{:.3}", s / 3600.0) };
-    let width = |f: fn(&RunRow) -> usize, title: &str| rows.iter().map(f).max().unwrap_or(0).max(title.len());
-    let (wl, wc, ww) = (
-        width(|r| r.info.label.len(), "label"),
-        width(|r| r.info.cluster.len(), "cluster"),
-        width(|r| r.info.workload.len(), "workload"),
-    );
-    // Deadline-aware runs (the event engine) add the deadline satisfactory ratio.
-    let deadlines = rows.iter().any(|r| r.summary.deadlines.deadline_ratio.is_some());
-    let ratio_column = |r: Option<&RunRow>| match r {
-        _ if !deadlines => String::new(),
-        None => format!("  {:>9}", "ddl ratio"),
-        Some(r) => match r.summary.deadlines.deadline_ratio {
-            Some(ratio) => format!("  {ratio:>9.3}"),
-            None => format!("  {:>9}", "-"),
-        },
-    };
-    println!(
-        "{:<wl$}  {:<wc$}  {:<ww$}  {:>6}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>6}{}",
-        "label",
-        "cluster",
-        "workload",
-        "load",
-        "seed",
-        "avg JCT h",
-        "p99 JCT h",
-        "avg resp h",
-        "preemptions",
-        "util",
-        ratio_column(None)
-    );
-    for r in rows {
-        let (i, s) = (&r.info, &r.summary);
-        println!(
-            "{:<wl$}  {:<wc$}  {:<ww$}  {:>6}  {:>5}  {:>10}  {:>10}  {:>10}  {:>11}  {:>5.1}%{}",
-            i.label,
-            i.cluster,
-            i.workload,
-            i.load.map(fmt_number).unwrap_or_else(|| "-".into()),
-            i.seed,
-            hours(s.avg_jct),
-            hours(s.p99_jct),
-            hours(s.avg_responsiveness),
-            s.preemptions,
-            s.gpu_utilization * 100.0,
-            ratio_column(Some(r))
-        );
-    }
 }

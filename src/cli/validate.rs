@@ -3,7 +3,6 @@
 use super::{emit, read_spec};
 use crate::data;
 use crate::policies::GpuTimeSource;
-use crate::spec::grid::expand;
 use crate::spec::{Spec, SpecSource};
 use crate::workload::{TraceParams, WorkloadContext, WorkloadSpec};
 use clap::Args;
@@ -18,7 +17,7 @@ pub(super) struct ValidateArgs {
 
 pub(super) fn validate(args: ValidateArgs) -> Result<ExitCode, String> {
     let (source, spec) = read_spec(Some(&args.spec)).map_err(|e| e.to_string())?;
-    let runs = expand(&spec);
+    let runs = crate::runner::plan(&source, &spec)?;
     println!(
         "{}: ok, {} runs ({} policies x {} clusters x {} workloads, {} loads, {} seeds)",
         source.file.display(),

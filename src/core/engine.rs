@@ -24,7 +24,7 @@ use super::metrics::{DeadlineStats, mean, quantile_sorted};
 use super::policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, Scheduler};
 use super::{
     ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, RunSummary, SimTime,
-    TimelineRow,
+    StopFlag, TimelineRow,
 };
 use std::fmt;
 
@@ -87,6 +87,8 @@ pub enum RunError {
         id: JobId,
         gpus: u32,
     },
+    /// The run's [`StopFlag`](super::StopFlag) was raised (interrupted, or over its time limit).
+    Stopped,
 }
 
 impl fmt::Display for RunError {
@@ -107,6 +109,7 @@ impl fmt::Display for RunError {
             RunError::Unplaceable { id, gpus } => {
                 write!(f, "job {id}: the placement found no room for its {gpus} GPUs")
             }
+            RunError::Stopped => write!(f, "stopped before the end"),
         }
     }
 }
@@ -147,6 +150,7 @@ pub struct Engine<S: Iterator<Item = JobSpec>> {
     /// GPUs asked for by all active jobs, kept up to date instead of summed every round.
     active_gpu_demand: u64,
     running_jobs: u32,
+    stop: StopFlag,
 }
 
 impl<S: Iterator<Item = JobSpec>> Engine<S> {
@@ -183,7 +187,14 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             busy_gpu_seconds: 0.0,
             active_gpu_demand: 0,
             running_jobs: 0,
+            stop: StopFlag::default(),
         })
+    }
+
+    /// Abandons the run (with [`RunError::Stopped`]) once `stop` is raised.
+    pub fn with_stop(mut self, stop: StopFlag) -> Self {
+        self.stop = stop;
+        self
     }
 
     /// Runs to the end and returns what was measured.
@@ -220,6 +231,9 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             }
             if round_index >= MAX_ROUNDS {
                 return Err(RunError::NoEnd { rounds: round_index, active_jobs: self.jobs.len() });
+            }
+            if self.stop.is_stopped() {
+                return Err(RunError::Stopped);
             }
         }
     }
@@ -369,7 +383,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             gpu_demand: self.active_gpu_demand,
             running: self.running_jobs,
             queued: self.jobs.len() as u32 - self.running_jobs,
-            admission_backlog: self.policies.admission.backlog() as u32,
+            admission_backlog: Some(self.policies.admission.backlog() as u32),
             preemptions: self.decisions.preempt.len() as u32,
             cluster_efficiency: None,
         });

@@ -49,8 +49,9 @@ pub struct TimelineRow {
     pub running: u32,
     /// Active jobs waiting for GPUs.
     pub queued: u32,
-    /// Arrived jobs held back by admission control.
-    pub admission_backlog: u32,
+    /// Arrived jobs held back by admission control; `None` where admission decides at arrival
+    /// and nothing waits for it (the event engine).
+    pub admission_backlog: Option<u32>,
     pub preemptions: u32,
     /// `Σ T(g)/T(1)` over running jobs divided by the cluster's GPUs (ElasticFlow's `ce`);
     /// event-driven runs only.

@@ -10,12 +10,14 @@ pub mod events;
 pub mod job;
 pub mod metrics;
 pub mod policy;
+pub mod stop;
 
 pub use cluster::{Cluster, ClusterSpec, GpuId, NodeSpec};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
 pub use job::{ActiveJob, JobId, JobSlot, JobSpec, JobTable};
 pub use metrics::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};
 pub use policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, Scheduler};
+pub use stop::StopFlag;
 
 /// Simulated time in seconds since the start of the run.
 ///

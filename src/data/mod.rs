@@ -364,6 +364,16 @@ pub fn fetch(dataset: &Dataset, options: &FetchOptions) -> Result<FetchReport, D
 /// The local path of a spec's `DATASET/PATH` reference (e.g. `itp-raw/raw/cluster05.csv`),
 /// downloading and verifying that file first unless the cache already holds a verified copy.
 pub fn resolve(reference: &str, options: &FetchOptions) -> Result<PathBuf, DataError> {
+    let (dataset, file) = lookup(reference)?;
+    let local = options.dataset_dir(dataset).join(file.path);
+    match fetch_files(dataset, &[file], options)?.first() {
+        Some(Outcome::MirrorOnly { reason }) => Err(DataError::MirrorOnly { what: label(dataset, file), reason }),
+        _ => Ok(local),
+    }
+}
+
+/// The dataset and file a `DATASET/PATH` reference names, from the registry alone (no I/O).
+pub fn lookup(reference: &str) -> Result<(&'static Dataset, &'static DataFile), DataError> {
     let (name, path) = reference
         .split_once('/')
         .filter(|(name, path)| !name.is_empty() && !path.is_empty())
@@ -374,11 +384,7 @@ pub fn resolve(reference: &str, options: &FetchOptions) -> Result<PathBuf, DataE
         file: path.to_string(),
         valid: dataset.files.iter().map(|f| f.path).collect(),
     })?;
-    let local = options.dataset_dir(dataset).join(file.path);
-    match fetch_files(dataset, &[file], options)?.first() {
-        Some(Outcome::MirrorOnly { reason }) => Err(DataError::MirrorOnly { what: label(dataset, file), reason }),
-        _ => Ok(local),
-    }
+    Ok((dataset, file))
 }
 
 /// How many of `dataset`'s files are in the cache under `options` with their pinned SHA-256, for

@@ -224,7 +224,7 @@ pub(super) fn install(
     }
     temp.file.sync_all().map_err(io_error("write", &temp.path))?;
 
-    let actual = hex(&hasher.finalize());
+    let actual = crate::digest::hex(&hasher.finalize());
     let sha_ok = expect.sha256.is_none_or(|sha| sha.eq_ignore_ascii_case(&actual));
     let size_ok = expect.size.is_none_or(|size| size == bytes);
     if !(sha_ok && size_ok) {
@@ -260,18 +260,7 @@ pub(super) fn is_verified(path: &Path, file: &DataFile) -> Result<bool, DataErro
 /// The lowercase hex SHA-256 of the file at `path`, read in chunks.
 pub(super) fn sha256_file(path: &Path) -> Result<String, DataError> {
     let io_error = |source| DataError::Io { action: "read", path: path.to_path_buf(), source };
-    let mut file = File::open(path).map_err(io_error)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => hasher.update(&buf[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io_error(e)),
-        }
-    }
-    Ok(hex(&hasher.finalize()))
+    crate::digest::sha256_of_reader(File::open(path).map_err(io_error)?).map_err(io_error)
 }
 
 /// Removes an unverified file at `path` so a failed fetch leaves nothing there.
@@ -282,10 +271,6 @@ pub(super) fn remove_stale(path: &Path) -> Result<(), DataError> {
         }
         _ => Ok(()),
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -240,6 +240,7 @@ impl EventPolicy for Themis {
         sim.running.clear();
         sim.pending.clear();
         let mut free = sim.total_gpus;
+        let mut preempted = 0;
         for &j in &sim.runnable {
             let job = &mut sim.jobs[j];
             if free > 0 && job.requested_gpus <= free {
@@ -251,12 +252,14 @@ impl EventPolicy for Themis {
             } else {
                 if job.status == JobStatus::Running {
                     job.preemptions += 1;
+                    preempted += 1;
                 }
                 job.gpus = 0;
                 job.status = JobStatus::Pending;
                 sim.pending.push(j);
             }
         }
+        sim.log_preemptions(preempted);
         sim.place_widest_first()
     }
 

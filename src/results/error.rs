@@ -38,6 +38,12 @@ pub enum ResultsErrorKind {
         column: &'static str,
         row: usize,
     },
+    /// The file's columns differ from the other files being merged.
+    SchemaMismatch,
+    /// A runs file holds another run's row (copied or renamed by hand).
+    ForeignRun(String),
+    /// A runs file holds this many rows instead of one.
+    RowCount(usize),
     /// An integer does not fit the Rust type (reading) or Int64 (writing).
     OutOfRange {
         column: &'static str,
@@ -74,6 +80,11 @@ impl fmt::Display for ResultsErrorKind {
             Self::WrongType { column, expected, found } => {
                 write!(f, "column `{column}` has type {found}, expected {expected}")
             }
+            Self::SchemaMismatch => {
+                write!(f, "its columns differ from the other runs' (written by another blox version)")
+            }
+            Self::ForeignRun(key) => write!(f, "holds the row of run {key}, not of the run its name says"),
+            Self::RowCount(n) => write!(f, "holds {n} rows; a runs file holds exactly one"),
             Self::NullValue { column, row } => write!(f, "column `{column}` is null in row {row}"),
             Self::OutOfRange { column, value, target } => {
                 write!(f, "column `{column}`: value {value} does not fit {target}")

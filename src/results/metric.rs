@@ -135,7 +135,7 @@ impl TimelineMetric {
             TimelineMetric::GpuDemand => row.gpu_demand as f64,
             TimelineMetric::Running => f64::from(row.running),
             TimelineMetric::Queued => f64::from(row.queued),
-            TimelineMetric::AdmissionBacklog => f64::from(row.admission_backlog),
+            TimelineMetric::AdmissionBacklog => row.admission_backlog.map_or(f64::NAN, f64::from),
             TimelineMetric::Preemptions => f64::from(row.preemptions),
             TimelineMetric::ClusterEfficiency => row.cluster_efficiency.unwrap_or(f64::NAN),
         }

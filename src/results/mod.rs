@@ -3,13 +3,15 @@
 //! readers glob `results/<experiment>/runs/*.parquet`.
 
 mod error;
+pub mod export;
 pub mod metric;
+pub mod store;
 mod tables;
 mod trace_table;
 
 pub use error::{ResultsError, ResultsErrorKind};
 pub use tables::{
-    METADATA_RUN_KEY, METADATA_SPEC, METADATA_SPEC_SHA256, METADATA_VERSION, is_complete, read_jobs, read_runs,
+    METADATA_RUN_KEY, METADATA_SPEC, METADATA_SPEC_SHA256, METADATA_VERSION, complete_run, read_jobs, read_runs,
     read_timeline, write_run,
 };
 pub use trace_table::write_trace_parquet;
@@ -42,7 +44,10 @@ pub struct RunInfo {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Provenance {
     pub spec_yaml: String,
+    /// Hex SHA-256 of `spec_yaml`; also a column of every table, so rows of two versions of a
+    /// spec can be told apart.
     pub spec_sha256: String,
+    /// [`crate::version::LONG_VERSION`] of the build that wrote the file; also a column.
     pub blox_version: String,
 }
 
@@ -50,6 +55,8 @@ pub struct Provenance {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRow {
     pub info: RunInfo,
+    /// The `spec_sha256` column: which version of the spec the run was written under.
+    pub spec_sha256: String,
     pub summary: RunSummary,
     pub wall_time_s: f64,
 }

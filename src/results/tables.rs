@@ -8,6 +8,7 @@
 //! and a missing value is null, never NaN.
 
 use std::any::type_name;
+use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io;
 use std::iter::repeat_n;
@@ -24,12 +25,15 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
 use super::error::{AtPath, ResultsError, ResultsErrorKind};
+use super::store::create_temp;
 use super::{Provenance, RunInfo, RunRow};
 use crate::core::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};
 
-const RUNS_TABLE: &str = "runs";
+pub(super) const RUNS_TABLE: &str = "runs";
 const JOBS_TABLE: &str = "jobs";
 const TIMELINE_TABLE: &str = "timeline";
+/// The three tables, in the order a run publishes them.
+pub(super) const RESULT_TABLES: [&str; 3] = [JOBS_TABLE, TIMELINE_TABLE, RUNS_TABLE];
 
 /// Key-value metadata key of the experiment spec's YAML text, in every file.
 pub const METADATA_SPEC: &str = "blox.spec";
@@ -40,13 +44,14 @@ pub const METADATA_VERSION: &str = "blox.version";
 /// Key-value metadata key of the run key, so a file renamed or merged elsewhere still says which run it holds.
 pub const METADATA_RUN_KEY: &str = "blox.run_key";
 
-/// Writes the run's jobs, timeline and runs files, in that order: the runs file marks the run
-/// complete, so it must not appear before the other two are in place.
+/// Writes the run's three tables: each to a fresh hidden temporary file in its table directory,
+/// then publishes them by renaming, jobs and timeline first and the runs file last, because the
+/// runs file marks the run complete. A crash before the last rename leaves only hidden files
+/// (which [`tidy`](super::store::tidy) removes) or, in the instant between renames, jobs/timeline
+/// files without a runs file (which `tidy` sets aside as incomplete).
 ///
-/// Each file is written to `.<run_key>.parquet.tmp` beside its final name and then renamed, so a
-/// reader globbing `*.parquet` never sees a partial file and a crash leaves only a hidden file.
 /// Rewriting a run first deletes its runs file, so the run never looks complete with a mix of old
-/// and new tables.
+/// and new tables. The caller holds the run's [`RunLock`](super::store::RunLock).
 pub fn write_run(
     experiment_dir: &Path,
     info: &RunInfo,
@@ -55,24 +60,70 @@ pub fn write_run(
     provenance: &Provenance,
 ) -> Result<(), ResultsError> {
     check_run_key(experiment_dir, &info.run_key)?;
-    let [jobs, timeline, runs] =
-        [JOBS_TABLE, TIMELINE_TABLE, RUNS_TABLE].map(|table| TableFile::new(experiment_dir, table, &info.run_key));
-    match fs::remove_file(&runs.path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(ResultsError::new(&runs.path, e)),
+    let file = |table| experiment_dir.join(table).join(format!("{}.parquet", info.run_key));
+    let runs_path = file(RUNS_TABLE);
+    match fs::remove_file(&runs_path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(ResultsError::new(&runs_path, e)),
         _ => {}
     }
     let properties = writer_properties(&info.run_key, provenance);
-    let jobs_batch = jobs_batch(info, &output.jobs).at(&jobs.path)?;
-    jobs.write(&jobs_batch, properties.clone())?;
-    let timeline_batch = timeline_batch(info, &output.timeline).at(&timeline.path)?;
-    timeline.write(&timeline_batch, properties.clone())?;
-    let runs_batch = runs_batch(info, &output.summary, wall_time_s).at(&runs.path)?;
-    runs.write(&runs_batch, properties)
+    let batches = [
+        (JOBS_TABLE, jobs_batch(info, provenance, &output.jobs)),
+        (TIMELINE_TABLE, timeline_batch(info, provenance, &output.timeline)),
+        (RUNS_TABLE, runs_batch(info, provenance, &output.summary, wall_time_s)),
+    ];
+    let mut temporaries = Vec::new();
+    let write_and_publish = || {
+        for (table, batch) in batches {
+            let path = file(table);
+            let dir = experiment_dir.join(table);
+            fs::create_dir_all(&dir).at(&dir)?;
+            let batch = batch.and_then(|b| with_schema_metadata(b, &info.run_key, provenance)).at(&path)?;
+            let (temp, handle) = create_temp(&path).at(&path)?;
+            temporaries.push((temp.clone(), path));
+            write_parquet(handle, &temp, &batch, properties.clone())?;
+        }
+        for (temp, path) in &temporaries {
+            fs::rename(temp, path).at(path)?;
+        }
+        Ok(())
+    };
+    let written = write_and_publish();
+    if written.is_err() {
+        // Best effort: the write error matters more than a leftover hidden file, which `tidy`
+        // removes on the next run.
+        for (temp, _) in &temporaries {
+            let _ = fs::remove_file(temp);
+        }
+    }
+    written
 }
 
-/// Whether the run's results are all written (its runs file exists).
-pub fn is_complete(experiment_dir: &Path, run_key: &str) -> bool {
-    is_valid_run_key(run_key) && TableFile::new(experiment_dir, RUNS_TABLE, run_key).path.is_file()
+/// The run row of `run_key` if its runs file exists and reads back as that run; `Ok(None)` if
+/// there is no runs file; an error naming the file if it is damaged or holds another run.
+pub fn complete_run(experiment_dir: &Path, run_key: &str) -> Result<Option<RunRow>, ResultsError> {
+    check_run_key(experiment_dir, run_key)?;
+    let path = experiment_dir.join(RUNS_TABLE).join(format!("{run_key}.parquet"));
+    if !path.exists() {
+        return Ok(None);
+    }
+    read_run_file(&path, run_key).map(Some)
+}
+
+/// The single row of one runs file, which must be the row of `run_key`.
+pub(super) fn read_run_file(path: &Path, run_key: &str) -> Result<RunRow, ResultsError> {
+    let mut rows = read_table(path, run_rows)?;
+    match rows.len() {
+        1 => {
+            let row = rows.pop().expect("one row");
+            if row.info.run_key == run_key {
+                Ok(row)
+            } else {
+                Err(ResultsError::new(path, ResultsErrorKind::ForeignRun(row.info.run_key)))
+            }
+        }
+        n => Err(ResultsError::new(path, ResultsErrorKind::RowCount(n))),
+    }
 }
 
 /// Every complete run of the experiment, in run-key order; empty when none has finished yet.
@@ -87,13 +138,13 @@ pub fn read_runs(experiment_dir: &Path) -> Result<Vec<RunRow>, ResultsError> {
 /// The tracked jobs of one run, in the order the run recorded them.
 pub fn read_jobs(experiment_dir: &Path, run_key: &str) -> Result<Vec<JobRecord>, ResultsError> {
     check_run_key(experiment_dir, run_key)?;
-    read_table(&TableFile::new(experiment_dir, JOBS_TABLE, run_key).path, job_rows)
+    read_table(&experiment_dir.join(JOBS_TABLE).join(format!("{run_key}.parquet")), job_rows)
 }
 
 /// The per-round cluster state of one run.
 pub fn read_timeline(experiment_dir: &Path, run_key: &str) -> Result<Vec<TimelineRow>, ResultsError> {
     check_run_key(experiment_dir, run_key)?;
-    read_table(&TableFile::new(experiment_dir, TIMELINE_TABLE, run_key).path, timeline_rows)
+    read_table(&experiment_dir.join(TIMELINE_TABLE).join(format!("{run_key}.parquet")), timeline_rows)
 }
 
 fn is_valid_run_key(run_key: &str) -> bool {
@@ -108,38 +159,13 @@ fn check_run_key(experiment_dir: &Path, run_key: &str) -> Result<(), ResultsErro
     }
 }
 
-/// Where one table of one run lives, and the hidden name it is written under first.
-struct TableFile {
-    dir: PathBuf,
-    path: PathBuf,
-    temp: PathBuf,
-}
-
-impl TableFile {
-    fn new(experiment_dir: &Path, table: &str, run_key: &str) -> Self {
-        let dir = experiment_dir.join(table);
-        Self { path: dir.join(format!("{run_key}.parquet")), temp: dir.join(format!(".{run_key}.parquet.tmp")), dir }
-    }
-
-    fn write(&self, batch: &RecordBatch, properties: WriterProperties) -> Result<(), ResultsError> {
-        fs::create_dir_all(&self.dir).at(&self.dir)?;
-        let written = write_parquet(&self.temp, batch, properties)
-            .and_then(|()| fs::rename(&self.temp, &self.path).at(&self.path));
-        if written.is_err() {
-            // Best effort: the write error matters more than a leftover hidden file, which the
-            // next attempt overwrites anyway.
-            let _ = fs::remove_file(&self.temp);
-        }
-        written
-    }
-}
-
+/// Writes `batch` into `file` (a fresh temporary at `path`) and syncs it.
 pub(super) fn write_parquet(
+    file: File,
     path: &Path,
     batch: &RecordBatch,
     properties: WriterProperties,
 ) -> Result<(), ResultsError> {
-    let file = File::create(path).at(path)?;
     let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).at(path)?;
     writer.write(batch).at(path)?;
     let file = writer.into_inner().at(path)?;
@@ -147,19 +173,37 @@ pub(super) fn write_parquet(
     file.sync_all().at(path)
 }
 
-fn writer_properties(run_key: &str, provenance: &Provenance) -> WriterProperties {
-    let metadata = [
+/// The provenance every file carries: the spec's text and SHA-256, the blox build, the run key.
+fn provenance_metadata(run_key: &str, provenance: &Provenance) -> [(String, String); 4] {
+    [
         (METADATA_SPEC, provenance.spec_yaml.as_str()),
         (METADATA_SPEC_SHA256, provenance.spec_sha256.as_str()),
         (METADATA_VERSION, provenance.blox_version.as_str()),
         (METADATA_RUN_KEY, run_key),
     ]
-    .map(|(key, value)| KeyValue::new(key.to_owned(), value.to_owned()));
+    .map(|(key, value)| (key.to_owned(), value.to_owned()))
+}
+
+/// Snappy compression and the provenance in the footer's key-value metadata.
+fn writer_properties(run_key: &str, provenance: &Provenance) -> WriterProperties {
+    let metadata = provenance_metadata(run_key, provenance).map(|(key, value)| KeyValue::new(key, value));
     WriterProperties::builder()
         // arrow-rs writes uncompressed by default; Snappy is readable everywhere.
         .set_compression(Compression::SNAPPY)
         .set_key_value_metadata(Some(metadata.to_vec()))
         .build()
+}
+
+/// `batch` with the provenance also in its Arrow schema's metadata, which is where pyarrow
+/// (`pq.read_table(f).schema.metadata`), Polars and DuckDB users look; the footer key-values alone
+/// are only visible through `pq.read_metadata`.
+fn with_schema_metadata(
+    batch: RecordBatch,
+    run_key: &str,
+    provenance: &Provenance,
+) -> Result<RecordBatch, ResultsErrorKind> {
+    let schema = batch.schema().as_ref().clone().with_metadata(HashMap::from(provenance_metadata(run_key, provenance)));
+    Ok(batch.with_schema(Arc::new(schema))?)
 }
 
 /// A record batch under construction: each column is added with its field, so names, types and
@@ -222,10 +266,17 @@ impl TableBuilder {
     }
 }
 
-/// The grid keys of the run, repeated on each of `rows` rows.
-fn with_run_info<'a>(info: &'a RunInfo, rows: usize) -> Result<TableBuilder, ResultsErrorKind> {
+/// The grid keys of the run and the versions of the spec and of blox that wrote it, repeated on
+/// each of `rows` rows.
+fn with_run_info<'a>(
+    info: &'a RunInfo,
+    provenance: &'a Provenance,
+    rows: usize,
+) -> Result<TableBuilder, ResultsErrorKind> {
     let text = |value: &'a str| repeat_n(value, rows);
     Ok(TableBuilder::default()
+        .utf8("spec_sha256", text(&provenance.spec_sha256))
+        .utf8("blox_version", text(&provenance.blox_version))
         .utf8("experiment", text(&info.experiment))
         .utf8("run_key", text(&info.run_key))
         .utf8("label", text(&info.label))
@@ -247,9 +298,14 @@ fn nan_to_null(value: f64) -> Option<f64> {
     (!value.is_nan()).then_some(value)
 }
 
-fn runs_batch(info: &RunInfo, summary: &RunSummary, wall_time_s: f64) -> Result<RecordBatch, ResultsErrorKind> {
+fn runs_batch(
+    info: &RunInfo,
+    provenance: &Provenance,
+    summary: &RunSummary,
+    wall_time_s: f64,
+) -> Result<RecordBatch, ResultsErrorKind> {
     let s = summary;
-    with_run_info(info, 1)?
+    with_run_info(info, provenance, 1)?
         .int64("tracked_jobs", [s.tracked_jobs])?
         .int64("tracked_finished", [s.tracked_finished])?
         .int64("jobs_finished", [s.jobs_finished])?
@@ -273,9 +329,9 @@ fn runs_batch(info: &RunInfo, summary: &RunSummary, wall_time_s: f64) -> Result<
         .finish()
 }
 
-fn jobs_batch(info: &RunInfo, jobs: &[JobRecord]) -> Result<RecordBatch, ResultsErrorKind> {
+fn jobs_batch(info: &RunInfo, provenance: &Provenance, jobs: &[JobRecord]) -> Result<RecordBatch, ResultsErrorKind> {
     let each = || jobs.iter();
-    with_run_info(info, jobs.len())?
+    with_run_info(info, provenance, jobs.len())?
         .int64("job_id", each().map(|j| j.id))?
         .float64("arrival_s", each().map(|j| j.arrival))
         .int64("gpus", each().map(|j| u64::from(j.gpus)))?
@@ -296,22 +352,26 @@ fn jobs_batch(info: &RunInfo, jobs: &[JobRecord]) -> Result<RecordBatch, Results
         .finish()
 }
 
-fn timeline_batch(info: &RunInfo, timeline: &[TimelineRow]) -> Result<RecordBatch, ResultsErrorKind> {
+fn timeline_batch(
+    info: &RunInfo,
+    provenance: &Provenance,
+    timeline: &[TimelineRow],
+) -> Result<RecordBatch, ResultsErrorKind> {
     let each = || timeline.iter();
-    with_run_info(info, timeline.len())?
+    with_run_info(info, provenance, timeline.len())?
         .float64("time_s", each().map(|t| t.time))
         .int64("free_gpus", each().map(|t| u64::from(t.free_gpus)))?
         .int64("gpu_demand", each().map(|t| t.gpu_demand))?
         .int64("running", each().map(|t| u64::from(t.running)))?
         .int64("queued", each().map(|t| u64::from(t.queued)))?
-        .int64("admission_backlog", each().map(|t| u64::from(t.admission_backlog)))?
+        .nullable_int64("admission_backlog", each().map(|t| t.admission_backlog))
         .int64("preemptions", each().map(|t| u64::from(t.preemptions)))?
         .nullable_float64("cluster_efficiency", each().map(|t| t.cluster_efficiency))
         .finish()
 }
 
 /// The visible `*.parquet` files of `dir` in name order, or none if `dir` does not exist yet.
-fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>, ResultsError> {
+pub(super) fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>, ResultsError> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -479,6 +539,7 @@ impl Column<'_, BooleanArray> {
 }
 
 fn run_rows(c: &Columns<'_>) -> Result<Vec<RunRow>, ResultsErrorKind> {
+    let spec_sha256 = c.utf8("spec_sha256")?;
     let experiment = c.utf8("experiment")?;
     let run_key = c.utf8("run_key")?;
     let label = c.utf8("label")?;
@@ -516,6 +577,7 @@ fn run_rows(c: &Columns<'_>) -> Result<Vec<RunRow>, ResultsErrorKind> {
     c.rows()
         .map(|row| {
             Ok(RunRow {
+                spec_sha256: spec_sha256.value(row)?,
                 info: RunInfo {
                     experiment: experiment.value(row)?,
                     run_key: run_key.value(row)?,
@@ -615,7 +677,7 @@ fn timeline_rows(c: &Columns<'_>) -> Result<Vec<TimelineRow>, ResultsErrorKind> 
                 gpu_demand: gpu_demand.value(row)?,
                 running: running.value(row)?,
                 queued: queued.value(row)?,
-                admission_backlog: admission_backlog.value(row)?,
+                admission_backlog: admission_backlog.optional(row)?,
                 preemptions: preemptions.value(row)?,
                 cluster_efficiency: cluster_efficiency.optional(row),
             })
@@ -624,11 +686,11 @@ fn timeline_rows(c: &Columns<'_>) -> Result<Vec<TimelineRow>, ResultsErrorKind> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::results::RunRow;
 
-    fn info(run_key: &str) -> RunInfo {
+    pub(in crate::results) fn info(run_key: &str) -> RunInfo {
         RunInfo {
             experiment: "blox-fig7".to_owned(),
             run_key: run_key.to_owned(),
@@ -647,7 +709,7 @@ mod tests {
         }
     }
 
-    fn provenance() -> Provenance {
+    pub(in crate::results) fn provenance() -> Provenance {
         Provenance {
             spec_yaml: "experiment: blox-fig7\nseeds: [1]\n".to_owned(),
             spec_sha256: "ab12".repeat(16),
@@ -675,7 +737,7 @@ mod tests {
         }
     }
 
-    fn output() -> RunOutput {
+    pub(in crate::results) fn output() -> RunOutput {
         let never_started = JobRecord {
             first_start: None,
             first_progress: None,
@@ -716,7 +778,7 @@ mod tests {
                     gpu_demand: 16,
                     running: round,
                     queued: 4 - round,
-                    admission_backlog: 0,
+                    admission_backlog: Some(0),
                     preemptions: round % 2,
                     cluster_efficiency: (round > 0).then_some(0.5),
                 })
@@ -758,11 +820,12 @@ mod tests {
     fn all_three_tables_round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let (info, output) = (info("las-0001"), output());
-        assert!(!is_complete(dir.path(), "las-0001"));
+        assert_eq!(complete_run(dir.path(), "las-0001").unwrap(), None);
         write_run(dir.path(), &info, &output, 1.25, &provenance()).unwrap();
-        assert!(is_complete(dir.path(), "las-0001"));
 
-        let expected = RunRow { info, summary: output.summary, wall_time_s: 1.25 };
+        let expected =
+            RunRow { info, spec_sha256: provenance().spec_sha256, summary: output.summary, wall_time_s: 1.25 };
+        assert_eq!(complete_run(dir.path(), "las-0001").unwrap(), Some(expected.clone()));
         assert_eq!(read_runs(dir.path()).unwrap(), vec![expected]);
         assert_eq!(read_jobs(dir.path(), "las-0001").unwrap(), output.jobs);
         assert_eq!(read_timeline(dir.path(), "las-0001").unwrap(), output.timeline);
@@ -810,7 +873,7 @@ mod tests {
                 gpu_demand: u64::from(round),
                 running: round % 7,
                 queued: round % 11,
-                admission_backlog: round % 3,
+                admission_backlog: (round % 4 != 3).then_some(round % 3),
                 preemptions: round % 2,
                 cluster_efficiency: None,
             })
@@ -852,15 +915,44 @@ mod tests {
         assert_eq!(files, ["a.parquet", "a.parquet", "a.parquet", "b.parquet", "b.parquet", "b.parquet"]);
     }
 
+    /// Nothing is published unless all three tables were written: a crash or an error part way
+    /// leaves no jobs file that globs (`jobs/*.parquet`) would pick up without its runs row.
     #[test]
-    fn a_failed_write_leaves_the_run_incomplete_and_no_temp_files() {
+    fn a_failed_write_publishes_nothing_and_leaves_no_temp_files() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join(TIMELINE_TABLE), "a file where the timeline directory belongs").unwrap();
         let error = write_run(dir.path(), &info("r"), &output(), 1.0, &provenance()).unwrap_err();
         assert!(error.to_string().contains(TIMELINE_TABLE), "{error}");
-        assert!(!is_complete(dir.path(), "r"));
-        assert_eq!(files_under(dir.path()), ["r.parquet"]);
-        assert!(dir.path().join(JOBS_TABLE).join("r.parquet").is_file());
+        assert_eq!(complete_run(dir.path(), "r").unwrap(), None);
+        assert_eq!(files_under(dir.path()), Vec::<String>::new());
+    }
+
+    /// pyarrow users read `pq.read_table(f).schema.metadata`, which is the Arrow schema's; every
+    /// row also names the spec version and the build.
+    #[test]
+    fn provenance_is_in_the_arrow_schema_and_in_every_row() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path(), &info("meta"), &output(), 1.0, &provenance()).unwrap();
+        for table in RESULT_TABLES {
+            let path = dir.path().join(table).join("meta.parquet");
+            let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap()).unwrap();
+            let metadata = builder.schema().metadata().clone();
+            let batch = read_batch(&path);
+            assert_eq!(metadata.get(METADATA_SPEC_SHA256), Some(&provenance().spec_sha256), "{table}");
+            assert_eq!(metadata.get(METADATA_RUN_KEY).map(String::as_str), Some("meta"), "{table}");
+            let column = batch.column_by_name("spec_sha256").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
+            assert!(column.iter().all(|v| v == Some(provenance().spec_sha256.as_str())), "{table}");
+            assert!(batch.column_by_name("blox_version").is_some(), "{table}");
+        }
+    }
+
+    #[test]
+    fn a_runs_file_must_hold_the_row_of_its_own_run() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path(), &info("a"), &output(), 1.0, &provenance()).unwrap();
+        fs::copy(runs_file(dir.path(), "a"), runs_file(dir.path(), "b")).unwrap();
+        let error = complete_run(dir.path(), "b").unwrap_err();
+        assert!(matches!(error.kind, ResultsErrorKind::ForeignRun(ref key) if key == "a"), "{error}");
     }
 
     #[test]
@@ -900,7 +992,7 @@ mod tests {
         for key in ["", ".hidden", "../escape", "a/b", "a\\b"] {
             let error = write_run(dir.path(), &info(key), &output(), 1.0, &provenance()).unwrap_err();
             assert!(matches!(error.kind, ResultsErrorKind::InvalidRunKey(_)), "{key:?}: {error}");
-            assert!(!is_complete(dir.path(), key));
+            assert!(complete_run(dir.path(), key).is_err());
         }
     }
 
@@ -965,7 +1057,7 @@ mod tests {
     fn older_or_foreign_files_name_the_missing_or_mistyped_column() {
         let dir = tempfile::tempdir().unwrap();
         let path = runs_file(dir.path(), "old");
-        let full = runs_batch(&info("old"), &output().summary, 1.0).unwrap();
+        let full = runs_batch(&info("old"), &provenance(), &output().summary, 1.0).unwrap();
         let write = |batch: &RecordBatch| {
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), None).unwrap();

@@ -2,6 +2,7 @@
 //! columns of [`crate::trace::CANONICAL_COLUMNS`], nulls where the source format has no value.
 
 use super::error::{AtPath, ResultsError};
+use super::store::create_temp;
 use super::tables::{TableBuilder, write_parquet};
 use crate::trace::TraceJob;
 use arrow_array::{BooleanArray, Float64Array, Int64Array, StringArray};
@@ -42,5 +43,10 @@ pub fn write_trace_parquet(path: &Path, jobs: &[TraceJob], metadata: &[(&str, &s
     let metadata = metadata.iter().map(|(k, v)| KeyValue::new(k.to_string(), v.to_string())).collect();
     let properties =
         WriterProperties::builder().set_compression(Compression::SNAPPY).set_key_value_metadata(Some(metadata)).build();
-    write_parquet(path, &batch, properties)
+    let (temp, file) = create_temp(path).at(path)?;
+    let written = write_parquet(file, &temp, &batch, properties).and_then(|()| std::fs::rename(&temp, path).at(path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
 }

@@ -2,10 +2,13 @@
 //! workloads paired by position instead when `zip_clusters_workloads`).
 //!
 //! The order is fixed (loads innermost, as in Blox's config lists) and every run gets a key that
-//! is a readable prefix plus a hash of its fully resolved configuration and the blox version, so
-//! reruns recognise finished runs even after the grid grows, and any change to a run's config
-//! gives it a new key.
+//! is a readable prefix plus a hash of its label, its fully resolved configuration, the contents
+//! of the files it reads ([`InputDigests`]) and the hash of blox's result-deciding sources
+//! ([`crate::version::SOURCE_HASH`]). Reruns recognise finished runs even after the grid grows,
+//! and a change to a run's config, to an input file or to the simulation code gives it a new key.
+//! Two labels that read the same once made file-name safe (`A B`, `A-B`) still get distinct keys.
 
+use super::inputs::InputDigests;
 use super::{ClusterEntry, EngineMode, PolicyEntry, Spec, TrackSpec};
 use crate::core::engine::Policies;
 use crate::core::events::{EventConfig, EventPlacement};
@@ -14,7 +17,6 @@ use crate::policies::{BuildContext, OverheadSpec, PlacementSpec};
 use crate::results::RunInfo;
 use crate::workload::WorkloadSpec;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
 /// One point of the grid, resolved.
@@ -65,8 +67,8 @@ impl RunPlan {
     }
 }
 
-/// All runs of `spec`, in grid order.
-pub fn expand(spec: &Spec) -> Vec<RunPlan> {
+/// All runs of `spec`, in grid order; `inputs` are the digests of the files its runs read.
+pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
     let engine = &spec.engine;
     let tracking = match spec.measure.track.value {
         TrackSpec::All => Tracking::All,
@@ -116,6 +118,9 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                         // yarn existed (the unused round-engine default, `scattered`).
                         let resolved = json!({
                             "blox_version": env!("CARGO_PKG_VERSION"),
+                            "blox_source": crate::version::SOURCE_HASH,
+                            "label": policy.label.value.0,
+                            "inputs": [inputs.of_workload(workload), inputs.of_scheduler(&policy.scheduler.value)],
                             "engine": engine_json,
                             "policy": {
                                 "scheduler": policy.scheduler.value,
@@ -135,17 +140,17 @@ pub fn expand(spec: &Spec) -> Vec<RunPlan> {
                             "placement": policy.placement.value,
                             "admission": policy.admission,
                         });
-                        let hash = hex8(&Sha256::digest(resolved.to_string().as_bytes()));
                         let load_part = load.map(|l| format!("_load{}", fmt_number(l))).unwrap_or_default();
-                        let run_key = sanitize(&format!(
-                            "{}_{}_{}{}_seed{}_{}",
+                        let prefix = sanitize(&format!(
+                            "{}_{}_{}{}_seed{}",
                             policy.label.value.0,
                             cluster.label(),
                             workload.label(),
                             load_part,
-                            seed,
-                            hash
+                            seed
                         ));
+                        let hash = crate::digest::sha256_hex(resolved.to_string().as_bytes());
+                        let run_key = format!("{}_{}", truncate(&prefix, KEY_PREFIX_CHARS), &hash[..KEY_HASH_CHARS]);
                         let info = RunInfo {
                             experiment: spec.name.value.0.clone(),
                             run_key,
@@ -196,11 +201,22 @@ pub fn fmt_number(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") }
 }
 
-fn hex8(bytes: &[u8]) -> String {
-    bytes.iter().take(4).map(|b| format!("{b:02x}")).collect()
+/// Readable part of a run key: long enough to tell runs apart by eye, short enough that the
+/// file name stays far below the 255-byte limit of common file systems.
+const KEY_PREFIX_CHARS: usize = 120;
+/// Hex digits of the config hash in a run key (48 bits).
+const KEY_HASH_CHARS: usize = 12;
+
+/// The first `max` characters of an ASCII string.
+fn truncate(s: &str, max: usize) -> &str {
+    &s[..s.len().min(max)]
 }
 
-/// Keeps letters, digits, `-`, `_` and `.`; everything else becomes `-`.
+/// Keeps letters, digits, `-`, `_` and `.` (not first: a key must not name a hidden file);
+/// everything else becomes `-`.
 fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '-' }).collect()
+    s.chars()
+        .enumerate()
+        .map(|(i, c)| if c.is_ascii_alphanumeric() || "-_".contains(c) || (c == '.' && i > 0) { c } else { '-' })
+        .collect()
 }

@@ -7,6 +7,7 @@
 //! entry through [`Spanned`] values.
 
 pub mod grid;
+pub mod inputs;
 
 use crate::figures::declare::FigureSpec;
 use crate::policies::{AdmissionSpec, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};

@@ -36,7 +36,7 @@ pub use step::{Allocation, FreeTimeline, StepFunction, align};
 pub use yarn_placement::YarnPlacement;
 
 use super::metrics::{DeadlineStats, mean, quantile_sorted};
-use super::{ClusterSpec, JobRecord, JobSpec, RunError, RunOutput, RunSummary, SimTime, TimelineRow};
+use super::{ClusterSpec, JobRecord, JobSpec, RunError, RunOutput, RunSummary, SimTime, StopFlag, TimelineRow};
 use crate::profiles::ThroughputTable;
 use std::sync::Arc;
 
@@ -141,6 +141,8 @@ pub struct EventSim {
     timeline: Vec<TimelineRow>,
     place_order: Vec<JobIdx>,
     rank_flags: Vec<(JobIdx, bool)>,
+    /// Preemptions since the last timeline row.
+    preemptions_since_log: u32,
 }
 
 impl EventSim {
@@ -173,6 +175,12 @@ impl EventSim {
     pub fn preempt(&mut self, j: JobIdx) {
         self.back_to_pending(j);
         self.jobs[j].preemptions += 1;
+        self.log_preemptions(1);
+    }
+
+    /// Counts `n` preemptions (already counted on their jobs) into the next timeline row.
+    pub fn log_preemptions(&mut self, n: u32) {
+        self.preemptions_since_log += n;
     }
 
     /// `j` leaves the running jobs without GPUs and waits again.
@@ -395,11 +403,13 @@ impl EventSim {
                 gpu_demand: self.runnable.iter().map(|&j| u64::from(jobs[j].requested_gpus)).sum(),
                 running: self.running.iter().filter(|&&j| jobs[j].gpus > 0).count() as u32,
                 queued: self.pending.len() as u32,
-                admission_backlog: 0,
-                preemptions: 0,
+                // Admission here decides at arrival (accept or decline): no job waits for it.
+                admission_backlog: None,
+                preemptions: self.preemptions_since_log,
                 cluster_efficiency: Some(efficiency / f64::from(self.total_gpus)),
             });
         }
+        self.preemptions_since_log = 0;
         allocated
     }
 }
@@ -408,6 +418,7 @@ impl EventSim {
 pub struct EventEngine {
     sim: EventSim,
     policy: Box<dyn EventPolicy>,
+    stop: StopFlag,
 }
 
 impl EventEngine {
@@ -467,8 +478,9 @@ impl EventEngine {
             timeline: Vec::new(),
             place_order: Vec::new(),
             rank_flags: Vec::new(),
+            preemptions_since_log: 0,
         };
-        Ok(Self { sim, policy })
+        Ok(Self { sim, policy, stop: StopFlag::default() })
     }
 
     /// Places jobs with `placement` instead of the buddy placement. Only policies that place
@@ -480,6 +492,12 @@ impl EventEngine {
             EventPlacement::Elastic => None,
             EventPlacement::Yarn => Some(YarnPlacement::new(sim.total_gpus / sim.gpus_per_node, sim.gpus_per_node)),
         };
+        self
+    }
+
+    /// Abandons the run (with [`RunError::Stopped`]) once `stop` is raised.
+    pub fn with_stop(mut self, stop: StopFlag) -> Self {
+        self.stop = stop;
         self
     }
 
@@ -509,6 +527,9 @@ impl EventEngine {
             decisions += 1;
             if decisions >= MAX_DECISIONS {
                 return Err(RunError::NoEnd { rounds: decisions, active_jobs: sim.runnable.len() });
+            }
+            if self.stop.is_stopped() {
+                return Err(RunError::Stopped);
             }
             next = self.policy.next_decision(sim, now)?;
             match next {

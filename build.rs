@@ -1,0 +1,78 @@
+//! Embeds what identifies this build of blox: the git commit it was built from (with `-dirty`
+//! when tracked files had uncommitted changes) and a hash of the sources that decide results.
+//!
+//! The source hash goes into every run key, so results written by a build whose simulation code
+//! differs are never taken for complete by another build; the commit is for people (`--version`,
+//! the tables' metadata). `src/figures/` and `src/cli/` only present results and are left out, so
+//! redrawing a figure with a new build does not invalidate runs.
+
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Directories under `src/` that never change a result row.
+const PRESENTATION_ONLY: [&str; 2] = ["src/figures", "src/cli"];
+
+fn main() {
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=Cargo.lock");
+
+    let mut files = Vec::new();
+    collect(&root.join("src"), &mut files);
+    files.push(root.join("Cargo.lock"));
+    files.sort();
+    let mut hasher = Sha256::new();
+    for file in &files {
+        let relative = file.strip_prefix(&root).unwrap_or(file);
+        let name = relative.to_string_lossy().replace('\\', "/");
+        if PRESENTATION_ONLY.iter().any(|dir| name.starts_with(dir)) {
+            continue;
+        }
+        let bytes = std::fs::read(file).unwrap_or_default();
+        hasher.update((name.len() as u64).to_le_bytes());
+        hasher.update(name.as_bytes());
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    let digest = hasher.finalize();
+    let source_hash: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    println!("cargo:rustc-env=BLOX_SOURCE_HASH={source_hash}");
+    println!("cargo:rustc-env=BLOX_GIT_COMMIT={}", git_commit(&root));
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// `abcdef123456`, `abcdef123456-dirty`, or `unknown` outside a git checkout.
+fn git_commit(root: &Path) -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        for file in ["HEAD", "index", "packed-refs"] {
+            println!("cargo:rerun-if-changed={dir}/{file}");
+        }
+        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            println!("cargo:rerun-if-changed={dir}/{head}");
+        }
+    }
+    let Some(commit) = git(&["rev-parse", "--short=12", "HEAD"]) else { return "unknown".into() };
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    if dirty { format!("{commit}-dirty") } else { commit }
+}

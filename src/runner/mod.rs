@@ -1,0 +1,335 @@
+//! Runs every point of a grid in parallel (rayon), with progress, atomic per-run output and
+//! skipping of runs already complete.
+//!
+//! Each run is independent and deterministic, so results do not depend on the thread count or on
+//! the order in which runs finish. A run that fails (bad trace, engine error, even a panic, its
+//! time limit) is reported and recorded, and the others still complete and are written.
+//!
+//! Several processes may share one experiment directory (two terminals, array tasks): each run
+//! is taken under its lock ([`store::lock_run`]), so a run another process is doing is reported
+//! as such, never raced or counted as failed. Before the runs start, files that do not belong to
+//! the current grid are set aside ([`store::tidy`]): a results directory holds one version.
+
+mod grid_file;
+mod progress;
+
+pub use grid_file::{GRID_FILE, GridFile, GridPoint, Selection};
+
+use crate::core::events::EventEngine;
+use crate::core::{Engine, RunError, StopFlag};
+use crate::figures::{self, FigureError, Rendered};
+use crate::results::store::{self, SetAside};
+use crate::results::{self, Provenance, RunRow};
+use crate::spec::grid::{RunPlan, expand};
+use crate::spec::inputs::InputDigests;
+use crate::spec::{EngineMode, Spec, SpecSource};
+use crate::workload::WorkloadContext;
+use progress::Progress;
+use rayon::prelude::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How to run a spec.
+#[derive(Debug, Clone)]
+pub struct RunnerOptions {
+    /// Results root; the experiment goes to `<out>/<name>/`.
+    pub out: PathBuf,
+    /// Worker threads; `None` uses every core. Never more than the runs to do.
+    pub threads: Option<usize>,
+    /// Redo runs that are already complete.
+    pub force: bool,
+    /// No progress output.
+    pub quiet: bool,
+}
+
+/// What else a sweep may be told: a subset, a time limit per run, an interrupt.
+#[derive(Debug, Clone, Default)]
+pub struct SweepControl {
+    /// Run only the grid points this selects (`--only`).
+    pub only: Option<Selection>,
+    /// Wall-clock limit of one run (`--run-timeout`); a run over it fails cleanly.
+    pub run_timeout: Option<Duration>,
+    /// Raised (by Ctrl-C / SIGTERM) to abandon the sweep: runs in progress stop, runs not yet
+    /// started are left for the next `blox run`.
+    pub interrupt: StopFlag,
+}
+
+/// What happened to the runs of one spec.
+#[derive(Debug)]
+pub struct SweepReport {
+    pub experiment_dir: PathBuf,
+    /// Runs the sweep was asked to do (the whole grid, or the `--only` subset).
+    pub selected: usize,
+    pub executed: usize,
+    pub skipped: usize,
+    /// Runs another process is doing right now, left to it.
+    pub running_elsewhere: Vec<String>,
+    /// Runs not done because the sweep was interrupted.
+    pub not_started: usize,
+    /// Runs that failed, with the reason.
+    pub failures: Vec<(String, String)>,
+    /// Files moved out of the way before the runs started.
+    pub set_aside: SetAside,
+    pub interrupted: bool,
+    /// Every complete run of this grid, in grid order (executed now or earlier).
+    pub rows: Vec<RunRow>,
+    /// Complete runs of the grid whose files could not be read, with the error.
+    pub unreadable: Vec<(String, String)>,
+    /// The spec's figures, drawn from `rows`.
+    pub figures: Vec<Result<Rendered, FigureError>>,
+}
+
+enum Outcome {
+    Executed { wall_time_s: f64 },
+    Skipped,
+    RunningElsewhere,
+    NotStarted,
+    Failed(String),
+}
+
+/// The grid of `spec` with every run key resolved (input files hashed, no download), checked
+/// for duplicate keys.
+pub fn plan(source: &SpecSource, spec: &Spec) -> Result<Vec<RunPlan>, String> {
+    let inputs = InputDigests::of(spec, &source.base_dir)?;
+    let plans = expand(spec, &inputs);
+    let mut keys = BTreeSet::new();
+    for plan in &plans {
+        if !keys.insert(plan.info.run_key.as_str()) {
+            return Err(format!(
+                "two grid points share the run key {}; give their policies distinct labels",
+                plan.info.run_key
+            ));
+        }
+    }
+    Ok(plans)
+}
+
+/// The plans `only` keeps (all without one); an error when it keeps none.
+pub fn select<'a>(plans: &'a [RunPlan], only: Option<&Selection>) -> Result<Vec<&'a RunPlan>, String> {
+    let Some(only) = only else { return Ok(plans.iter().collect()) };
+    let selected: Vec<&RunPlan> = plans.iter().filter(|p| only.matches(&GridPoint::of(p))).collect();
+    if selected.is_empty() {
+        return Err(format!("--only matches none of the {} runs of the grid", plans.len()));
+    }
+    Ok(selected)
+}
+
+/// Runs `spec` and writes its tables under `options.out`.
+pub fn run(source: &SpecSource, spec: &Spec, options: &RunnerOptions) -> Result<SweepReport, String> {
+    run_with(source, spec, options, &SweepControl::default())
+}
+
+/// [`run`] with a selection, a time limit per run and an interrupt flag.
+pub fn run_with(
+    source: &SpecSource,
+    spec: &Spec,
+    options: &RunnerOptions,
+    control: &SweepControl,
+) -> Result<SweepReport, String> {
+    let plans = plan(source, spec)?;
+    let selected = select(&plans, control.only.as_ref())?;
+    let experiment_dir = options.out.join(&spec.name.value.0);
+    std::fs::create_dir_all(&experiment_dir).map_err(|e| format!("cannot create {}: {e}", experiment_dir.display()))?;
+    let provenance = Provenance {
+        spec_yaml: source.text.clone(),
+        spec_sha256: crate::digest::sha256_hex(source.text.as_bytes()),
+        blox_version: crate::version::LONG_VERSION.to_string(),
+    };
+    store::write_file_atomically(&experiment_dir.join("spec.yaml"), source.text.as_bytes())
+        .map_err(|e| format!("cannot write the spec copy into {}: {e}", experiment_dir.display()))?;
+    let grid = GridFile {
+        experiment: spec.name.value.0.clone(),
+        spec_sha256: provenance.spec_sha256.clone(),
+        blox_version: provenance.blox_version.clone(),
+        runs: plans.iter().map(GridPoint::of).collect(),
+    };
+    grid.write(&experiment_dir)?;
+    let keys: BTreeSet<String> = plans.iter().map(|p| p.info.run_key.clone()).collect();
+    let set_aside = store::tidy(&experiment_dir, &keys).map_err(|e| e.to_string())?;
+
+    let progress = Progress::new(selected.len(), options.quiet);
+    let threads = options
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .clamp(1, selected.len().max(1));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
+        scope.spawn(|| progress.watch(&control.interrupt, control.run_timeout));
+        let outcomes = pool.install(|| {
+            selected
+                .par_iter()
+                .map(|plan| {
+                    let key = &plan.info.run_key;
+                    let stop = StopFlag::new();
+                    progress.begin(key, stop.clone());
+                    let outcome = if control.interrupt.is_stopped() {
+                        Outcome::NotStarted
+                    } else {
+                        run_one(plan, &source.base_dir, &experiment_dir, &provenance, options.force, stop)
+                    };
+                    let timed_out = progress.end(key, |timed_out| describe(&outcome, timed_out, control));
+                    finish_outcome(outcome, timed_out, control, &experiment_dir, key)
+                })
+                .collect()
+        });
+        progress.finish();
+        outcomes
+    });
+
+    let mut report = SweepReport {
+        experiment_dir: experiment_dir.clone(),
+        selected: selected.len(),
+        executed: 0,
+        skipped: 0,
+        running_elsewhere: Vec::new(),
+        not_started: 0,
+        failures: Vec::new(),
+        set_aside,
+        interrupted: control.interrupt.is_stopped(),
+        rows: Vec::new(),
+        unreadable: Vec::new(),
+        figures: Vec::new(),
+    };
+    for (plan, outcome) in selected.iter().zip(outcomes) {
+        let key = plan.info.run_key.clone();
+        match outcome {
+            Outcome::Executed { .. } => report.executed += 1,
+            Outcome::Skipped => report.skipped += 1,
+            Outcome::RunningElsewhere => report.running_elsewhere.push(key),
+            Outcome::NotStarted => report.not_started += 1,
+            Outcome::Failed(e) => report.failures.push((key, e)),
+        }
+    }
+    (report.rows, report.unreadable) = grid_rows(&experiment_dir, plans.iter().map(|p| p.info.run_key.as_str()));
+    if !report.interrupted {
+        report.figures = render_figures(spec, &experiment_dir, &report.rows);
+    }
+    Ok(report)
+}
+
+/// The progress line of a finished run.
+fn describe(outcome: &Outcome, timed_out: bool, control: &SweepControl) -> String {
+    match outcome {
+        Outcome::Executed { wall_time_s } => format!("done in {wall_time_s:.2} s"),
+        Outcome::Skipped => "already complete".into(),
+        Outcome::RunningElsewhere => "running in another process".into(),
+        Outcome::NotStarted => "not started (interrupted)".into(),
+        Outcome::Failed(_) if timed_out => format!("FAILED: {}", timeout_reason(control)),
+        Outcome::Failed(_) if control.interrupt.is_stopped() => "interrupted".into(),
+        Outcome::Failed(e) => format!("FAILED: {e}"),
+    }
+}
+
+fn timeout_reason(control: &SweepControl) -> String {
+    format!("exceeded --run-timeout {:.0?}", control.run_timeout.unwrap_or_default())
+}
+
+/// Turns a stopped run into a time-limit failure (recorded) or an interrupted one (not a
+/// failure: the next `blox run` does it), and records other failures for `blox status`.
+fn finish_outcome(
+    outcome: Outcome,
+    timed_out: bool,
+    control: &SweepControl,
+    experiment_dir: &Path,
+    key: &str,
+) -> Outcome {
+    let outcome = match outcome {
+        Outcome::Failed(_) if timed_out => Outcome::Failed(timeout_reason(control)),
+        Outcome::Failed(_) if control.interrupt.is_stopped() => Outcome::NotStarted,
+        other => other,
+    };
+    if let Outcome::Failed(reason) = &outcome {
+        // The failure is already reported; a record that cannot be written only costs `status`.
+        let _ = store::record_failure(experiment_dir, key, reason);
+    }
+    outcome
+}
+
+/// The complete runs among `keys` in `experiment_dir`, in `keys` order, and the runs whose
+/// files exist but cannot be read (with the error).
+pub fn grid_rows<'a>(
+    experiment_dir: &Path,
+    keys: impl IntoIterator<Item = &'a str>,
+) -> (Vec<RunRow>, Vec<(String, String)>) {
+    let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
+    for key in keys {
+        match results::complete_run(experiment_dir, key) {
+            Ok(Some(row)) => rows.push(row),
+            Ok(None) => {}
+            Err(e) => unreadable.push((key.to_owned(), e.to_string())),
+        }
+    }
+    (rows, unreadable)
+}
+
+/// Draws the spec's figures from `rows`.
+pub fn render_figures(spec: &Spec, experiment_dir: &Path, rows: &[RunRow]) -> Vec<Result<Rendered, FigureError>> {
+    figures::render_all(spec.figures.iter().map(|f| &f.value), experiment_dir, rows)
+}
+
+fn run_one(
+    plan: &RunPlan,
+    base_dir: &Path,
+    experiment_dir: &Path,
+    provenance: &Provenance,
+    force: bool,
+    stop: StopFlag,
+) -> Outcome {
+    let key = &plan.info.run_key;
+    let _lock = match store::lock_run(experiment_dir, key) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => return Outcome::RunningElsewhere,
+        Err(e) => return Outcome::Failed(e.to_string()),
+    };
+    // Checked under the lock: another process may have finished the run a moment ago. A damaged
+    // runs file counts as not complete; the write below replaces it.
+    if !force && matches!(results::complete_run(experiment_dir, key), Ok(Some(_))) {
+        return Outcome::Skipped;
+    }
+    let started = Instant::now();
+    let output = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(plan, base_dir, stop))) {
+        Ok(Ok(output)) => output,
+        Ok(Err(e)) => return Outcome::Failed(e),
+        Err(panic) => return Outcome::Failed(format!("internal error (please report): {}", panic_message(&panic))),
+    };
+    let wall_time_s = started.elapsed().as_secs_f64();
+    if let Err(e) = results::write_run(experiment_dir, &plan.info, &output, wall_time_s, provenance) {
+        return Outcome::Failed(e.to_string());
+    }
+    // A stale failure record would make `status` contradict the tables; the run itself is safe.
+    let _ = store::clear_failure(experiment_dir, key);
+    Outcome::Executed { wall_time_s }
+}
+
+fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag) -> Result<crate::core::RunOutput, String> {
+    let context =
+        WorkloadContext { load: plan.load, seed: plan.seed, base_dir, cluster_gpus: plan.config.cluster.total_gpus() };
+    let jobs = plan.workload.jobs(&context).map_err(|e| e.to_string())?;
+    let scheduler = &plan.policy.scheduler.value;
+    let wrong_engine = || format!("scheduler `{}` does not run on the {} engine", scheduler.name(), plan.mode.name());
+    let output: Result<_, RunError> = match plan.mode {
+        EngineMode::Rounds => {
+            let policies = plan.policies().ok_or_else(wrong_engine)?;
+            Engine::new(plan.config.clone(), policies, jobs).and_then(|engine| engine.with_stop(stop).run())
+        }
+        EngineMode::Events => {
+            let gpu_time = scheduler.gpu_time_source().map(|source| source.load(base_dir)).transpose()?;
+            let policy = scheduler.build_event(gpu_time.as_ref()).ok_or_else(wrong_engine)?;
+            EventEngine::new(plan.event_config(), policy, jobs)
+                .and_then(|engine| engine.with_placement(plan.event_placement()).with_stop(stop).run())
+        }
+    };
+    output.map_err(|e| e.to_string())
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into())
+}

@@ -1,0 +1,90 @@
+//! Content digests of the files a spec's runs read, so that a run key changes when an input's
+//! contents change and a rerun never takes results computed from an older file for complete.
+//!
+//! Local files (a trace's `path`, a `csv:` workload, a GPU-time distribution's `path`) are
+//! hashed once per sweep; dataset references (`dataset: NAME/PATH`) are pinned by the registry's
+//! SHA-256, so they need neither I/O nor a download.
+
+use super::Spec;
+use crate::data;
+use crate::policies::{GpuTimeSource, SchedulerSpec};
+use crate::workload::{TraceParams, WorkloadSpec};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// The SHA-256 of every input file of a spec, by where the spec names it.
+#[derive(Debug, Clone, Default)]
+pub struct InputDigests {
+    base_dir: PathBuf,
+    files: BTreeMap<PathBuf, String>,
+}
+
+/// One input of a run: a local file, or a registered dataset file.
+enum Input<'a> {
+    Path(&'a Path),
+    Dataset(&'a str),
+}
+
+impl InputDigests {
+    /// Hashes every local input file of `spec` (relative paths against `base_dir`, the spec
+    /// file's directory). Fails naming the file when one cannot be read.
+    pub fn of(spec: &Spec, base_dir: &Path) -> Result<Self, String> {
+        let mut digests = InputDigests { base_dir: base_dir.to_path_buf(), files: BTreeMap::new() };
+        let workloads = spec.workloads.value.iter().filter_map(|w| workload_input(&w.value));
+        let policies = spec.policies.value.iter().filter_map(|p| policy_input(&p.scheduler.value));
+        for input in workloads.chain(policies) {
+            if let Input::Path(path) = input {
+                let local = base_dir.join(path);
+                if digests.files.contains_key(&local) {
+                    continue;
+                }
+                let digest = File::open(&local)
+                    .and_then(crate::digest::sha256_of_reader)
+                    .map_err(|e| format!("{}: cannot read this input: {e}", local.display()))?;
+                digests.files.insert(local, digest);
+            }
+        }
+        Ok(digests)
+    }
+
+    /// The digest of the file `workload` reads, if it reads one.
+    pub fn of_workload(&self, workload: &WorkloadSpec) -> Option<String> {
+        workload_input(workload).map(|input| self.digest(input))
+    }
+
+    /// The digest of the file `scheduler` reads (a GPU-time distribution), if it reads one.
+    pub fn of_scheduler(&self, scheduler: &SchedulerSpec) -> Option<String> {
+        policy_input(scheduler).map(|input| self.digest(input))
+    }
+
+    fn digest(&self, input: Input<'_>) -> String {
+        match input {
+            // Every path was hashed by `of`; a plan built from another spec's digests gets a key
+            // that matches nothing rather than a wrong match.
+            Input::Path(path) => {
+                self.files.get(&self.base_dir.join(path)).cloned().unwrap_or_else(|| "unhashed".into())
+            }
+            Input::Dataset(reference) => match data::lookup(reference) {
+                Ok((_, file)) => file.sha256.to_owned(),
+                Err(_) => format!("unknown dataset {reference}"),
+            },
+        }
+    }
+}
+
+fn workload_input(workload: &WorkloadSpec) -> Option<Input<'_>> {
+    match workload {
+        WorkloadSpec::Csv(p) => Some(Input::Path(&p.path)),
+        WorkloadSpec::Trace(TraceParams { path: Some(path), .. }) => Some(Input::Path(path)),
+        WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(Input::Dataset(reference)),
+        _ => None,
+    }
+}
+
+fn policy_input(scheduler: &SchedulerSpec) -> Option<Input<'_>> {
+    match scheduler.gpu_time_source()? {
+        GpuTimeSource::Path(path) => Some(Input::Path(path)),
+        GpuTimeSource::Dataset(reference) => Some(Input::Dataset(reference)),
+    }
+}
