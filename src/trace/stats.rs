@@ -4,6 +4,7 @@
 //! directly with numbers computed by `numpy.percentile` or pandas in the papers' notebooks.
 
 use super::TraceJob;
+use crate::core::metrics::quantile_sorted;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -70,14 +71,6 @@ impl Distribution {
             max: values[values.len() - 1],
         })
     }
-}
-
-/// The `p`-quantile of sorted, non-empty `values`, linearly interpolated.
-pub fn quantile_sorted(values: &[f64], p: f64) -> f64 {
-    let pos = p * (values.len() - 1) as f64;
-    let lower = pos.floor() as usize;
-    let upper = (lower + 1).min(values.len() - 1);
-    values[lower] + (values[upper] - values[lower]) * (pos - lower as f64)
 }
 
 impl TraceStats {
