@@ -90,6 +90,12 @@ fn print_report(report: &SweepReport, quiet: bool) -> ExitCode {
             eprintln!("  {key}: {reason}");
         }
     }
+    if let Some(dir) = &report.input_changed.dir {
+        eprintln!("error: input files changed while the sweep ran; their runs are set aside into {}:", dir.display());
+        for (key, reason) in &report.input_changed.runs {
+            eprintln!("  {key}: {reason}");
+        }
+    }
     for (key, error) in &report.unreadable {
         eprintln!("warning: run {key} is left out: {error}");
     }
@@ -113,7 +119,8 @@ fn print_report(report: &SweepReport, quiet: bool) -> ExitCode {
         eprintln!("error: run {key} failed: {reason}");
     }
     let figures_ok = print_figures(&report.figures);
-    if report.failures.is_empty() && figures_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    let all_done = report.failures.is_empty() && report.input_changed.runs.is_empty();
+    if all_done && figures_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 /// `--dry-run`: every selected run key with its state, and the counts.

@@ -126,6 +126,8 @@ pub enum SetAsideReason {
     Incomplete,
     /// Its runs file cannot be read; the run will be redone.
     Damaged(String),
+    /// A file it read changed while the sweep ran, so its key does not describe its input.
+    InputChanged(String),
 }
 
 impl std::fmt::Display for SetAsideReason {
@@ -134,6 +136,7 @@ impl std::fmt::Display for SetAsideReason {
             Self::NotInGrid => write!(f, "not in the current grid"),
             Self::Incomplete => write!(f, "incomplete (no runs file: the run was interrupted)"),
             Self::Damaged(error) => write!(f, "unreadable runs file ({error}); it will be redone"),
+            Self::InputChanged(file) => write!(f, "{file} changed while the run read it; it will be redone"),
         }
     }
 }
@@ -176,9 +179,19 @@ pub fn tidy(experiment_dir: &Path, grid: &BTreeSet<String>) -> Result<SetAside, 
             reasons.insert(run_key, reason);
         }
     }
-    if reasons.is_empty() {
-        return Ok(report);
-    }
+    let moved = set_aside(experiment_dir, reasons)?;
+    report.dir = moved.dir;
+    report.runs = moved.runs;
+    Ok(report)
+}
+
+/// Moves the files of each run of `reasons` from the three table directories into a new
+/// `set-aside/<UTC time>-<pid>/`, with a `reasons.txt`.
+pub fn set_aside(
+    experiment_dir: &Path,
+    reasons: impl IntoIterator<Item = (String, SetAsideReason)>,
+) -> Result<SetAside, ResultsError> {
+    let mut report = SetAside::default();
     let target =
         experiment_dir.join(SET_ASIDE_DIR).join(format!("{}-{}", utc_stamp(SystemTime::now()), std::process::id()));
     let mut notes = String::new();
@@ -201,6 +214,9 @@ pub fn tidy(experiment_dir: &Path, grid: &BTreeSet<String>) -> Result<SetAside, 
         }
         notes += &format!("{run_key}: {reason}\n");
         report.runs.push((run_key, reason));
+    }
+    if report.runs.is_empty() {
+        return Ok(report);
     }
     fs::create_dir_all(&target).at(&target)?;
     let notes_path = target.join("reasons.txt");

@@ -18,7 +18,7 @@ pub use grid_file::{GRID_FILE, GridFile, GridPoint, Selection};
 use crate::core::events::EventEngine;
 use crate::core::{Engine, RunError, StopFlag};
 use crate::figures::{self, FigureError, Rendered};
-use crate::results::store::{self, SetAside};
+use crate::results::store::{self, SetAside, SetAsideReason};
 use crate::results::{self, Provenance, RunRow};
 use crate::spec::grid::{RunPlan, expand};
 use crate::spec::inputs::InputDigests;
@@ -71,6 +71,8 @@ pub struct SweepReport {
     pub failures: Vec<(String, String)>,
     /// Files moved out of the way before the runs started.
     pub set_aside: SetAside,
+    /// Runs of this sweep set aside because an input file changed while they ran.
+    pub input_changed: SetAside,
     pub interrupted: bool,
     /// Every complete run of this grid, in grid order (executed now or earlier).
     pub rows: Vec<RunRow>,
@@ -91,6 +93,10 @@ enum Outcome {
 /// The grid of `spec` with every run key resolved (input files hashed, no download), checked
 /// for duplicate keys.
 pub fn plan(source: &SpecSource, spec: &Spec) -> Result<Vec<RunPlan>, String> {
+    plan_with_inputs(source, spec).map(|(plans, _)| plans)
+}
+
+fn plan_with_inputs(source: &SpecSource, spec: &Spec) -> Result<(Vec<RunPlan>, InputDigests), String> {
     let inputs = InputDigests::of(spec, &source.base_dir)?;
     let plans = expand(spec, &inputs);
     let mut keys = BTreeSet::new();
@@ -102,7 +108,7 @@ pub fn plan(source: &SpecSource, spec: &Spec) -> Result<Vec<RunPlan>, String> {
             ));
         }
     }
-    Ok(plans)
+    Ok((plans, inputs))
 }
 
 /// The plans `only` keeps (all without one); an error when it keeps none.
@@ -127,7 +133,7 @@ pub fn run_with(
     options: &RunnerOptions,
     control: &SweepControl,
 ) -> Result<SweepReport, String> {
-    let plans = plan(source, spec)?;
+    let (plans, inputs) = plan_with_inputs(source, spec)?;
     let selected = select(&plans, control.only.as_ref())?;
     let experiment_dir = options.out.join(&spec.name.value.0);
     std::fs::create_dir_all(&experiment_dir).map_err(|e| format!("cannot create {}: {e}", experiment_dir.display()))?;
@@ -189,13 +195,23 @@ pub fn run_with(
         not_started: 0,
         failures: Vec::new(),
         set_aside,
+        input_changed: SetAside::default(),
         interrupted: control.interrupt.is_stopped(),
         rows: Vec::new(),
         unreadable: Vec::new(),
         figures: Vec::new(),
     };
+    // A file edited while the sweep ran: the runs that read it may have read either version,
+    // under a key that names the old one. They are set aside, to be redone.
+    let now = InputDigests::of(spec, &source.base_dir).unwrap_or_default();
+    let mut changed = Vec::new();
     for (plan, outcome) in selected.iter().zip(outcomes) {
         let key = plan.info.run_key.clone();
+        if let Outcome::Executed { .. } = outcome
+            && let Some(file) = inputs.changed_input(&now, &plan.workload, &plan.policy.scheduler.value)
+        {
+            changed.push((key.clone(), SetAsideReason::InputChanged(file.display().to_string())));
+        }
         match outcome {
             Outcome::Executed { .. } => report.executed += 1,
             Outcome::Skipped => report.skipped += 1,
@@ -204,6 +220,7 @@ pub fn run_with(
             Outcome::Failed(e) => report.failures.push((key, e)),
         }
     }
+    report.input_changed = store::set_aside(&experiment_dir, changed).map_err(|e| e.to_string())?;
     (report.rows, report.unreadable) = grid_rows(&experiment_dir, plans.iter().map(|p| p.info.run_key.as_str()));
     if !report.interrupted {
         report.figures = render_figures(spec, &experiment_dir, &report.rows);

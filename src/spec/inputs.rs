@@ -58,6 +58,22 @@ impl InputDigests {
         policy_input(scheduler).map(|input| self.digest(input))
     }
 
+    /// The local file a run of `workload` and `scheduler` read whose digest differs between
+    /// `self` (taken before the runs) and `now` (after them), if any.
+    pub fn changed_input(
+        &self,
+        now: &InputDigests,
+        workload: &WorkloadSpec,
+        scheduler: &SchedulerSpec,
+    ) -> Option<PathBuf> {
+        [workload_input(workload), policy_input(scheduler)].into_iter().flatten().find_map(|input| match input {
+            Input::Path(path) if self.digest(Input::Path(path)) != now.digest(Input::Path(path)) => {
+                Some(self.base_dir.join(path))
+            }
+            _ => None,
+        })
+    }
+
     fn digest(&self, input: Input<'_>) -> String {
         match input {
             // Every path was hashed by `of`; a plan built from another spec's digests gets a key
