@@ -96,12 +96,12 @@ fn every_registry_file_is_a_trace_or_a_named_non_trace() {
         }
     }
     if !skipped.is_empty() {
-        eprintln!(
-            "SKIPPED reading {} mirror-only files (counted as the table MIRROR_ONLY says they are; set \
+        common::skipped(&format!(
+            "reading {} mirror-only files (counted as the table MIRROR_ONLY says they are; set \
              BLOX_DATA_MIRROR to read them):\n  {}",
             skipped.len(),
             skipped.join("\n  ")
-        );
+        ));
     }
     // Totals over the registry: they guard against a detector that silently stops recognising a
     // whole family of files. A registry change updates them. (The 87 traces and 308,401 jobs are

@@ -630,7 +630,10 @@ mod tests {
     #[test]
     fn registry_matches_the_mirror_when_one_is_set() {
         let Some(mirror) = std::env::var("BLOX_DATA_MIRROR").ok().filter(|m| !m.trim().is_empty()) else {
-            eprintln!("BLOX_DATA_MIRROR is not set: no mirror to check the registry against");
+            // Past the test harness's capture, so the no-op shows even though the test passes.
+            use std::io::Write;
+            let _ =
+                writeln!(io::stderr(), "SKIPPED: BLOX_DATA_MIRROR is not set, no mirror to check the registry against");
             return;
         };
         let mut mismatches = Vec::new();

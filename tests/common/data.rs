@@ -31,17 +31,25 @@ pub fn dataset_file(reference: &str) -> PathBuf {
 
 /// [`dataset_file`], except for a file the data layer says only a mirror has
 /// (`Origin::MirrorOnly`) while no mirror is set: then it says loudly on stderr that the check is
-/// skipped and returns `None`. Under CI (`CI` set) a mirror is required, so that is a failure.
+/// skipped ([`skipped`]) and returns `None`. Under CI (`CI` set) a mirror is required, so there
+/// that is a failure.
 pub fn dataset_file_unless_mirror_only(reference: &str, check: &str) -> Option<PathBuf> {
     match data::resolve(reference, &fetch_options()) {
         Ok(path) => Some(path),
         Err(e @ DataError::MirrorOnly { .. }) => {
             assert!(std::env::var_os("CI").is_none(), "CI must set BLOX_DATA_MIRROR: {e}");
-            eprintln!("SKIPPED {check}: {e}");
+            skipped(&format!("{check}: {e}"));
             None
         }
         Err(e) => panic!("cannot get dataset file `{reference}`: {e}\n{HOW_TO_GET_DATA}"),
     }
+}
+
+/// Says on the test process's stderr, past the harness's output capture (so it shows even when
+/// the test passes), that a check was skipped and why.
+pub fn skipped(what: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {what}");
 }
 
 /// Every file of dataset `name` whose path starts with `prefix`, in the registry's order:
