@@ -1,9 +1,12 @@
 //! `blox trace inspect|convert|formats` and trace workloads in specs, as a user runs them, on the
-//! real public traces in `../shared/traces`.
+//! real public traces (registry datasets, fetched through the data layer as a user does).
+
+mod common;
 
 use blox::results;
 use blox::trace::{TraceFormat, read_trace};
-use std::path::{Path, PathBuf};
+use common::{dataset_file, mirror_with};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn blox(args: &[&str], cwd: &Path) -> Output {
@@ -12,10 +15,6 @@ fn blox(args: &[&str], cwd: &Path) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn shared(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces").join(path)
 }
 
 fn arg(path: &Path) -> &str {
@@ -27,7 +26,7 @@ fn arg(path: &Path) -> &str {
 /// interpolation as there).
 #[test]
 fn inspect_prints_the_notes_statistics_of_processed_philly() {
-    let file = shared("philly/pollux_philly.csv");
+    let file = dataset_file("philly/pollux_philly.csv");
     let out = blox(&["trace", "inspect", arg(&file), "--gpus", "128"], Path::new("."));
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
@@ -52,8 +51,8 @@ fn inspect_reports_every_file_and_fails_on_bad_ones() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "job_id,submission_time,duration,num_gpu\na,0,10,1\nb,5,ten,1\n").unwrap();
-    let spec = shared("elasticflow/artifact/cluster_specs/n16g8.csv");
-    let good = shared("elasticflow-itp/raw/cluster10.csv");
+    let spec = dataset_file("elasticflow-artifact/artifact/cluster_specs/n16g8.csv");
+    let good = dataset_file("itp-raw/raw/cluster10.csv");
     let out = blox(&["trace", "inspect", arg(&good), arg(&bad), arg(&spec)], Path::new("."));
     assert_eq!(out.status.code(), Some(2));
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
@@ -75,7 +74,7 @@ fn inspect_reports_every_file_and_fails_on_bad_ones() {
 #[test]
 fn convert_writes_canonical_csv_and_parquet_that_read_back() {
     let dir = tempfile::tempdir().unwrap();
-    let source = shared("muri/cluster_exp/cluster_trace.csv");
+    let source = dataset_file("muri/cluster_exp/cluster_trace.csv");
     let original = read_trace(&source, None).unwrap();
     let csv = dir.path().join("muri.csv");
     let out = blox(&["trace", "convert", arg(&source), "--to", "csv", "-o", arg(&csv)], Path::new("."));
@@ -126,7 +125,7 @@ workloads:
 loads: [1, 2]
 measure: {{track: all}}
 ",
-            shared("elasticflow-itp/raw/cluster10.csv").display()
+            dataset_file("itp-raw/raw/cluster10.csv").display()
         ),
     )
     .unwrap();
@@ -145,10 +144,12 @@ measure: {{track: all}}
     assert!(stdout.contains("first: beyond the first 200 jobs"), "{stdout}");
 }
 
-/// A spec names a dataset file instead of a path: fetched into the cache (here from a directory
-/// mirror, as on an offline machine), verified, then run; `blox data list` sees it cached.
+/// A spec names a dataset file instead of a path: fetched into the cache (here an empty one, from
+/// a directory mirror the test builds, as on an offline machine), verified, then run; `blox data
+/// list` sees it cached.
 #[test]
 fn a_spec_runs_a_dataset_fetched_from_a_mirror() {
+    let mirror = mirror_with(&["itp-raw/raw/cluster10.csv"]);
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
     let spec = dir.path().join("ds.yaml");
@@ -168,7 +169,7 @@ measure: {track: all}
             .args(args)
             .current_dir(dir.path())
             .env("BLOX_DATA_DIR", &cache)
-            .env("BLOX_DATA_MIRROR", shared(""))
+            .env("BLOX_DATA_MIRROR", mirror.path())
             .output()
             .expect("blox runs")
     };
@@ -192,15 +193,17 @@ measure: {track: all}
 }
 
 /// The shipped example: Philly by dataset name, windowed, filtered as Blox does, capped and
-/// rescaled to each load; every kept job finishes in every run.
+/// rescaled to each load; every kept job finishes in every run. Run from an empty cache and a
+/// directory mirror the test builds.
 #[test]
 fn the_philly_example_spec_runs_from_a_mirror() {
+    let mirror = mirror_with(&["philly/pollux_philly.csv"]);
     let dir = tempfile::tempdir().unwrap();
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/examples/philly-trace.yaml");
     let out = Command::new(env!("CARGO_BIN_EXE_blox"))
         .args(["run", arg(&spec), "--out", arg(dir.path())])
         .env("BLOX_DATA_DIR", dir.path().join("cache"))
-        .env("BLOX_DATA_MIRROR", shared(""))
+        .env("BLOX_DATA_MIRROR", mirror.path())
         .output()
         .expect("blox runs");
     assert!(out.status.success(), "{}", text(&out.stderr));

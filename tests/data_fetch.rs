@@ -1,6 +1,10 @@
 //! `blox data fetch`: the real download path against a local HTTP/1.1 server on 127.0.0.1 that
-//! serves `../shared/traces/` (the mirror layout), plus directory mirrors and origin archives.
-//! The mirror is always passed through `FetchOptions`, never through the environment.
+//! serves a mirror directory each test builds (registry files obtained through the data layer,
+//! or files it generates), plus directory mirrors, origin archives and concurrent fetches into
+//! one cache. The mirror under test is always passed through `FetchOptions` (or the child's
+//! environment), never read from this process's environment.
+
+mod common;
 
 use std::error::Error;
 use std::fs;
@@ -13,13 +17,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use blox::data::{self, Archive, DataError, DataFile, Dataset, FetchOptions, Origin, Outcome};
-use sha2::{Digest, Sha256};
+use common::{dataset_file, mirror_of_datasets, mirror_with, sha256_hex};
 
 type TestResult = Result<(), Box<dyn Error>>;
-
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces")
-}
 
 /// A minimal HTTP/1.1 file server on 127.0.0.1 that counts requests; stops when dropped.
 struct Server {
@@ -129,10 +129,6 @@ fn options(cache: &Path, mirror: Option<String>) -> FetchOptions {
     FetchOptions { cache_dir: cache.to_path_buf(), mirror, quiet: true }
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
@@ -156,7 +152,8 @@ fn temp_files(dir: &Path) -> Vec<String> {
 
 #[test]
 fn http_mirror_downloads_verifies_and_never_refetches() -> TestResult {
-    let server = Server::start(shared())?;
+    let mirror = mirror_of_datasets(&["alibaba-2023"]);
+    let server = Server::start(mirror.path().to_path_buf())?;
     let cache = tempfile::tempdir()?;
     let options = options(cache.path(), Some(server.url()));
     let dataset = data::find("alibaba-2023")?;
@@ -172,7 +169,7 @@ fn http_mirror_downloads_verifies_and_never_refetches() -> TestResult {
         assert_eq!(from, &format!("{}/alibaba-gpu-v2023/{}", server.url(), file.path));
         let body = fs::read(path)?;
         assert_eq!(sha256_hex(&body), file.sha256);
-        assert_eq!(body, fs::read(shared().join("alibaba-gpu-v2023").join(file.path))?);
+        assert_eq!(body, fs::read(mirror.path().join("alibaba-gpu-v2023").join(file.path))?);
     }
     assert_eq!(server.requests(), dataset.files.len());
     assert_eq!(data::verified_count(dataset, &options)?, dataset.files.len());
@@ -186,7 +183,8 @@ fn http_mirror_downloads_verifies_and_never_refetches() -> TestResult {
 
 #[test]
 fn corrupted_cached_file_is_fetched_again() -> TestResult {
-    let server = Server::start(shared())?;
+    let mirror = mirror_of_datasets(&["tiresias"]);
+    let server = Server::start(mirror.path().to_path_buf())?;
     let cache = tempfile::tempdir()?;
     let options = options(cache.path(), Some(server.url()));
     let dataset = data::find("tiresias")?;
@@ -204,20 +202,14 @@ fn corrupted_cached_file_is_fetched_again() -> TestResult {
         }
     }
     assert_eq!(server.requests(), before + 1);
-    assert_eq!(fs::read(&victim)?, fs::read(shared().join("tiresias/60_job.csv"))?);
+    assert_eq!(fs::read(&victim)?, fs::read(mirror.path().join("tiresias/60_job.csv"))?);
     Ok(())
 }
 
 #[test]
 fn checksum_mismatch_names_file_hashes_and_url_and_installs_nothing() -> TestResult {
-    let root = tempfile::tempdir()?;
-    let mirror_dir = root.path().join("alibaba-gpu-v2023");
-    fs::create_dir_all(&mirror_dir)?;
-    for entry in fs::read_dir(shared().join("alibaba-gpu-v2023"))? {
-        let entry = entry?;
-        fs::copy(entry.path(), mirror_dir.join(entry.file_name()))?;
-    }
-    let altered = mirror_dir.join("openb_node_list_gpu_node.csv");
+    let root = mirror_of_datasets(&["alibaba-2023"]);
+    let altered = root.path().join("alibaba-gpu-v2023/openb_node_list_gpu_node.csv");
     let mut bytes = fs::read(&altered)?;
     bytes[100] ^= 1;
     fs::write(&altered, &bytes)?;
@@ -243,11 +235,12 @@ fn checksum_mismatch_names_file_hashes_and_url_and_installs_nothing() -> TestRes
 #[test]
 fn directory_and_file_url_mirrors() -> TestResult {
     let dataset = data::find("tiresias")?;
-    for mirror in [shared().display().to_string(), format!("file://{}", shared().display())] {
+    let root = mirror_of_datasets(&["tiresias"]);
+    for mirror in [root.path().display().to_string(), format!("file://{}", root.path().display())] {
         let cache = tempfile::tempdir()?;
         let report = data::fetch(dataset, &options(cache.path(), Some(mirror.clone())))?;
         for ((path, outcome), file) in report.files.iter().zip(dataset.files) {
-            let expected_from = shared().join("tiresias").join(file.path);
+            let expected_from = root.path().join("tiresias").join(file.path);
             assert_eq!(*outcome, Outcome::Downloaded { bytes: file.size, from: expected_from.display().to_string() });
             assert_eq!(fs::read(path)?, fs::read(&expected_from)?);
         }
@@ -293,7 +286,8 @@ fn http_404_and_refused_connection_name_the_url() -> TestResult {
 
 #[test]
 fn origin_url_is_used_without_a_mirror() -> TestResult {
-    let server = Server::start(shared())?;
+    let root = mirror_with(&["muri/cluster_exp/cluster_trace.csv"]);
+    let server = Server::start(root.path().to_path_buf())?;
     let cache = tempfile::tempdir()?;
     let real =
         data::find("muri")?.file("cluster_exp/cluster_trace.csv").ok_or("registry lacks the Muri testbed trace")?;
@@ -368,17 +362,16 @@ fn archive_dataset(url: &str, archive_sha: Option<&'static str>, members: &[&str
 
 #[test]
 fn archive_members_are_unpacked_verified_and_cached() -> TestResult {
-    let raw = shared().join("elasticflow-itp/raw");
     let root = tempfile::tempdir()?;
     let tarball = root.path().join("raw-traces.tar.gz");
     write_tar_gz(
         &tarball,
         &[
-            ("./raw-traces/LICENSE", fs::read(shared().join("elasticflow-itp/LICENSE"))?),
+            ("./raw-traces/LICENSE", fs::read(dataset_file("itp-raw/LICENSE"))?),
             // A decoy with the right name but wrong bytes comes first: it must be skipped.
             ("decoy/cluster10.csv", b"job_id\n".to_vec()),
-            ("./raw-traces/cluster05.csv", fs::read(raw.join("cluster05.csv"))?),
-            ("./raw-traces/cluster10.csv", fs::read(raw.join("cluster10.csv"))?),
+            ("./raw-traces/cluster05.csv", fs::read(dataset_file("itp-raw/raw/cluster05.csv"))?),
+            ("./raw-traces/cluster10.csv", fs::read(dataset_file("itp-raw/raw/cluster10.csv"))?),
         ],
     )?;
     let server = Server::start(root.path().to_path_buf())?;
@@ -439,8 +432,7 @@ fn archive_members_are_unpacked_verified_and_cached() -> TestResult {
 fn pinned_archive_checksum_is_enforced() -> TestResult {
     let root = tempfile::tempdir()?;
     let tarball = root.path().join("raw-traces.tar.gz");
-    let raw = shared().join("elasticflow-itp/raw");
-    write_tar_gz(&tarball, &[("cluster10.csv", fs::read(raw.join("cluster10.csv"))?)])?;
+    write_tar_gz(&tarball, &[("cluster10.csv", fs::read(dataset_file("itp-raw/raw/cluster10.csv"))?)])?;
     let archive_sha = leak(sha256_hex(&fs::read(&tarball)?));
     let server = Server::start(root.path().to_path_buf())?;
     let url = format!("{}/raw-traces.tar.gz", server.url());
@@ -464,12 +456,13 @@ fn pinned_archive_checksum_is_enforced() -> TestResult {
 
 #[test]
 fn resolve_fetches_only_the_named_file() -> TestResult {
-    let server = Server::start(shared())?;
+    let root = mirror_with(&["itp-raw/raw/cluster05.csv"]);
+    let server = Server::start(root.path().to_path_buf())?;
     let cache = tempfile::tempdir()?;
     let options = options(cache.path(), Some(server.url()));
     let path = data::resolve("itp-raw/raw/cluster05.csv", &options)?;
     assert_eq!(path, cache.path().join("itp-raw/raw/cluster05.csv"));
-    assert_eq!(fs::read(&path)?, fs::read(shared().join("elasticflow-itp/raw/cluster05.csv"))?);
+    assert_eq!(fs::read(&path)?, fs::read(root.path().join("elasticflow-itp/raw/cluster05.csv"))?);
     assert_eq!(server.requests(), 1);
     assert_eq!(data::resolve("itp-raw/raw/cluster05.csv", &options)?, path);
     assert_eq!(server.requests(), 1);
@@ -482,6 +475,34 @@ fn resolve_fetches_only_the_named_file() -> TestResult {
     Ok(())
 }
 
+/// A dataset `name` (mirror folder `name` too) of generated files under `root`: (path, bytes)
+/// pairs written to `<root>/<name>/<path>`, registered with their real size and SHA-256.
+fn generated_dataset(root: &Path, name: &'static str, files: &[(&str, Vec<u8>)], origin: fn() -> Origin) -> Dataset {
+    let files: Vec<DataFile> = files
+        .iter()
+        .map(|(path, bytes)| {
+            let dest = root.join(name).join(path);
+            fs::create_dir_all(dest.parent().unwrap()).unwrap();
+            fs::write(&dest, bytes).unwrap();
+            DataFile {
+                path: leak(path.to_string()),
+                size: bytes.len() as u64,
+                sha256: leak(sha256_hex(bytes)),
+                origin: origin(),
+            }
+        })
+        .collect();
+    Dataset {
+        name,
+        description: "generated by the test",
+        source: "test",
+        license: "test",
+        citation: "test",
+        mirror_dir: name,
+        files: Box::leak(files.into_boxed_slice()),
+    }
+}
+
 #[test]
 fn mirror_only_files_need_a_mirror() -> TestResult {
     let cache = tempfile::tempdir()?;
@@ -489,29 +510,116 @@ fn mirror_only_files_need_a_mirror() -> TestResult {
     let err = data::resolve("synergy/model_profiles.csv", &no_mirror)
         .err()
         .ok_or("a mirror-only file resolved without a mirror")?;
+    assert!(matches!(err, DataError::MirrorOnly { .. }), "{err:?}");
     assert!(err.to_string().contains("BLOX_DATA_MIRROR"), "{err}");
 
-    let reason = "made here";
-    let files: &'static [DataFile] = Box::leak(Box::new([DataFile {
-        path: "x.csv",
-        size: 1,
-        sha256: "0000000000000000000000000000000000000000000000000000000000000000",
-        origin: Origin::MirrorOnly(reason),
-    }]));
-    let dataset = Dataset {
-        name: "mirror-only-test",
-        description: "a derived file",
-        source: "test",
-        license: "test",
-        citation: "test",
-        mirror_dir: "unused",
-        files,
-    };
+    let mirror = tempfile::tempdir()?;
+    let bytes = b"job_id,num_gpu\n1,1\n".to_vec();
+    let dataset = generated_dataset(mirror.path(), "mirror-only-test", &[("x.csv", bytes.clone())], || {
+        Origin::MirrorOnly("made here")
+    });
     let report = data::fetch(&dataset, &no_mirror)?;
-    assert_eq!(report.files[0].1, Outcome::MirrorOnly { reason });
+    assert_eq!(report.files[0].1, Outcome::MirrorOnly { reason: "made here" });
+    assert!(!report.files[0].0.exists());
 
-    let with_mirror = options(cache.path(), Some(shared().display().to_string()));
-    let path = data::resolve("synergy/model_profiles.csv", &with_mirror)?;
-    assert_eq!(fs::read(path)?, fs::read(shared().join("synergy/model_profiles.csv"))?);
+    let with_mirror = options(cache.path(), Some(mirror.path().display().to_string()));
+    let report = data::fetch(&dataset, &with_mirror)?;
+    assert!(matches!(report.files[0].1, Outcome::Downloaded { bytes: 19, .. }), "{:?}", report.files[0].1);
+    assert_eq!(fs::read(&report.files[0].0)?, bytes);
+    Ok(())
+}
+
+/// Deterministic filler bytes (a linear congruential sequence), so files are large enough for
+/// concurrent fetches to overlap.
+fn filler(seed: u64, len: usize) -> Vec<u8> {
+    let mut state = seed;
+    (0..len)
+        .map(|_| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 56) as u8
+        })
+        .collect()
+}
+
+/// Threads of one process fetching one dataset into one empty cache at once: every fetch returns
+/// paths that hold the verified file right away (another fetcher never removes or truncates a
+/// file that one has installed), and no temporary file is left.
+#[test]
+fn concurrent_fetches_into_one_cache_each_see_verified_files() -> TestResult {
+    let mirror = tempfile::tempdir()?;
+    let files: Vec<(String, Vec<u8>)> = (0..6).map(|i| (format!("part-{i}.bin"), filler(i, 512 * 1024))).collect();
+    let files: Vec<(&str, Vec<u8>)> = files.iter().map(|(p, b)| (p.as_str(), b.clone())).collect();
+    let dataset = generated_dataset(mirror.path(), "concurrent-test", &files, || Origin::MirrorOnly("generated"));
+    let dataset: &'static Dataset = Box::leak(Box::new(dataset));
+    for _round in 0..5 {
+        let cache = tempfile::tempdir()?;
+        let options = options(cache.path(), Some(mirror.path().display().to_string()));
+        let threads: Vec<_> = (0..6)
+            .map(|_| {
+                let options = options.clone();
+                std::thread::spawn(move || -> Result<(), String> {
+                    let report = data::fetch(dataset, &options).map_err(|e| e.to_string())?;
+                    for ((path, _), file) in report.files.iter().zip(dataset.files) {
+                        let bytes = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                        if sha256_hex(&bytes) != file.sha256 {
+                            return Err(format!("{}: not the verified file ({} bytes)", path.display(), bytes.len()));
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        let errors: Vec<String> = threads.into_iter().filter_map(|t| t.join().expect("no panic").err()).collect();
+        assert!(errors.is_empty(), "{}", errors.join("\n"));
+        assert_eq!(data::verified_count(dataset, &options)?, dataset.files.len());
+        assert!(temp_files(cache.path()).is_empty());
+    }
+    Ok(())
+}
+
+/// Several `blox validate` processes on one empty cache (as parallel test binaries or users'
+/// shells would): each fetches the spec's dataset files and reads them; all succeed and the cache
+/// ends verified, with no temporary file left.
+#[test]
+fn concurrent_processes_share_one_cache() -> TestResult {
+    let references: Vec<String> = (1..=10).map(|n| format!("itp-raw/raw/cluster{n:02}.csv")).collect();
+    let mirror = mirror_with(&references.iter().map(String::as_str).collect::<Vec<_>>());
+    let dir = tempfile::tempdir()?;
+    let workloads: String = references.iter().map(|r| format!("  - trace: {{dataset: {r}}}\n")).collect();
+    let spec = dir.path().join("s.yaml");
+    fs::write(
+        &spec,
+        format!(
+            "name: shared-cache
+policies: [{{label: FIFO, scheduler: fifo}}]
+clusters: [{{nodes: 64, gpus_per_node: 8}}]
+workloads:
+{workloads}measure: {{track: all}}
+"
+        ),
+    )?;
+    let cache = dir.path().join("cache");
+    let children: Vec<std::process::Child> = (0..4)
+        .map(|_| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_blox"))
+                .arg("validate")
+                .arg(&spec)
+                .env("BLOX_DATA_DIR", &cache)
+                .env("BLOX_DATA_MIRROR", mirror.path())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+        })
+        .collect::<Result<_, _>>()?;
+    for child in children {
+        let out = child.wait_with_output()?;
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{stdout}\n{stderr}");
+        assert!(stdout.contains("trace-cluster05: itp format, 3629 rows read"), "{stdout}\n{stderr}");
+    }
+    let dataset = data::find("itp-raw")?;
+    let verified = data::verified_count(dataset, &options(&cache, None))?;
+    assert_eq!(verified, references.len(), "cluster01..10 verified (the LICENSE is not in the spec)");
+    assert!(temp_files(&cache).is_empty());
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! ElasticFlow (ASPLOS'23) itself (`elasticflow` = the simulator's `ef-accessctrl`) and its
 //! "EDF + elastic scaling" baseline (`edf-elastic` = `ef`) on blox's event-driven engine, job for
-//! job against the original's `job.csv` where one exists (`../shared/traces/elasticflow/`;
+//! job against the original's `job.csv` where one exists (the re-run's fixtures in
+//! `tests/fixtures/elasticflow-original/`, the paper's own logs through the data layer;
 //! `docs/elasticflow-semantics.md` §0, §6.3, §6.4, §7, §11).
 
 mod common;
@@ -10,13 +11,13 @@ use blox::core::events::EventPolicy;
 use blox::policies::edf_elastic::EdfElastic;
 use blox::policies::elasticflow::ElasticFlow;
 use blox::profiles::ThroughputTable;
-use common::{compare_jobs, config, figure_8a_run, figure_10_run, trace_run};
+use common::{Log, compare_jobs, config, figure_8a_run, figure_10_run, head_log, paper_log, trace_run};
 
 /// Every row of `log` (`rows` of them: the original logs completed jobs only) against `out`.
 /// Lateness is not compared per row: ElasticFlow judges it on the unaligned planned end, which
 /// `job.csv` does not record (its `end_time` is aligned plus overheads, §12 item 2); the totals
 /// are checked instead.
-fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
+fn compare_rows(log: &Log, rows: usize, out: &RunOutput) {
     compare_jobs(log, rows, out, |row, r| {
         let got = (r.final_gpus, r.first_start, r.finish, r.first_start.map(|s| s - r.arrival));
         let want = (
@@ -38,7 +39,7 @@ fn counts(out: &RunOutput) -> (u64, u64) {
 #[test]
 fn elasticflow_matches_figure_10_job_for_job() {
     let out = figure_10_run(Box::new(ElasticFlow::default()));
-    compare_rows("expected/fig10_head/ef-accessctrl", 100, &out);
+    compare_rows(&head_log("fig10_head", "ef-accessctrl"), 100, &out);
     assert_eq!(counts(&out), (100, 0));
     assert_eq!(out.summary.deadlines.deadline_ratio, Some(1.0));
 }
@@ -46,7 +47,7 @@ fn elasticflow_matches_figure_10_job_for_job() {
 #[test]
 fn elasticflow_matches_figure_8a_job_for_job() {
     let out = figure_8a_run(Box::new(ElasticFlow::default()));
-    compare_rows("expected/fig8a_head/ef-accessctrl", 145, &out);
+    compare_rows(&head_log("fig8a_head", "ef-accessctrl"), 145, &out);
     // 0.72821 = 142 / 195 (`expected/results.csv`): 50 declined at admission, 3 finished late.
     assert_eq!(counts(&out), (142, 53));
 }
@@ -56,7 +57,7 @@ fn elasticflow_matches_figure_8a_job_for_job() {
 #[test]
 fn elasticflow_paper_era_matches_the_papers_log() {
     let out = figure_10_run(Box::new(ElasticFlow::paper_era()));
-    compare_rows("artifact/logs_figure10/ef-accessctrl", 100, &out);
+    compare_rows(&paper_log("ef-accessctrl"), 100, &out);
     assert_eq!(counts(&out), (100, 0));
 }
 
@@ -87,7 +88,7 @@ fn edf_elastic_on_figure_8a_finishes_every_job() {
     assert_eq!(counts(&out), (130, 65));
 }
 
-/// A Figure 8b trace on 32 x 8 A100 with a 60 s slot (`run_fig8b.sh`).
+/// A Figure 8b dataset trace (`DATASET/PATH`) on 32 x 8 A100 with a 60 s slot (`run_fig8b.sh`).
 fn figure_8b_run(trace: &str, policy: Box<dyn EventPolicy>) -> RunOutput {
     trace_run(trace, config(32, 8, 60.0, ThroughputTable::elasticflow_a100()), policy)
 }
@@ -96,8 +97,8 @@ fn figure_8b_run(trace: &str, policy: Box<dyn EventPolicy>) -> RunOutput {
 /// and 797/79 on Philly (paper 0.87); 256 GPUs exercise the large-cluster overhead constants.
 #[test]
 fn elasticflow_matches_the_figure_8b_counts() {
-    let out = figure_8b_run("itp-generated/cluster10.csv", Box::new(ElasticFlow::default()));
+    let out = figure_8b_run("elasticflow-traces/itp-generated/cluster10.csv", Box::new(ElasticFlow::default()));
     assert_eq!(counts(&out), (250, 10));
-    let out = figure_8b_run("artifact/traces/philly_103959.csv", Box::new(ElasticFlow::default()));
+    let out = figure_8b_run("elasticflow-artifact/artifact/traces/philly_103959.csv", Box::new(ElasticFlow::default()));
     assert_eq!(counts(&out), (797, 79));
 }

@@ -1,6 +1,7 @@
 //! ElasticFlow's (ASPLOS'23) `gandiva` baseline on blox's event-driven engine, job for job
-//! against the original simulator's `job.csv` (`../shared/traces/elasticflow/expected/`; the
-//! Figure 10 one is byte-identical to the paper's own `artifact/logs_figure10/gandiva`;
+//! against the original simulator's `job.csv` (the re-run's fixtures in
+//! `tests/fixtures/elasticflow-original/`; the Figure 10 one has the same rows as the paper's own
+//! `artifact/logs_figure10/gandiva`, fetched through the data layer;
 //! `docs/elasticflow-semantics.md` §9).
 
 mod common;
@@ -8,13 +9,13 @@ mod common;
 use blox::core::RunOutput;
 use blox::policies::gandiva::Gandiva;
 use blox::profiles::ThroughputTable;
-use common::{compare_jobs, config, figure_8a_run, figure_10_run, trace_run};
+use common::{Log, compare_jobs, config, figure_8a_run, figure_10_run, head_log, paper_log, trace_run};
 
 /// Every row of `log` (`rows` of them) against `out`: GPUs, start, end, deadline met, no
 /// preemption. Gandiva's original sets `pending_time` only for jobs that started from the waiting
 /// list (0 for jobs placed on arrival, even when their arrival was coalesced later), so a nonzero
 /// one must equal start minus submission.
-fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
+fn compare_rows(log: &Log, rows: usize, out: &RunOutput) {
     compare_jobs(log, rows, out, |row, r| {
         let (id, gpus, preempt) = (row.id(), row.int("num_gpu"), row.int("preempt"));
         let [submit, start, end, ddl, pending] =
@@ -29,7 +30,7 @@ fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
 #[test]
 fn gandiva_matches_figure_10_job_for_job() {
     let out = figure_10_run(Box::<Gandiva>::default());
-    compare_rows("expected/fig10_head/gandiva", 100, &out);
+    compare_rows(&head_log("fig10_head", "gandiva"), 100, &out);
     let d = out.summary.deadlines;
     assert_eq!((d.accepted, d.declined, d.deadline_ratio), (79, 21, Some(0.79)));
 }
@@ -37,18 +38,18 @@ fn gandiva_matches_figure_10_job_for_job() {
 /// The paper's own Figure 10 log is the same file: the gandiva code did not change after it.
 #[test]
 fn gandiva_matches_the_papers_figure_10_log() {
-    compare_rows("artifact/logs_figure10/gandiva", 100, &figure_10_run(Box::<Gandiva>::default()));
+    compare_rows(&paper_log("gandiva"), 100, &figure_10_run(Box::<Gandiva>::default()));
 }
 
 #[test]
 fn gandiva_matches_figure_8a_job_for_job() {
     let out = figure_8a_run(Box::<Gandiva>::default());
-    compare_rows("expected/fig8a_head/gandiva", 195, &out);
+    compare_rows(&head_log("fig8a_head", "gandiva"), 195, &out);
     let d = out.summary.deadlines;
     assert_eq!((d.accepted, d.declined), (18, 177));
 }
 
-/// A trace under `../shared/traces/elasticflow/` on `nodes` x `gpn` A100 with `slot`: (accepted,
+/// The dataset trace `trace` (`DATASET/PATH`) on `nodes` x `gpn` A100 with `slot`: (accepted,
 /// declined).
 fn ratio_run(trace: &str, nodes: u32, gpn: u32, slot: f64) -> (u64, u64) {
     let config = config(nodes, gpn, slot, ThroughputTable::elasticflow_a100());
@@ -56,11 +57,12 @@ fn ratio_run(trace: &str, nodes: u32, gpn: u32, slot: f64) -> (u64, u64) {
     (out.summary.deadlines.accepted, out.summary.deadlines.declined)
 }
 
-/// The other runs of the original recorded in `expected/results.csv` (no per-job logs kept).
+/// The other runs of the original recorded in its re-run's notes (`expected/results.csv` beside
+/// the project; no per-job logs kept).
 #[test]
 fn gandiva_matches_the_other_recorded_ratios() {
-    assert_eq!(ratio_run("artifact/traces/resnet_cifar_trace.csv", 1, 8, 240.0), (3, 2));
-    assert_eq!(ratio_run("itp-generated/195job.csv", 16, 8, 240.0), (47, 148));
-    assert_eq!(ratio_run("itp-generated/cluster10.csv", 32, 8, 60.0), (86, 174));
-    assert_eq!(ratio_run("artifact/traces/philly_103959.csv", 32, 8, 60.0), (362, 514));
+    assert_eq!(ratio_run("elasticflow-artifact/artifact/traces/resnet_cifar_trace.csv", 1, 8, 240.0), (3, 2));
+    assert_eq!(ratio_run("elasticflow-traces/itp-generated/195job.csv", 16, 8, 240.0), (47, 148));
+    assert_eq!(ratio_run("elasticflow-traces/itp-generated/cluster10.csv", 32, 8, 60.0), (86, 174));
+    assert_eq!(ratio_run("elasticflow-artifact/artifact/traces/philly_103959.csv", 32, 8, 60.0), (362, 514));
 }

@@ -1,6 +1,7 @@
 //! ElasticFlow (ASPLOS'23) Figure 10 on blox's event-driven engine, job for job against the
-//! original simulator's `job.csv` (re-run at HEAD into `../shared/traces/elasticflow/expected/`,
-//! the paper's own logs in `artifact/logs_figure10/`; `docs/elasticflow-semantics.md` §0, §7).
+//! original simulator's `job.csv` (re-run at HEAD: the fixtures in
+//! `tests/fixtures/elasticflow-original/`; the paper's own logs, `artifact/logs_figure10/`, through
+//! the data layer; `docs/elasticflow-semantics.md` §0, §7).
 
 mod common;
 
@@ -11,7 +12,10 @@ use blox::policies::edf::Edf;
 use blox::policies::edf_admission::EdfAdmission;
 use blox::policies::tiresias::Tiresias;
 use blox::profiles::ThroughputTable;
-use common::{compare_jobs, figure_8a_run, figure_10_run, trace_run};
+use common::{
+    Log, compare_jobs, figure_8a_run, figure_10_csv, figure_10_run, figure_10_trace_file, head_log, paper_log,
+    trace_file_run,
+};
 
 fn config() -> EventConfig {
     common::config(16, 8, 240.0, ThroughputTable::elasticflow_a100())
@@ -20,7 +24,7 @@ fn config() -> EventConfig {
 /// Every row of `log` (`rows` of them) against `out`. The pending time is compared as first
 /// start minus arrival, which it equals for jobs never preempted (the original also counts the
 /// time waiting after a preemption, which blox does not record).
-fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
+fn compare_rows(log: &Log, rows: usize, out: &RunOutput) {
     compare_jobs(log, rows, out, |row, r| {
         let (gpus, preempt) = (row.int("num_gpu"), row.int("preempt"));
         let [start, end, pending, ddl] = ["start_time", "end_time", "pending_time", "ddl"].map(|c| row.num(c));
@@ -31,14 +35,14 @@ fn compare_rows(log: &str, rows: usize, out: &RunOutput) {
     });
 }
 
-fn compare(log: &str, out: &RunOutput) {
+fn compare(log: &Log, out: &RunOutput) {
     compare_rows(log, 100, out);
 }
 
 #[test]
 fn edf_matches_the_original_job_for_job() {
     let out = figure_10_run(Box::new(Edf::default()));
-    compare("expected/fig10_head/edf", &out);
+    compare(&head_log("fig10_head", "edf"), &out);
     let d = out.summary.deadlines;
     assert_eq!((d.accepted, d.declined, d.deadline_ratio), (92, 8, Some(0.92)));
 }
@@ -46,7 +50,7 @@ fn edf_matches_the_original_job_for_job() {
 #[test]
 fn tiresias_matches_the_original_dlas_gpu_job_for_job() {
     let out = figure_10_run(Box::new(Tiresias::default()));
-    compare("expected/fig10_head/dlas-gpu", &out);
+    compare(&head_log("fig10_head", "dlas-gpu"), &out);
     let d = out.summary.deadlines;
     assert_eq!((d.accepted, d.declined, d.deadline_ratio), (100, 0, Some(1.0)));
 }
@@ -55,7 +59,7 @@ fn tiresias_matches_the_original_dlas_gpu_job_for_job() {
 #[test]
 fn tiresias_paper_era_matches_the_papers_log() {
     let out = figure_10_run(Box::new(Tiresias::paper_era()));
-    compare("artifact/logs_figure10/dlas-gpu", &out);
+    compare(&paper_log("dlas-gpu"), &out);
 }
 
 /// Figure 8a (`elasticVpollux_e.csv`, 16 nodes x 4 T4, 60 s slot), where dlas-gpu preempts 113
@@ -63,13 +67,15 @@ fn tiresias_paper_era_matches_the_papers_log() {
 #[test]
 fn tiresias_matches_figure_8a_with_preemptions() {
     let out = figure_8a_run(Box::<Tiresias>::default());
-    compare_rows("expected/fig8a_head/dlas-gpu", 195, &out);
+    compare_rows(&head_log("fig8a_head", "dlas-gpu"), 195, &out);
 }
 
+/// The original generator's trace file, read by the trace reader, gives the same run.
 #[test]
-fn edf_on_the_shared_trace_file_matches_too() {
-    let out = trace_run("artifact/generated/100jobs_1500lam.csv", config(), Box::<Edf>::default());
-    compare("expected/fig10_head/edf", &out);
+fn edf_on_the_trace_file_matches_too() {
+    let trace = figure_10_trace_file(&figure_10_csv());
+    let out = trace_file_run(trace.path.clone(), config(), Box::<Edf>::default());
+    compare(&head_log("fig10_head", "edf"), &out);
 }
 
 #[test]

@@ -1,30 +1,27 @@
 //! ElasticFlow's Themis baseline (`themis_sim_jobs`) on blox's event engine: Figure 10 job for
-//! job against the original's `job.csv` (`../shared/traces/elasticflow/expected/fig10_head/themis`,
-//! byte-identical to the paper's own log) and Figure 8a, which the original did not finish
+//! job against the original's `job.csv` (the re-run's fixture
+//! `tests/fixtures/elasticflow-original/fig10_head/themis.csv`, the same rows as the paper's own log) and Figure 8a, which the original did not finish
 //! (`docs/elasticflow-semantics.md` §10).
 
 mod common;
 
 use blox::core::JobRecord;
 use blox::policies::themis::Themis;
-use common::{compare_jobs, figure_8a_run, figure_10_run, log_rows};
+use common::{Log, compare_jobs, figure_8a_run, figure_10_run, head_log, paper_log};
 
 /// (job id, num_gpu, end, ddl, preempt) of every row of an original `job.csv`, in file order.
 /// Themis never sets a start (the log prints `maxsize`, and the pending time 0), so start and
 /// queueing delay cannot be compared.
-fn expected_rows(log: &str) -> Vec<(u64, u32, f64, f64, u32)> {
-    log_rows(log)
-        .iter()
-        .map(|r| (r.id(), r.int("num_gpu"), r.num("end_time"), r.num("ddl"), r.int("preempt")))
-        .collect()
+fn expected_rows(log: &Log) -> Vec<(u64, u32, f64, f64, u32)> {
+    log.rows.iter().map(|r| (r.id(), r.int("num_gpu"), r.num("end_time"), r.num("ddl"), r.int("preempt"))).collect()
 }
 
 #[test]
 fn themis_matches_figure_10_job_for_job() {
     let out = figure_10_run(Box::<Themis>::default());
-    let expected = expected_rows("expected/fig10_head/themis");
-    assert_eq!(expected, expected_rows("artifact/logs_figure10/themis"), "HEAD and the paper's log agree");
-    compare_jobs("expected/fig10_head/themis", 100, &out, |row, r| {
+    let head = head_log("fig10_head", "themis");
+    assert_eq!(expected_rows(&head), expected_rows(&paper_log("themis")), "HEAD and the paper's log agree");
+    compare_jobs(&head, 100, &out, |row, r| {
         let (gpus, end, ddl, preempt) = (row.int("num_gpu"), row.num("end_time"), row.num("ddl"), row.int("preempt"));
         let got = (r.final_gpus, r.finish, r.met_deadline, r.preemptions, r.deadline);
         (got, (Some(gpus), Some(end), Some(end <= ddl), preempt, Some(ddl)))

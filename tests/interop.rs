@@ -4,6 +4,8 @@
 //! Needs `python3` with pyarrow. `.ci/run` installs it, and under CI (`CI` set) a missing pyarrow
 //! fails the test instead of skipping it.
 
+mod common;
+
 use blox::runner::{self, RunnerOptions};
 use blox::spec::{Spec, SpecSource};
 use std::path::Path;
@@ -44,13 +46,12 @@ fn python_readers_read_a_converted_trace() {
         eprintln!("skipped: python3 with pyarrow is not installed");
         return;
     }
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = tempfile::tempdir().unwrap();
     let parquet = out.path().join("trace1.parquet");
     let convert = Command::new(env!("CARGO_BIN_EXE_blox"))
         .args(["trace", "convert", "--to", "parquet", "-o"])
         .arg(&parquet)
-        .arg(repo.join("../shared/traces/muri/simulator/trace1.csv"))
+        .arg(common::dataset_file("muri/simulator/trace1.csv"))
         .output()
         .unwrap();
     assert!(convert.status.success(), "{}", String::from_utf8_lossy(&convert.stderr));

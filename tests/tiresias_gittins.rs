@@ -3,11 +3,12 @@
 //! reference log: these cases are constructed so that the rule decides the outcome, and the
 //! times follow from it by hand (1-GPU jobs on one 1-GPU node pay 4 s per (re)start, §2.5).
 
+mod common;
+
 use blox::core::events::{EventConfig, EventEngine};
 use blox::core::{ClusterSpec, JobSpec, RunOutput};
 use blox::policies::tiresias::Tiresias;
 use blox::profiles::{GpuTimeDistribution, ThroughputTable};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
@@ -96,12 +97,11 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn shared(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces").join(path)
-}
-
+/// The Gittins distribution comes by dataset name, fetched into an empty cache from a directory
+/// mirror the test builds (its file obtained through the data layer).
 #[test]
 fn a_spec_with_both_options_runs_end_to_end() {
+    let mirror = common::mirror_with(&["tiresias/yarn-gput1000.csv"]);
     let dir = tempfile::tempdir().unwrap();
     let mut trace = String::from("job_id,submit_time,iteration,model_name,ddl,batch_size,num_gpu,duration\n");
     for i in 0..12 {
@@ -131,7 +131,7 @@ measure: {track: all}
             .args(args)
             .current_dir(dir.path())
             .env("BLOX_DATA_DIR", dir.path().join("cache"))
-            .env("BLOX_DATA_MIRROR", shared(""))
+            .env("BLOX_DATA_MIRROR", mirror.path())
             .output()
             .expect("blox runs")
     };

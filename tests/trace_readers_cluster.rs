@@ -1,16 +1,16 @@
 //! The cluster-trace readers (Philly `cluster_job_log`, Helios via fleetsim, Alibaba 2023) on the
-//! real files under `../shared/traces` and the Philly fixture in `traces/`, checked against the
-//! statistics in `shared/notes/muri-gavel-synergy-traces.md` §5.
+//! real public files (registry datasets, fetched through the data layer as a user does) and the
+//! Philly fixture in `traces/`, checked against the statistics in
+//! `shared/notes/muri-gavel-synergy-traces.md` §5.
 //!
 //! The notes round durations to whole seconds and spans to 0.1 h; the checks allow that much.
 
+mod common;
+
 use blox::trace::stats::{Distribution, TraceStats};
 use blox::trace::{Trace, TraceFormat, read_trace};
-use std::path::{Path, PathBuf};
-
-fn shared(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces").join(p)
-}
+use common::dataset_file;
+use std::path::Path;
 
 /// Reads `path` with its format detected and checks the format.
 fn read(path: &Path, format: TraceFormat) -> Trace {
@@ -34,11 +34,11 @@ fn dropped(trace: &Trace) -> Vec<(&str, u64)> {
     trace.report.dropped.iter().map(|c| (c.reason.as_str(), c.rows)).collect()
 }
 
-/// §5 row `helios/helios_venus_2vc_sept.csv`: 1867 jobs, 24 distinct sizes, durations
+/// §5 row `helios/helios_venus_2vc_sept.csv` (dataset `helios-venus-slice`): 1867 jobs, 24 distinct sizes, durations
 /// 5 / 93 / 2528 / 162099 s, span 615.7 h; aggregates mean 5651 s, max 567327 s, mean 47.00 GPUs.
 #[test]
 fn helios_venus_slice_matches_the_notes() {
-    let trace = read(&shared("helios/helios_venus_2vc_sept.csv"), TraceFormat::Fleetsim);
+    let trace = read(&dataset_file("helios-venus-slice/helios_venus_2vc_sept.csv"), TraceFormat::Fleetsim);
     assert_eq!(trace.report.rows_read, 1867);
     assert_eq!(trace.report.total_dropped(), 0);
     let stats = TraceStats::of(&trace.jobs, None);
@@ -62,7 +62,7 @@ fn helios_venus_slice_matches_the_notes() {
     );
 }
 
-/// §5 rows `alibaba-gpu-v2023/openb_pod_list_default.csv`: 8152 pods, 1088 CPU-only, 7064 GPU
+/// §5 rows `alibaba-gpu-v2023/openb_pod_list_default.csv` (dataset `alibaba-2023`): 8152 pods, 1088 CPU-only, 7064 GPU
 /// pods (1:6989, 2:16, 4:15, 8:44) with durations 74 / 545 / 6255 / 113363 s.
 ///
 /// The notes' durations are `deletion_time - creation_time` over all 7064 GPU pods, including the
@@ -71,7 +71,7 @@ fn helios_venus_slice_matches_the_notes() {
 /// so its mix and quantiles differ; the notes' numbers are recomputed from the file below.
 #[test]
 fn alibaba_2023_pods_match_the_notes() {
-    let path = shared("alibaba-gpu-v2023/openb_pod_list_default.csv");
+    let path = dataset_file("alibaba-2023/openb_pod_list_default.csv");
     let trace = read(&path, TraceFormat::Alibaba2023);
     assert_eq!(trace.report.rows_read, 8152);
     assert_eq!(dropped(&trace), [("0 GPUs (CPU-only pod)", 1088), ("never scheduled (no scheduled_time)", 861)]);

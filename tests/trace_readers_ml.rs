@@ -1,20 +1,26 @@
 //! The ML-scheduler trace readers (ElasticFlow, Tiresias, Muri, Gavel, Pollux/Sia, Synergy) on the
-//! real files under `../shared/traces`, checked against the statistics recorded in
-//! `shared/notes/muri-gavel-synergy-traces.md` §5 and `shared/notes/elasticflow-tiresias.md` §1.
+//! real public files (registry datasets, fetched through the data layer as a user does), checked
+//! against the statistics recorded in `shared/notes/muri-gavel-synergy-traces.md` §5 and
+//! `shared/notes/elasticflow-tiresias.md` §1.
 //!
 //! The notes round durations to whole seconds and spans to 0.1 h; the checks allow that much.
 
+mod common;
+
 use blox::trace::stats::TraceStats;
 use blox::trace::{Trace, TraceFormat, read_trace};
-use std::path::{Path, PathBuf};
+use common::{dataset_file, dataset_file_unless_mirror_only, dataset_files, figure_10_csv, figure_10_trace_file};
+use std::path::Path;
 
-fn shared(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces").join(p)
+/// Reads the dataset file `p` (`DATASET/PATH`) with its format detected, checks the format and
+/// that every row became a job.
+fn read(p: &str, format: TraceFormat) -> Trace {
+    read_path(&dataset_file(p), p, format)
 }
 
-/// Reads `p` with its format detected, checks the format and that every row became a job.
-fn read(p: &str, format: TraceFormat) -> Trace {
-    let trace = read_trace(&shared(p), None).unwrap_or_else(|e| panic!("{e}"));
+/// [`read`] of a local file; `p` names it in messages.
+fn read_path(path: &Path, p: &str, format: TraceFormat) -> Trace {
+    let trace = read_trace(path, None).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(trace.format, format, "{p}");
     assert_eq!(trace.report.total_dropped(), 0, "{p}");
     assert_eq!(trace.report.rows_read, trace.jobs.len() as u64, "{p}");
@@ -46,7 +52,11 @@ struct Expected {
 
 /// Reads `p` and checks its statistics.
 fn check(p: &str, format: TraceFormat, expected: &Expected) -> (Trace, TraceStats) {
-    let trace = read(p, format);
+    check_trace(p, read(p, format), expected)
+}
+
+/// Checks the statistics of `trace` (read from `p`).
+fn check_trace(p: &str, trace: Trace, expected: &Expected) -> (Trace, TraceStats) {
     let stats = TraceStats::of(&trace.jobs, None);
     check_stats(p, &stats, expected);
     (trace, stats)
@@ -186,9 +196,8 @@ fn muri_jobs_carry_stage_times_in_seconds() {
 #[test]
 fn every_muri_simulator_file_reads() {
     let mut traces = 0;
-    for entry in std::fs::read_dir(shared("muri/simulator")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    for (file, path) in dataset_files("muri", "simulator/") {
+        let name = file.trim_start_matches("simulator/").to_string();
         if name.starts_with("cluster_spec") {
             let err = read_trace(&path, None).unwrap_err().to_string();
             assert!(err.contains("a cluster spec"), "{err}");
@@ -229,7 +238,7 @@ const GAVEL_MSR: [(&str, u64, Mix, f64); 15] = [
 #[test]
 fn gavel_msr_traces_match_the_notes() {
     for (vc, rows, mix, span_h) in GAVEL_MSR {
-        let p = format!("gavel/traces_msr_seed0/{vc}.trace");
+        let p = format!("gavel-traces/traces_msr_seed0/{vc}.trace");
         let (_, stats) =
             check(&p, TraceFormat::Gavel, &Expected { rows, mix, durations: Durations::Absent, span_h: Some(span_h) });
         assert_eq!(stats.jobs_with_iterations, rows, "{p}");
@@ -239,9 +248,8 @@ fn gavel_msr_traces_match_the_notes() {
 #[test]
 fn every_gavel_msr_file_reads() {
     let mut traces = 0;
-    for entry in std::fs::read_dir(shared("gavel/traces_msr_seed0")).unwrap() {
-        let path = entry.unwrap().path();
-        let Some(vc) = path.file_name().unwrap().to_str().unwrap().strip_suffix(".trace").map(str::to_string) else {
+    for (file, path) in dataset_files("gavel-traces", "traces_msr_seed0/") {
+        let Some(vc) = file.trim_start_matches("traces_msr_seed0/").strip_suffix(".trace").map(str::to_string) else {
             continue; // cluster_specs*.json
         };
         let trace = read_trace(&path, None).unwrap_or_else(|e| panic!("{e}"));
@@ -256,7 +264,7 @@ fn every_gavel_msr_file_reads() {
 #[test]
 fn gavel_job_types_become_model_and_batch_size() {
     // First row: Transformer (batch size 128) ... -step 1 95121 0.000000 1
-    let trace = read("gavel/traces_msr_seed0/0e4a51.trace", TraceFormat::Gavel);
+    let trace = read("gavel-traces/traces_msr_seed0/0e4a51.trace", TraceFormat::Gavel);
     let job = trace.jobs.iter().find(|j| j.source_id == "0").unwrap();
     assert_eq!((job.model.as_deref(), job.batch_size, job.iterations), (Some("Transformer"), Some(128), Some(95121.0)));
     assert_eq!((job.submit_s, job.gpus, job.duration_s), (0.0, 1, None));
@@ -282,21 +290,27 @@ fn gavel_physical_cluster_traces_match_the_notes() {
         ),
     ];
     for (name, expected) in cases {
-        check(&format!("gavel/traces_physical_cluster/{name}.trace"), TraceFormat::Gavel, &expected);
+        check(&format!("gavel-traces/traces_physical_cluster/{name}.trace"), TraceFormat::Gavel, &expected);
     }
     // The debug and test traces (not in the notes' table): every row reads.
     for (name, rows) in [("debug", 14), ("debug_v2", 14), ("highmem_test", 8), ("medium_test", 20), ("small_test", 20)]
     {
-        let trace = read(&format!("gavel/traces_physical_cluster/{name}.trace"), TraceFormat::Gavel);
+        let trace = read(&format!("gavel-traces/traces_physical_cluster/{name}.trace"), TraceFormat::Gavel);
         assert_eq!(trace.jobs.len(), rows, "{name}");
     }
 }
 
+/// The CSV conversion of Gavel's pickle: only a mirror has it (`Origin::MirrorOnly`), so without
+/// one this says on stderr that it is skipped.
 #[test]
 fn gavel_philly_distribution_matches_the_notes() {
-    let (_, stats) = check(
-        "gavel/philly_job_distribution.csv",
-        TraceFormat::GavelPhillySizes,
+    let p = "gavel-throughputs/philly_job_distribution.csv";
+    let Some(path) = dataset_file_unless_mirror_only(p, "gavel_philly_distribution_matches_the_notes") else {
+        return;
+    };
+    let (_, stats) = check_trace(
+        p,
+        read_path(&path, p, TraceFormat::GavelPhillySizes),
         &Expected {
             rows: 33192,
             mix: &[(1, 25304), (2, 665), (4, 3076), (8, 4147)],
@@ -304,14 +318,14 @@ fn gavel_philly_distribution_matches_the_notes() {
             span_h: Some(0.0),
         },
     );
-    check_aggregates("gavel/philly_job_distribution.csv", &stats, 117550.0, 2.17, 0.594);
+    check_aggregates(p, &stats, 117550.0, 2.17, 0.594);
     assert_eq!(stats.arrivals_per_hour, None);
 }
 
 #[test]
 fn pollux_and_sia_workloads_match_the_notes() {
     let (_, pollux) = check(
-        "philly/pollux_workloads/workload-1.csv",
+        "pollux-workloads/pollux_workloads/workload-1.csv",
         TraceFormat::Pollux,
         &Expected {
             rows: 160,
@@ -321,7 +335,7 @@ fn pollux_and_sia_workloads_match_the_notes() {
         },
     );
     let (_, sia) = check(
-        "helios/sia_saturn_workloads/workload-1.csv",
+        "sia-saturn-workloads/sia_saturn_workloads/workload-1.csv",
         TraceFormat::Pollux,
         &Expected {
             rows: 160,
@@ -334,10 +348,13 @@ fn pollux_and_sia_workloads_match_the_notes() {
         assert_eq!(stats.models.iter().map(|m| m.jobs).sum::<u64>(), 160);
     }
     for n in 1..=8 {
-        assert_eq!(read(&format!("philly/pollux_workloads/workload-{n}.csv"), TraceFormat::Pollux).jobs.len(), 160);
+        assert_eq!(
+            read(&format!("pollux-workloads/pollux_workloads/workload-{n}.csv"), TraceFormat::Pollux).jobs.len(),
+            160
+        );
     }
     for n in 1..=10 {
-        let p = format!("helios/sia_saturn_workloads/workload-{n}.csv");
+        let p = format!("sia-saturn-workloads/sia_saturn_workloads/workload-{n}.csv");
         assert_eq!(read(&p, TraceFormat::Pollux).jobs.len(), 160);
     }
 }
@@ -346,10 +363,12 @@ fn pollux_and_sia_workloads_match_the_notes() {
 fn elasticflow_generated_trace_matches_the_notes() {
     // elasticflow-tiresias.md §1.3: 100 jobs, last arrival 175,378 s, sum of durations 5,100,072 s,
     // 203 requested GPUs (1:83, 2:2, 4:3, 8:11, 16:1).
-    let p = "elasticflow/artifact/generated/100jobs_1500lam.csv";
-    let (trace, stats) = check(
+    // Only a mirror has the file; without one, blox's generator output verified against its pin.
+    let p = "elasticflow-artifact/artifact/generated/100jobs_1500lam.csv";
+    let file = figure_10_trace_file(&figure_10_csv());
+    let (trace, stats) = check_trace(
         p,
-        TraceFormat::Elasticflow,
+        read_path(&file.path, p, TraceFormat::Elasticflow),
         &Expected {
             rows: 100,
             mix: &[(1, 83), (2, 2), (4, 3), (8, 11), (16, 1)],
@@ -373,14 +392,19 @@ fn elasticflow_artifact_traces_match_the_notes() {
         durations: Durations::Unlisted,
         span_h: Some(47.8),
     };
-    for p in ["elasticflow/itp-generated/195job.csv", "elasticflow/artifact/traces/elasticVpollux_e.csv"] {
+    for p in
+        ["elasticflow-traces/itp-generated/195job.csv", "elasticflow-artifact/artifact/traces/elasticVpollux_e.csv"]
+    {
         let (trace, stats) = check(p, TraceFormat::Elasticflow, &testbed());
         assert_eq!((stats.first_submit_s, stats.last_submit_s), (3_715_485.0, 3_887_530.0), "{p}");
         assert!(trace.jobs.iter().all(|j| j.deadline_s.is_some() && j.best_effort.is_none()), "{p}");
     }
-    let philly = read("elasticflow/artifact/traces/philly_103959.csv", TraceFormat::Elasticflow);
+    let philly = read("elasticflow-artifact/artifact/traces/philly_103959.csv", TraceFormat::Elasticflow);
     assert_eq!(philly.jobs.len(), 876);
-    assert_eq!(read("elasticflow/artifact/traces/resnet_cifar_trace.csv", TraceFormat::Elasticflow).jobs.len(), 5);
+    assert_eq!(
+        read("elasticflow-artifact/artifact/traces/resnet_cifar_trace.csv", TraceFormat::Elasticflow).jobs.len(),
+        5
+    );
 }
 
 /// itp-generated/clusterNN.csv hold the same jobs (ids, submissions, durations, GPUs) as the raw
@@ -432,12 +456,12 @@ const ITP_CLUSTERS: [(&str, u64, Mix, [f64; 4], f64); 10] = [
 fn elasticflow_itp_generated_clusters_match_the_notes() {
     let mut all = Vec::new();
     for (n, rows, mix, durations, span_h) in ITP_CLUSTERS {
-        let p = format!("elasticflow/itp-generated/cluster{n}.csv");
+        let p = format!("elasticflow-traces/itp-generated/cluster{n}.csv");
         let expected = Expected { rows, mix, durations: Durations::Quantiles(durations), span_h: Some(span_h) };
         all.extend(check(&p, TraceFormat::Elasticflow, &expected).0.jobs);
     }
     check_stats(
-        "elasticflow/itp-generated/cluster01..10.csv",
+        "elasticflow-traces/itp-generated/cluster01..10.csv",
         &TraceStats::of(&all, None),
         &Expected {
             rows: 69351,
@@ -451,9 +475,8 @@ fn elasticflow_itp_generated_clusters_match_the_notes() {
 #[test]
 fn every_itp_generated_file_reads() {
     let mut traces = 0;
-    for entry in std::fs::read_dir(shared("elasticflow/itp-generated")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    for (file, path) in dataset_files("elasticflow-traces", "itp-generated/") {
+        let name = file.trim_start_matches("itp-generated/").to_string();
         let Some(stem) = name.strip_suffix(".csv") else { continue }; // LICENSE
         let trace = read_trace(&path, None).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(trace.format, TraceFormat::Elasticflow, "{name}");

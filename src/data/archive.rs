@@ -58,9 +58,9 @@ pub(super) fn unpack(
     }
 }
 
-/// Downloads `archive` to `path`, verifying it when its SHA-256 is pinned.
+/// Downloads `archive` to `path`, verifying it when its SHA-256 is pinned. A copy already at
+/// `path` is replaced atomically, never removed first: a concurrent fetcher may be unpacking it.
 fn download(net: &mut Net, archive: &Archive, path: &Path) -> Result<(), DataError> {
-    transfer::remove_stale(path)?;
     let what = format!("archive {}", archive.file_name);
     let source = Source::Url(archive.url.to_string());
     let mut reader = net.open(&source, &what)?;

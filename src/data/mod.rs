@@ -13,6 +13,12 @@
 //! Every file is written to a temporary name beside its final path, checked against its pinned
 //! size and SHA-256, and only then renamed into place, so the final path holds a verified file
 //! or nothing. A file already in the cache whose SHA-256 matches is never downloaded again.
+//!
+//! Several fetchers may share one cache (threads, parallel test binaries, users' shells): each
+//! temporary name is unique and created with `create_new`, the rename replaces the final path
+//! atomically, and a fetcher never removes the final path before installing (only after a failed
+//! fetch, and only if it does not hold a verified file), so a path another fetcher has returned
+//! keeps its verified file.
 
 mod archive;
 mod registry;
@@ -478,15 +484,20 @@ fn fetch_files(dataset: &Dataset, files: &[&DataFile], options: &FetchOptions) -
     for i in todo {
         let file = files[i];
         let dest = dir.join(file.path);
-        transfer::remove_stale(&dest)?;
         let what = label(dataset, file);
+        let discard = |_: &DataError| transfer::discard_unverified(&dest, file);
         let outcome = match (&mirror, &file.origin) {
             (Some(mirror), _) => {
                 let source = mirror.source(dataset.mirror_dir, file.path);
-                download(&mut net, &source, &dest, file, &what)?
+                download(&mut net, &source, &dest, file, &what).inspect_err(discard)?
             }
-            (None, Origin::Url(url)) => download(&mut net, &Source::Url(url.to_string()), &dest, file, &what)?,
-            (None, Origin::MirrorOnly(reason)) => Outcome::MirrorOnly { reason },
+            (None, Origin::Url(url)) => {
+                download(&mut net, &Source::Url(url.to_string()), &dest, file, &what).inspect_err(discard)?
+            }
+            (None, Origin::MirrorOnly(reason)) => {
+                transfer::discard_unverified(&dest, file);
+                Outcome::MirrorOnly { reason }
+            }
             (None, Origin::ArchiveMember { archive, member }) => {
                 by_archive.entry(archive.url).or_insert_with(|| (archive, Vec::new())).1.push(archive::Wanted {
                     index: i,
@@ -503,7 +514,12 @@ fn fetch_files(dataset: &Dataset, files: &[&DataFile], options: &FetchOptions) -
         outcomes[i] = Some(outcome);
     }
     for (archive, wanted) in by_archive.into_values() {
-        for (index, outcome) in archive::unpack(&mut net, archive, &options.cache_dir, &wanted)? {
+        let unpacked = archive::unpack(&mut net, archive, &options.cache_dir, &wanted).inspect_err(|_| {
+            for member in &wanted {
+                transfer::discard_unverified(&member.dest, files[member.index]);
+            }
+        })?;
+        for (index, outcome) in unpacked {
             progress(files[index], &outcome);
             outcomes[index] = Some(outcome);
         }
@@ -613,23 +629,47 @@ mod tests {
         }
     }
 
-    /// The registry's pins match the mirror copies in `../shared/traces/`, file for file.
+    /// The registry's pins match the mirror that `BLOX_DATA_MIRROR` names, file for file (CI sets
+    /// it to the project's `shared/traces`). A directory mirror is checked in place; an HTTP one
+    /// is fetched into a temporary cache. Without a mirror there is nothing to compare: the test
+    /// says so and checks nothing (the origins are pinned by the same SHA-256 on every fetch).
     #[test]
-    fn registry_matches_shared_mirror() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
-        assert!(root.is_dir(), "{} is missing", root.display());
-        for dataset in datasets() {
-            for file in dataset.files {
-                let local = root.join(dataset.mirror_dir).join(file.path);
-                let verified = transfer::is_verified(&local, file);
-                assert!(
-                    matches!(verified, Ok(true)),
-                    "{} does not match {}/{}",
-                    local.display(),
-                    dataset.name,
-                    file.path
-                );
+    fn registry_matches_the_mirror_when_one_is_set() {
+        let Some(mirror) = std::env::var("BLOX_DATA_MIRROR").ok().filter(|m| !m.trim().is_empty()) else {
+            // Past the test harness's capture, so the no-op shows even though the test passes.
+            use std::io::Write;
+            let _ =
+                writeln!(io::stderr(), "SKIPPED: BLOX_DATA_MIRROR is not set, no mirror to check the registry against");
+            return;
+        };
+        let mut mismatches = Vec::new();
+        let mut checked = 0;
+        match Mirror::parse(&mirror) {
+            Ok(Mirror::Dir(root)) => {
+                for dataset in datasets() {
+                    for file in dataset.files {
+                        let local = root.join(dataset.mirror_dir).join(file.path);
+                        checked += 1;
+                        if !matches!(transfer::is_verified(&local, file), Ok(true)) {
+                            mismatches.push(format!("{} is not {}/{}", local.display(), dataset.name, file.path));
+                        }
+                    }
+                }
             }
+            Ok(Mirror::Http(_)) => {
+                let cache = tempfile::tempdir().unwrap();
+                let options =
+                    FetchOptions { cache_dir: cache.path().to_path_buf(), mirror: Some(mirror.clone()), quiet: true };
+                for dataset in datasets() {
+                    checked += dataset.files.len();
+                    if let Err(e) = fetch(dataset, &options) {
+                        mismatches.push(e.to_string());
+                    }
+                }
+            }
+            Err(e) => panic!("{e}"),
         }
+        assert!(mismatches.is_empty(), "{} of {checked} files:\n{}", mismatches.len(), mismatches.join("\n"));
+        eprintln!("the mirror {mirror} holds all {checked} registry files with their pinned SHA-256");
     }
 }

@@ -197,14 +197,21 @@ pub(super) fn install(
         return Err(DataError::UnsafePath { path: dest.display().to_string() });
     };
     fs::create_dir_all(parent).map_err(io_error("create directory", parent))?;
-    let temp_path = parent.join(format!(
-        ".{}.part-{}-{}",
-        name.to_string_lossy(),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let file =
-        OpenOptions::new().write(true).create_new(true).open(&temp_path).map_err(io_error("create", &temp_path))?;
+    // A name unique to this process and call; `create_new` never follows or reuses an existing
+    // file (a leftover of a killed process with the same id is stepped over).
+    let (temp_path, file) = loop {
+        let temp_path = parent.join(format!(
+            ".{}.part-{}-{}",
+            name.to_string_lossy(),
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        match OpenOptions::new().write(true).create_new(true).open(&temp_path) {
+            Ok(file) => break (temp_path, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io_error("create", &temp_path)(e)),
+        }
+    };
     let mut temp = TempFile { path: temp_path, file, installed: false };
 
     let mut hasher = Sha256::new();
@@ -263,13 +270,13 @@ pub(super) fn sha256_file(path: &Path) -> Result<String, DataError> {
     crate::digest::sha256_of_reader(File::open(path).map_err(io_error)?).map_err(io_error)
 }
 
-/// Removes an unverified file at `path` so a failed fetch leaves nothing there.
-pub(super) fn remove_stale(path: &Path) -> Result<(), DataError> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => {
-            Err(DataError::Io { action: "remove the unverified", path: path.to_path_buf(), source: e })
-        }
-        _ => Ok(()),
+/// After a failed (or impossible) fetch of `file`: removes what is at `path` unless it is `file`
+/// verified, so the final path holds a verified file or nothing. A verified copy that a
+/// concurrent fetcher installed meanwhile stays. Best effort: the fetch's own error is what the
+/// caller reports.
+pub(super) fn discard_unverified(path: &Path, file: &DataFile) {
+    if !matches!(is_verified(path, file), Ok(true)) {
+        let _ = fs::remove_file(path);
     }
 }
 

@@ -17,8 +17,11 @@ tasks:
                                      values; --check exits non-zero if any value fails
   bench [SPEC] [-j N] [--repeat K]   time a full sweep (default specs/paper/blox-fig6.yaml): wall time,
                                      runs/s and peak memory; results go to a temporary directory
-  bench-traces [--philly-jobs N]     time the trace readers: a generated Philly cluster_job_log of N jobs
-                                     (default 500000, streamed) and every trace under ../shared/traces";
+  bench-traces [--philly-jobs N] [--dir DIR]
+                                     time the trace readers: a generated Philly cluster_job_log of N jobs
+                                     (default 500000, streamed), then every file of the dataset registry
+                                     (fetched into the data cache first, as `blox data fetch` does:
+                                     BLOX_DATA_DIR, BLOX_DATA_MIRROR) or, with --dir, every file under DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -103,13 +106,20 @@ fn rayon_threads() -> usize {
 }
 
 /// Times reading a generated Philly `cluster_job_log` (the 6 GB real one is not fetchable) and every
-/// real trace beside the project; prints throughput and peak memory.
+/// real trace (the registry's datasets through the data cache, or the files under `--dir`); prints
+/// throughput and peak memory.
 fn bench_traces(args: &[String]) -> Result<(), String> {
-    let jobs: u64 = match args {
-        [] => 500_000,
-        [flag, n] if flag == "--philly-jobs" => n.parse().map_err(|_| "--philly-jobs needs a number")?,
-        _ => return Err("usage: cargo xtask bench-traces [--philly-jobs N]".into()),
-    };
+    let usage = "usage: cargo xtask bench-traces [--philly-jobs N] [--dir DIR]";
+    let mut jobs: u64 = 500_000;
+    let mut dir = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--philly-jobs" => jobs = it.next().and_then(|n| n.parse().ok()).ok_or("--philly-jobs needs a number")?,
+            "--dir" => dir = Some(PathBuf::from(it.next().ok_or("--dir needs a directory")?)),
+            _ => return Err(usage.into()),
+        }
+    }
     let path = std::env::temp_dir().join(format!("blox-bench-philly-{}.json", std::process::id()));
     write_philly_log(&path, jobs).map_err(|e| format!("{}: {e}", path.display()))?;
     let bytes = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
@@ -126,15 +136,10 @@ fn bench_traces(args: &[String]) -> Result<(), String> {
         trace.jobs.len(),
         peak_memory().unwrap_or_else(|| "unknown".into())
     );
-    let shared = workspace_root().join("../shared/traces");
-    let mut files = Vec::new();
-    let mut stack = vec![shared.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-            let path = entry.map_err(|e| e.to_string())?.path();
-            if path.is_dir() { stack.push(path) } else { files.push(path) }
-        }
-    }
+    let (files, what) = match dir {
+        Some(dir) => (files_under(&dir)?, dir.display().to_string()),
+        None => (registry_files()?, "registry datasets".to_string()),
+    };
     let started = Instant::now();
     let (mut traces, mut rows, mut bytes) = (0, 0, 0);
     for path in &files {
@@ -145,11 +150,47 @@ fn bench_traces(args: &[String]) -> Result<(), String> {
         }
     }
     println!(
-        "shared traces: {traces} files, {rows} rows, {:.1} MB in {:.2} s",
+        "{what}: {traces} trace files of {}, {rows} rows, {:.1} MB in {:.2} s",
+        files.len(),
         bytes as f64 / 1e6,
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            if path.is_dir() { stack.push(path) } else { files.push(path) }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Every file of every registry dataset, fetched (or found verified) in the data cache the way
+/// `blox data fetch` does; files only a mirror has are left out, with a note, when none is set.
+fn registry_files() -> Result<Vec<PathBuf>, String> {
+    let mut options = blox::data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
+    options.quiet = true;
+    let mut files = Vec::new();
+    for dataset in blox::data::datasets() {
+        let report = blox::data::fetch(dataset, &options)
+            .map_err(|e| format!("{e} (set BLOX_DATA_MIRROR, or pass --dir DIR to time a folder of traces)"))?;
+        for (path, outcome) in report.files {
+            match outcome {
+                blox::data::Outcome::MirrorOnly { .. } => {
+                    eprintln!("{}: left out, only a mirror has it (set BLOX_DATA_MIRROR)", path.display())
+                }
+                _ => files.push(path),
+            }
+        }
+    }
+    Ok(files)
 }
 
 /// A Philly-shaped job log: one to three attempts per job on one or two machines, some jobs
