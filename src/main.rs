@@ -467,7 +467,7 @@ fn parse(source: SpecSource) -> Result<(SpecSource, Spec), SpecError> {
 fn print_figures(figures: &[Result<Rendered, FigureError>]) -> bool {
     for figure in figures {
         match figure {
-            Ok(f) => println!("figure {}: {} {}", f.name, f.png.display(), f.svg.display()),
+            Ok(f) => println!("{f}"),
             Err(e) => eprintln!("error: {e}"),
         }
     }
