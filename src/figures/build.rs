@@ -366,8 +366,16 @@ fn metric_vs(f: &MetricVsFigure, rows: &[&RunRow], order: &Order) -> Result<Buil
     let mut rows = rows.to_vec();
     if f.x == GridAxis::Load {
         let (with_load, without): (Vec<&RunRow>, Vec<&RunRow>) = rows.iter().partition(|r| r.info.load.is_some());
+        // Named in grid order.
         let workloads = |runs: &[&RunRow]| {
-            distinct(runs, GridAxis::Workload).into_iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ")
+            let mut names: Vec<String> = Vec::new();
+            for r in runs {
+                let name = format!("`{}`", r.info.workload);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            names.join(", ")
         };
         if with_load.is_empty() {
             return load_fallback(f, &rows, order, &workloads(&rows));

@@ -43,6 +43,21 @@ pub(super) struct Stroke<'a> {
 
 type Drawn = Result<(), String>;
 
+/// One line of text as a surface draws it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TextRun<'a> {
+    pub text: &'a str,
+    /// Em size in device units.
+    pub em: f64,
+    pub bold: bool,
+    pub color: RGBColor,
+    /// The baseline passes through it (for [`Direction::Upward`], the baseline is the vertical
+    /// line `x = anchor.0`).
+    pub anchor: Point,
+    pub align: Align,
+    pub direction: Direction,
+}
+
 /// What a device draws, in its own units (the canvas has applied the zoom).
 pub(super) trait Surface {
     fn fill_rect(&mut self, rect: Rect, color: RGBColor) -> Drawn;
@@ -50,18 +65,7 @@ pub(super) trait Surface {
     fn disc(&mut self, center: Point, radius: f64, color: RGBColor) -> Drawn;
     /// One solid polyline (the canvas has cut dashes into pieces), butt ends, round joins.
     fn stroke(&mut self, points: &[Point], width: f64, color: RGBColor) -> Drawn;
-    /// `em` is in device units; the baseline passes through `anchor` (for [`Direction::Upward`],
-    /// it is the vertical line `x = anchor.0`).
-    fn text(
-        &mut self,
-        text: &str,
-        em: f64,
-        bold: bool,
-        color: RGBColor,
-        anchor: Point,
-        align: Align,
-        direction: Direction,
-    ) -> Drawn;
+    fn text(&mut self, run: &TextRun) -> Drawn;
     /// Device units per column when thinning dense lines: finer for vector output.
     fn thinning_columns_per_unit(&self) -> f64;
 }
@@ -151,7 +155,7 @@ impl<S: Surface> Canvas<S> {
             return Ok(());
         }
         let anchor = self.device(anchor);
-        self.surface.text(text, font.px * self.zoom, font.bold, color, anchor, align, direction)
+        self.surface.text(&TextRun { text, em: font.px * self.zoom, bold: font.bold, color, anchor, align, direction })
     }
 }
 
@@ -229,16 +233,8 @@ impl<DB: DrawingBackend> Surface for Bitmap<DB> {
 
     /// Rasterises the shared layout's glyphs with `ab_glyph` coverage (plotters' own text drops
     /// each glyph's side bearing, which visibly unevens spacing, e.g. before a "J").
-    fn text(
-        &mut self,
-        text: &str,
-        em: f64,
-        bold: bool,
-        color: RGBColor,
-        (x, y): Point,
-        align: Align,
-        direction: Direction,
-    ) -> Drawn {
+    fn text(&mut self, run: &TextRun) -> Drawn {
+        let TextRun { text, em, bold, color, anchor: (x, y), align, direction } = *run;
         let face = fonts::face(bold);
         let (glyphs, advance) = face.layout(text);
         let units_to_px = em / UNITS_PER_EM;
@@ -310,16 +306,8 @@ impl Surface for Recording {
         Ok(())
     }
 
-    fn text(
-        &mut self,
-        text: &str,
-        em: f64,
-        bold: bool,
-        color: RGBColor,
-        anchor: Point,
-        align: Align,
-        direction: Direction,
-    ) -> Drawn {
+    fn text(&mut self, run: &TextRun) -> Drawn {
+        let TextRun { text, em, bold, color, anchor, align, direction } = *run;
         self.ops.push(Op::Text { text: text.to_string(), em, bold, color, anchor, align, direction });
         Ok(())
     }
