@@ -165,10 +165,12 @@ impl Split {
     /// parentheses); the policy label alone when nothing else varies.
     fn name(&self, info: &RunInfo) -> String {
         let mut parts: Vec<String> = self.axes.iter().map(|a| a.describe(info)).collect();
-        if let Some((axis, false)) = self.folded
-            && let Some(last) = parts.last_mut()
-        {
-            last.push_str(&format!(" ({})", axis.key(info)));
+        if let Some((axis, false)) = self.folded {
+            // Beside the cluster's or workload's own part when there is one, else last.
+            let partner = self.axes.iter().position(|a| matches!(a, GridAxis::Cluster | GridAxis::Workload));
+            if let Some(part) = partner.or(parts.len().checked_sub(1)).and_then(|i| parts.get_mut(i)) {
+                part.push_str(&format!(" ({})", axis.key(info)));
+            }
         }
         if parts.is_empty() { info.label.clone() } else { parts.join(", ") }
     }
@@ -468,7 +470,7 @@ fn load_fallback(f: &MetricVsFigure, rows: &[&RunRow], order: &Order, workloads:
     if let Chart::Bars(chart) = &mut built.chart {
         chart.notes.insert(
             0,
-            format!("No selected run has a load (its workloads take none): bars by {axis} instead of a load axis."),
+            format!("No selected run has a load (their workloads take none): bars by {axis} instead of a load axis."),
         );
     }
     Ok(built)
@@ -647,6 +649,151 @@ fn decimate(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::metrics::{DeadlineStats, RunSummary};
+    use crate::figures::declare::{FigureName, Selection};
+    use crate::figures::render::Size;
+    use crate::results::metric::{RunMetric, TimeUnit};
+
+    /// A run with `avg_jct` hours.
+    fn row(label: &str, cluster: &str, workload: &str, load: Option<f64>, seed: u64, avg_jct_h: f64) -> RunRow {
+        let info = RunInfo {
+            experiment: "t".into(),
+            run_key: format!("{label}_{cluster}_{workload}_{load:?}_{seed}"),
+            label: label.into(),
+            scheduler: "fifo".into(),
+            placement: "scattered".into(),
+            admission: "accept-all".into(),
+            policy_params: "{}".into(),
+            cluster: cluster.into(),
+            nodes: 1,
+            total_gpus: 8,
+            workload: workload.into(),
+            load,
+            seed,
+            round_seconds: 300.0,
+        };
+        let deadlines = DeadlineStats {
+            deadline_jobs: 0,
+            accepted: 0,
+            declined: 0,
+            deadline_ratio: None,
+            best_effort_avg_jct: None,
+        };
+        let summary = RunSummary {
+            tracked_jobs: 1,
+            tracked_finished: 1,
+            jobs_finished: 1,
+            jobs_unschedulable: 0,
+            avg_jct: avg_jct_h * 3600.0,
+            median_jct: 0.0,
+            p95_jct: 0.0,
+            p99_jct: 0.0,
+            avg_responsiveness: 0.0,
+            makespan: 0.0,
+            rounds: 1,
+            preemptions: 0,
+            promoted_jobs: 0,
+            gpu_utilization: 0.5,
+            deadlines,
+        };
+        RunRow { info, summary, wall_time_s: 0.0 }
+    }
+
+    fn metric_vs(x: GridAxis, select: Selection) -> FigureSpec {
+        FigureSpec::MetricVs(MetricVsFigure {
+            name: FigureName("f".into()),
+            title: None,
+            x,
+            y: RunMetric::AvgJct,
+            unit: TimeUnit::Hours,
+            x_log: false,
+            y_log: false,
+            x_label: None,
+            y_label: None,
+            normalize_to: None,
+            size: Size::default(),
+            select,
+        })
+    }
+
+    fn line(built: Result<Built, String>) -> (LineChart, Vec<String>) {
+        match built.unwrap() {
+            Built { chart: Chart::Line(chart), warnings } => (chart, warnings),
+            Built { chart: Chart::Bars(_), .. } => panic!("bars"),
+        }
+    }
+
+    #[test]
+    fn styles_follow_the_spec_policy_order_not_the_selection() {
+        // A's runs are all missing (failed), B comes first in the rows: B keeps place 1.
+        let rows: Vec<RunRow> =
+            ["B", "C"].iter().flat_map(|l| [1.0, 2.0].map(|load| row(l, "1x8", "w", Some(load), 1, load))).collect();
+        let order = Order::new(&["A".into(), "B".into(), "C".into()], &rows);
+        let only_c = Selection { label: vec!["C".into()], ..Selection::default() };
+        let (all, _) = line(build(&metric_vs(GridAxis::Load, Selection::default()), Path::new("."), &rows, &order));
+        let (one, _) = line(build(&metric_vs(GridAxis::Load, only_c), Path::new("."), &rows, &order));
+        let style = |chart: &LineChart, label: &str| chart.series.iter().find(|s| s.label == label).unwrap().style;
+        assert_eq!(style(&all, "B"), Style::nth(1));
+        assert_eq!(style(&all, "C"), Style::nth(2));
+        assert_eq!(style(&one, "C"), Style::nth(2));
+        assert_eq!(all.x.ticks_at, [1.0, 2.0]);
+    }
+
+    #[test]
+    fn clusters_that_follow_the_workload_do_not_split_series_and_seeds_give_error_bars() {
+        let mut rows = Vec::new();
+        for label in ["A", "B"] {
+            for (cluster, workload) in [("64x8", "w1"), ("128x8", "w2")] {
+                for seed in [1, 2] {
+                    rows.push(row(label, cluster, workload, Some(4.0), seed, seed as f64));
+                }
+                rows.push(row(label, cluster, workload, Some(8.0), 1, 5.0));
+                rows.push(row(label, cluster, workload, Some(8.0), 2, 5.0));
+            }
+        }
+        let order = Order::new(&["A".into(), "B".into()], &rows);
+        let (chart, _) = line(build(&metric_vs(GridAxis::Load, Selection::default()), Path::new("."), &rows, &order));
+        let names: Vec<&str> = chart.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(names, ["A, w1 (64x8)", "A, w2 (128x8)", "B, w1 (64x8)", "B, w2 (128x8)"]);
+        // Colour by policy, pattern by workload.
+        assert_eq!(chart.series[1].style.color, chart.series[0].style.color);
+        assert_ne!(chart.series[1].style.pattern, chart.series[0].style.pattern);
+        assert_eq!(chart.series[2].style.pattern, chart.series[0].style.pattern);
+        let spread = chart.series[0].spread[0].unwrap();
+        assert_eq!((spread.min, spread.max, spread.n), (1.0, 2.0, 2));
+        assert!((spread.sd - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-12);
+        assert_eq!(chart.series[0].points[0], (4.0, 1.5));
+        assert!(!chart.series[0].spread[1].unwrap().varies(), "seeds agree at load 8");
+        assert!(
+            chart.notes.iter().any(|n| n.starts_with("Error bars: min–max over seeds 1 and 2")),
+            "{:?}",
+            chart.notes
+        );
+    }
+
+    #[test]
+    fn a_load_axis_leaves_out_or_falls_back_and_says_so() {
+        let rows = vec![
+            row("A", "1x8", "gen", Some(1.0), 1, 1.0),
+            row("A", "1x8", "gen", Some(2.0), 1, 2.0),
+            row("A", "1x8", "trace", None, 1, 3.0),
+        ];
+        let order = Order::new(&[], &rows);
+        let (chart, warnings) =
+            line(build(&metric_vs(GridAxis::Load, Selection::default()), Path::new("."), &rows, &order));
+        assert_eq!(chart.series.len(), 1);
+        assert_eq!(chart.series[0].points, [(1.0, 1.0), (2.0, 2.0)]);
+        assert!(warnings[0].starts_with("left out 1 run(s) of workload(s) `trace`"), "{warnings:?}");
+        assert!(chart.notes[0].contains("`trace`"), "{:?}", chart.notes);
+
+        let traces = vec![row("A", "1x8", "t1", None, 1, 1.0), row("A", "1x8", "t2", None, 1, 2.0)];
+        let built = build(&metric_vs(GridAxis::Load, Selection::default()), Path::new("."), &traces, &order).unwrap();
+        let Chart::Bars(bars) = built.chart else { panic!("a load axis without loads falls back to bars") };
+        assert_eq!(bars.categories, ["t1", "t2"]);
+        assert!(built.warnings[0].contains("none of the 2 selected run(s) has a load"), "{:?}", built.warnings);
+        let error = build(&metric_vs(GridAxis::Workload, Selection::default()), Path::new("."), &traces, &order);
+        assert!(error.err().unwrap().contains("not numeric"));
+    }
 
     #[test]
     fn cdf_points_end_at_one_and_are_thinned() {
