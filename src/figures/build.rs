@@ -362,33 +362,41 @@ impl Table {
     }
 }
 
+/// The distinct workloads of `runs` in grid order, as "`a`, `b`", and how many there are.
+fn workloads(runs: &[&RunRow]) -> (String, usize) {
+    let mut names: Vec<String> = Vec::new();
+    for r in runs {
+        let name = format!("`{}`", r.info.workload);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    (names.join(", "), names.len())
+}
+
 fn metric_vs(f: &MetricVsFigure, rows: &[&RunRow], order: &Order) -> Result<Built, String> {
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let mut rows = rows.to_vec();
     if f.x == GridAxis::Load {
         let (with_load, without): (Vec<&RunRow>, Vec<&RunRow>) = rows.iter().partition(|r| r.info.load.is_some());
-        // Named in grid order.
-        let workloads = |runs: &[&RunRow]| {
-            let mut names: Vec<String> = Vec::new();
-            for r in runs {
-                let name = format!("`{}`", r.info.workload);
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-            names.join(", ")
-        };
         if with_load.is_empty() {
-            return load_fallback(f, &rows, order, &workloads(&rows));
+            return load_fallback(f, &rows, order);
         }
         if !without.is_empty() {
-            let left_out = workloads(&without);
+            let (names, count) = workloads(&without);
+            let (workload, it_takes) = if count == 1 { ("workload", "it takes") } else { ("workloads", "they take") };
+            let n = without.len();
+            let the_runs = if n == 1 { "the run".to_string() } else { format!("the {n} runs") };
             warnings.push(format!(
-                "left out {} run(s) of workload(s) {left_out}: they take no load (no `loads:` value applies to them), so a load axis has no place for them",
-                without.len()
+                "left out {the_runs} of {workload} {names}: {it_takes} no load (no `loads:` value applies), so a load \
+                 axis has no place for {}",
+                if n == 1 { "it" } else { "them" }
             ));
-            notes.push(format!("Not shown: {left_out}, which take(s) no load."));
+            notes.push(format!(
+                "Not shown: {workload} {names}, which {} no load.",
+                if count == 1 { "takes" } else { "take" }
+            ));
             rows = with_load;
         }
     } else if !rows.iter().all(|r| f.x.number(&r.info).is_some()) {
@@ -439,7 +447,7 @@ fn metric_vs(f: &MetricVsFigure, rows: &[&RunRow], order: &Order) -> Result<Buil
 
 /// A load-axis figure whose runs have no load at all: the same metric as bars over the grid axis
 /// that does vary (workload, else cluster, else policy), with a note saying so.
-fn load_fallback(f: &MetricVsFigure, rows: &[&RunRow], order: &Order, workloads: &str) -> Result<Built, String> {
+fn load_fallback(f: &MetricVsFigure, rows: &[&RunRow], order: &Order) -> Result<Built, String> {
     let varying = varying(rows);
     let categories =
         [GridAxis::Workload, GridAxis::Cluster].into_iter().find(|a| varying.contains(a)).unwrap_or(GridAxis::Label);
@@ -458,15 +466,19 @@ fn load_fallback(f: &MetricVsFigure, rows: &[&RunRow], order: &Order, workloads:
     };
     let mut built = bars(&as_bars, rows, order)?;
     let axis = categories.caption().to_lowercase();
-    built.warnings.insert(
-        0,
+    built.warnings.insert(0, {
+        let (names, count) = workloads(rows);
+        let (runs, workload, take) = match (rows.len(), count) {
+            (1, _) => ("the selected run has", "its workload", "takes"),
+            (_, 1) => ("none of the selected runs has", "their workload", "takes"),
+            _ => ("none of the selected runs has", "their workloads", "take"),
+        };
         format!(
-            "x is `load`, but none of the {} selected run(s) has a load: workload(s) {workloads} take none (only \
-             blox-philly-synthetic, blox-bursty and traces with `rescale-arrivals: {{jobs_per_hour: load}}` do); \
-             drawn as bars by {axis} instead",
-            rows.len()
-        ),
-    );
+            "x is `load`, but {runs} a load: {workload} {names} {take} none (only blox-philly-synthetic, \
+                 blox-bursty and traces with `rescale-arrivals: {{jobs_per_hour: load}}` do); drawn as bars by {axis} \
+                 instead"
+        )
+    });
     if let Chart::Bars(chart) = &mut built.chart {
         chart.notes.insert(
             0,
@@ -783,14 +795,18 @@ mod tests {
             line(build(&metric_vs(GridAxis::Load, Selection::default()), Path::new("."), &rows, &order));
         assert_eq!(chart.series.len(), 1);
         assert_eq!(chart.series[0].points, [(1.0, 1.0), (2.0, 2.0)]);
-        assert!(warnings[0].starts_with("left out 1 run(s) of workload(s) `trace`"), "{warnings:?}");
+        assert!(warnings[0].starts_with("left out the run of workload `trace`: it takes no load"), "{warnings:?}");
         assert!(chart.notes[0].contains("`trace`"), "{:?}", chart.notes);
 
         let traces = vec![row("A", "1x8", "t1", None, 1, 1.0), row("A", "1x8", "t2", None, 1, 2.0)];
         let built = build(&metric_vs(GridAxis::Load, Selection::default()), Path::new("."), &traces, &order).unwrap();
         let Chart::Bars(bars) = built.chart else { panic!("a load axis without loads falls back to bars") };
         assert_eq!(bars.categories, ["t1", "t2"]);
-        assert!(built.warnings[0].contains("none of the 2 selected run(s) has a load"), "{:?}", built.warnings);
+        assert!(
+            built.warnings[0].contains("none of the selected runs has a load: their workloads `t1`, `t2` take none"),
+            "{:?}",
+            built.warnings
+        );
         let error = build(&metric_vs(GridAxis::Workload, Selection::default()), Path::new("."), &traces, &order);
         assert!(error.err().unwrap().contains("not numeric"));
     }
