@@ -344,3 +344,28 @@ fn event_timelines_count_preemptions_and_have_no_backlog() {
         assert!(out.timeline.iter().all(|t| t.admission_backlog.is_none()), "{name}");
     }
 }
+
+/// A figure dropped from the spec, or one that cannot be drawn any more, leaves no earlier
+/// drawing behind to be taken for a figure of the current results.
+#[test]
+fn stale_figures_do_not_survive_a_spec_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let figures = "figures:\n  - metric-vs: {name: jct, y: avg_jct}\n  - metric-vs: {name: p99, y: p99_jct}\n  - bars: {name: at-06, y: avg_jct, select: {load: [0.6]}}\n";
+    let spec = write(dir.path(), "s.yaml", &(SMALL.to_string() + figures));
+    assert!(blox(&["run", spec.to_str().unwrap(), "--out", "out"], dir.path()).status.success());
+    let figure_dir = dir.path().join("out/small/figures");
+    for name in ["jct", "p99", "at-06"] {
+        assert!(figure_dir.join(format!("{name}.png")).is_file(), "{name}");
+    }
+    let figures = "figures:\n  - metric-vs: {name: jct, y: avg_jct}\n  - bars: {name: at-06, y: avg_jct, select: {load: [0.6]}}\n";
+    write(dir.path(), "s.yaml", &(SMALL.replace("[0.3, 0.6]", "[0.3, 0.7]") + figures));
+    let out = blox(&["run", spec.to_str().unwrap(), "--out", "out"], dir.path());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("figure `at-06`") && stderr.contains("its earlier files were removed"), "{stderr}");
+    assert!(stderr.contains("p99.png (its figure is no longer in the spec)"), "{stderr}");
+    let mut left: Vec<String> =
+        fs::read_dir(&figure_dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    left.sort();
+    assert_eq!(left, ["jct.csv", "jct.pdf", "jct.png", "jct.svg"]);
+}

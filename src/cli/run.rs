@@ -119,6 +119,9 @@ fn print_report(report: &SweepReport, quiet: bool) -> ExitCode {
         eprintln!("error: run {key} failed: {reason}");
     }
     let figures_ok = print_figures(&report.figures);
+    for path in &report.figures_removed {
+        eprintln!("removed {} (its figure is no longer in the spec)", path.display());
+    }
     let all_done = report.failures.is_empty() && report.input_changed.runs.is_empty();
     if all_done && figures_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
@@ -166,7 +169,7 @@ pub(super) fn run_state(experiment_dir: &Path, run_key: &str) -> &'static str {
 pub(super) fn print_figures(figures: &[Result<Rendered, FigureError>]) -> bool {
     for figure in figures {
         match figure {
-            Ok(f) => println!("figure {}: {} {}", f.name, f.png.display(), f.svg.display()),
+            Ok(f) => println!("{f}"),
             Err(e) => eprintln!("error: {e}"),
         }
     }

@@ -212,7 +212,8 @@ pub struct MetricVsFigure {
     /// Divide every line by this policy's value at the same point.
     #[serde(default)]
     pub normalize_to: Option<String>,
-    /// Output size in pixels, `[width, height]` (default 640 x 400: one paper column).
+    /// Size `[width, height]` in units of 1/192 inch (default 640 x 400: a 3.33 x 2.08 in paper
+    /// column); the PNG has 300 dpi at that size.
     #[serde(default, deserialize_with = "figure_size")]
     pub size: Size,
     #[serde(default)]
@@ -234,7 +235,8 @@ pub struct CdfFigure {
     pub x_log: bool,
     #[serde(default)]
     pub x_label: Option<String>,
-    /// Output size in pixels, `[width, height]` (default 640 x 400: one paper column).
+    /// Size `[width, height]` in units of 1/192 inch (default 640 x 400: a 3.33 x 2.08 in paper
+    /// column); the PNG has 300 dpi at that size.
     #[serde(default, deserialize_with = "figure_size")]
     pub size: Size,
     #[serde(default)]
@@ -257,7 +259,8 @@ pub struct TimelineFigure {
     pub y_log: bool,
     #[serde(default)]
     pub y_label: Option<String>,
-    /// Output size in pixels, `[width, height]` (default 640 x 400: one paper column).
+    /// Size `[width, height]` in units of 1/192 inch (default 640 x 400: a 3.33 x 2.08 in paper
+    /// column); the PNG has 300 dpi at that size.
     #[serde(default, deserialize_with = "figure_size")]
     pub size: Size,
     #[serde(default)]
@@ -284,7 +287,8 @@ pub struct BarsFigure {
     pub value_labels: bool,
     #[serde(default)]
     pub normalize_to: Option<String>,
-    /// Output size in pixels, `[width, height]` (default 640 x 400: one paper column).
+    /// Size `[width, height]` in units of 1/192 inch (default 640 x 400: a 3.33 x 2.08 in paper
+    /// column); the PNG has 300 dpi at that size.
     #[serde(default, deserialize_with = "figure_size")]
     pub size: Size,
     #[serde(default)]

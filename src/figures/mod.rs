@@ -7,15 +7,39 @@ pub mod render;
 
 use crate::results::RunRow;
 use declare::FigureSpec;
+use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// A figure written to disk.
+/// A figure written to disk: the drawing as SVG, PDF and PNG, and its values as CSV.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendered {
     pub name: String,
     pub svg: PathBuf,
     pub png: PathBuf,
+    pub pdf: PathBuf,
+    pub csv: PathBuf,
+    /// What the user should know about how the figure was drawn (runs left out, a fallback).
+    pub warnings: Vec<String>,
+}
+
+impl fmt::Display for Rendered {
+    /// `figure NAME: PNG SVG PDF CSV`, then one indented line per warning.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "figure {}: {} {} {} {}",
+            self.name,
+            self.png.display(),
+            self.svg.display(),
+            self.pdf.display(),
+            self.csv.display()
+        )?;
+        for warning in &self.warnings {
+            write!(f, "\n  warning: {warning}")?;
+        }
+        Ok(())
+    }
 }
 
 /// A figure that could not be drawn; the others still are.
@@ -34,27 +58,77 @@ impl fmt::Display for FigureError {
 impl std::error::Error for FigureError {}
 
 /// Draws every figure of `figures` from the experiment's tables into `<experiment_dir>/figures/`
-/// as `<name>.svg` and `<name>.png`.
+/// as `<name>.svg`, `.pdf`, `.png` and `.csv`. Series styles follow the policy order of the
+/// experiment's spec copy (`<experiment_dir>/spec.yaml`), then the order of `rows`.
 pub fn render_all<'a>(
     figures: impl IntoIterator<Item = &'a FigureSpec>,
     experiment_dir: &Path,
     rows: &[RunRow],
 ) -> Vec<Result<Rendered, FigureError>> {
+    let order = build::Order::new(&policy_labels(experiment_dir), rows);
     let dir = experiment_dir.join("figures");
     figures
         .into_iter()
         .map(|figure| {
             let name = figure.name().to_string();
-            let fail = |message: String| FigureError { figure: name.clone(), message };
+            let files = render::Files::beside(&dir, &name);
+            // A figure that cannot be drawn now must not leave an earlier drawing in its place,
+            // where it would pass for a figure of the current results.
+            let fail = |message: String| {
+                let removed = files.all().iter().filter(|path| std::fs::remove_file(path).is_ok()).count();
+                let note = if removed > 0 { " (its earlier files were removed)" } else { "" };
+                FigureError { figure: name.clone(), message: format!("{message}{note}") }
+            };
             std::fs::create_dir_all(&dir).map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
-            let chart = build::build(figure, experiment_dir, rows).map_err(fail)?;
-            let (svg, png) = (dir.join(format!("{name}.svg")), dir.join(format!("{name}.png")));
-            match &chart {
-                build::Chart::Line(c) => render::render_line(c, figure.size(), &svg, &png),
-                build::Chart::Bars(c) => render::render_bars(c, figure.size(), &svg, &png),
+            let built = build::build(figure, experiment_dir, rows, &order).map_err(fail)?;
+            match &built.chart {
+                build::Chart::Line(c) => render::render_line(c, figure.size(), &files),
+                build::Chart::Bars(c) => render::render_bars(c, figure.size(), &files),
             }
             .map_err(|e| fail(e.to_string()))?;
-            Ok(Rendered { name, svg, png })
+            let render::Files { svg, pdf, png, csv } = files;
+            Ok(Rendered { name, svg, png, pdf, csv, warnings: built.warnings })
         })
         .collect()
+}
+
+/// Removes the files in `<experiment_dir>/figures/` of figures not named in `keep` (a figure
+/// dropped from the spec); returns their paths. Other files there are left alone.
+pub fn remove_undeclared<'a>(experiment_dir: &Path, keep: impl IntoIterator<Item = &'a str>) -> Vec<PathBuf> {
+    let keep: Vec<&str> = keep.into_iter().collect();
+    let dir = experiment_dir.join("figures");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+    let mut removed = Vec::new();
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        let (Some(stem), Some(ext)) =
+            (path.file_stem().and_then(|s| s.to_str()), path.extension().and_then(|s| s.to_str()))
+        else {
+            continue;
+        };
+        let drawn_by_blox = render::Files::EXTENSIONS.contains(&ext) && !stem.starts_with('.');
+        if drawn_by_blox && !keep.contains(&stem) && std::fs::remove_file(&path).is_ok() {
+            removed.push(path);
+        }
+    }
+    removed.sort();
+    removed
+}
+
+/// The policy labels of the experiment's spec copy, in `policies:` order; empty if there is no
+/// readable copy (styles then follow the runs' grid order, which starts with the policies too).
+fn policy_labels(experiment_dir: &Path) -> Vec<String> {
+    #[derive(Deserialize)]
+    struct SpecCopy {
+        #[serde(default)]
+        policies: Vec<PolicyCopy>,
+    }
+    #[derive(Deserialize)]
+    struct PolicyCopy {
+        label: String,
+    }
+    std::fs::read_to_string(experiment_dir.join("spec.yaml"))
+        .ok()
+        .and_then(|text| serde_saphyr::from_str::<SpecCopy>(&text).ok())
+        .map(|copy| copy.policies.into_iter().map(|p| p.label).collect())
+        .unwrap_or_default()
 }

@@ -80,6 +80,8 @@ pub struct SweepReport {
     pub unreadable: Vec<(String, String)>,
     /// The spec's figures, drawn from `rows`.
     pub figures: Vec<Result<Rendered, FigureError>>,
+    /// Files of figures the spec no longer declares, removed so they are not taken for current.
+    pub figures_removed: Vec<PathBuf>,
 }
 
 enum Outcome {
@@ -200,6 +202,7 @@ pub fn run_with(
         rows: Vec::new(),
         unreadable: Vec::new(),
         figures: Vec::new(),
+        figures_removed: Vec::new(),
     };
     // A file edited while the sweep ran: the runs that read it may have read either version,
     // under a key that names the old one. They are set aside, to be redone.
@@ -224,6 +227,8 @@ pub fn run_with(
     (report.rows, report.unreadable) = grid_rows(&experiment_dir, plans.iter().map(|p| p.info.run_key.as_str()));
     if !report.interrupted {
         report.figures = render_figures(spec, &experiment_dir, &report.rows);
+        report.figures_removed =
+            figures::remove_undeclared(&experiment_dir, spec.figures.iter().map(|f| f.value.name()));
     }
     Ok(report)
 }

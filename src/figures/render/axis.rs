@@ -115,6 +115,27 @@ impl ValueAxis {
         self.ticks_within(max_major)
     }
 
+    /// Ticks at given values (a grid's loads, ...) inside the range, labelled alike; when more
+    /// than `max_major` of them, every k-th is labelled, starting with the first, and the others
+    /// get unlabelled ticks. The range is kept as it is.
+    pub fn ticks_at(&mut self, values: &[f64], max_major: usize) -> Ticks {
+        let tolerance = 1e-9 * (self.hi - self.lo).abs();
+        let mut inside: Vec<f64> = values
+            .iter()
+            .copied()
+            .filter(|v| placeable(self.scale, *v) && *v >= self.lo - tolerance && *v <= self.hi + tolerance)
+            .collect();
+        inside.sort_by(f64::total_cmp);
+        inside.dedup();
+        let stride = inside.len().div_ceil(max_major.max(1)).max(1);
+        let labels = NumberFormat::for_ticks(&inside);
+        let (mut major, mut minor) = (Vec::new(), Vec::new());
+        for (index, value) in inside.into_iter().enumerate() {
+            if index % stride == 0 { major.push((value, labels.format(value))) } else { minor.push(value) }
+        }
+        Ticks { major, minor }
+    }
+
     fn transform(&self, value: f64) -> f64 {
         match self.scale {
             Scale::Linear => value,
@@ -294,14 +315,76 @@ fn superscript(number: i32) -> String {
     (number < 0).then_some('⁻').into_iter().chain(digits).collect()
 }
 
-/// Bar values: three significant digits, no exponent below a million ("0.853", "12.3", "1234").
-pub(super) fn value_label(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude >= 1e6 || (magnitude > 0.0 && magnitude < 1e-3) {
-        return power_label(value);
+/// One way of writing every number of a chart's set (bar values, grid ticks), so they line up:
+/// the same number of decimals for all, or powers of ten for all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NumberFormat {
+    Decimals(usize),
+    /// "1.25×10⁶": mantissas with two decimals.
+    Powers,
+}
+
+/// Most decimals a chart's numbers get.
+const MAX_DECIMALS: usize = 4;
+
+impl NumberFormat {
+    /// For values read as measurements: three significant digits on the largest magnitude, and
+    /// at least one on the smallest non-zero one (up to [`MAX_DECIMALS`]); powers of ten from a
+    /// million up or below 0.001.
+    pub fn for_values(values: impl IntoIterator<Item = f64>) -> NumberFormat {
+        let magnitudes: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).map(f64::abs).collect();
+        let largest = magnitudes.iter().copied().fold(0.0, f64::max);
+        let smallest = magnitudes.iter().copied().filter(|m| *m > 0.0).fold(f64::INFINITY, f64::min);
+        if largest >= 1e6 || (largest > 0.0 && largest < 1e-3) {
+            return NumberFormat::Powers;
+        }
+        let decimals_for =
+            |digits: i32, magnitude: f64| (digits - 1 - magnitude.log10().floor() as i32).max(0) as usize;
+        let mut decimals = if largest > 0.0 { decimals_for(3, largest) } else { 0 };
+        if smallest.is_finite() {
+            decimals = decimals.max(decimals_for(1, smallest));
+        }
+        NumberFormat::Decimals(decimals.min(MAX_DECIMALS))
     }
-    let decimals = if magnitude == 0.0 { 0 } else { (2 - magnitude.log10().floor() as i32).max(0) as usize };
-    format!("{value:.decimals$}").replace('-', "−")
+
+    /// For exact values such as grid loads: as many decimals as the most precise one needs
+    /// (up to [`MAX_DECIMALS`]), so 0.25 and 1 read "0.25" and "1.00".
+    pub fn for_ticks(values: &[f64]) -> NumberFormat {
+        let largest = values.iter().filter(|v| v.is_finite()).fold(0.0f64, |m, v| m.max(v.abs()));
+        if largest >= 1e6 {
+            return NumberFormat::Powers;
+        }
+        let needed = |v: f64| {
+            (0..=MAX_DECIMALS)
+                .find(|&d| {
+                    let scale = 10f64.powi(d as i32);
+                    ((v * scale).round() / scale - v).abs() <= 1e-9 * v.abs().max(1.0)
+                })
+                .unwrap_or(MAX_DECIMALS)
+        };
+        NumberFormat::Decimals(values.iter().filter(|v| v.is_finite()).map(|v| needed(*v)).max().unwrap_or(0))
+    }
+
+    pub fn format(self, value: f64) -> String {
+        match self {
+            NumberFormat::Powers if value == 0.0 => "0".to_string(),
+            NumberFormat::Powers => {
+                let exponent = (value.abs().log10() + 1e-9).floor() as i32;
+                let mantissa = value / 10f64.powi(exponent);
+                format!("{mantissa:.2}×10{}", superscript(exponent)).replace('-', "−")
+            }
+            NumberFormat::Decimals(decimals) => {
+                let text = format!("{value:.decimals$}");
+                // "-0.0" for a tiny negative reads as a sign error.
+                let text = if text.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+                    text.trim_start_matches('-').to_string()
+                } else {
+                    text
+                };
+                text.replace('-', "−")
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -313,7 +396,7 @@ mod tests {
     }
 
     fn fitted(scale: Scale, values: &[f64]) -> ValueAxis {
-        ValueAxis::fit(&Axis { label: String::new(), scale, range: None }, values.iter().copied(), false)
+        ValueAxis::fit(&Axis::new("", scale), values.iter().copied(), false)
     }
 
     #[test]
@@ -356,10 +439,31 @@ mod tests {
     }
 
     #[test]
-    fn value_labels_keep_three_significant_digits() {
-        assert_eq!(
-            [0.8534, 12.34, 123.4, 1234.0, 0.0, -2.0].map(value_label),
-            ["0.853", "12.3", "123", "1234", "0", "−2.00"]
-        );
+    fn one_number_format_per_chart() {
+        let values = [0.8534, 12.34, 123.4, 1234.0, 0.0, -2.0];
+        let format = NumberFormat::for_values(values);
+        assert_eq!(values.map(|v| format.format(v)), ["0.9", "12.3", "123.4", "1234.0", "0.0", "−2.0"]);
+        let ratios = [0.92, 0.79, 1.0, 0.99];
+        let format = NumberFormat::for_values(ratios);
+        assert_eq!(ratios.map(|v| format.format(v)), ["0.92", "0.79", "1.00", "0.99"]);
+        let hours = [12.4, 30.1, 8.75, 6.8];
+        let format = NumberFormat::for_values(hours);
+        assert_eq!(hours.map(|v| format.format(v)), ["12.4", "30.1", "8.8", "6.8"]);
+        let huge = [1.0e7, 2.5e6];
+        assert_eq!(huge.map(|v| NumberFormat::for_values(huge).format(v)), ["1.00×10⁷", "2.50×10⁶"]);
+        assert_eq!(NumberFormat::for_values([-1e-9]).format(-1e-9), "−1.00×10⁻⁹");
+        assert_eq!(NumberFormat::for_values([0.0]).format(0.0), "0");
+    }
+
+    #[test]
+    fn grid_ticks_sit_at_the_grid_values_and_read_alike() {
+        let mut axis = fitted(Scale::Linear, &[0.2, 0.3, 0.45]);
+        let ticks = axis.ticks_at(&[0.2, 0.3, 0.45], 8);
+        assert_eq!(ticks.major, [(0.2, "0.20".to_string()), (0.3, "0.30".to_string()), (0.45, "0.45".to_string())]);
+        let mut many = fitted(Scale::Linear, &[1.0, 9.0]);
+        let loads: Vec<f64> = (1..=9).map(f64::from).collect();
+        let ticks = many.ticks_at(&loads, 4);
+        assert_eq!(labels(&ticks), ["1", "4", "7"]);
+        assert_eq!(ticks.minor, [2.0, 3.0, 5.0, 6.0, 8.0, 9.0]);
     }
 }

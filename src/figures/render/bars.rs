@@ -1,26 +1,41 @@
 //! Grouped bar charts: one slot per category, one bar per series within it.
 
-use plotters::prelude::DrawingBackend;
 use plotters::style::RGBColor;
 
-use super::axis::{ValueAxis, placeable, value_label};
-use super::canvas::{Align, CAP_HEIGHT_EMS, Canvas, DESCENT_EMS, Direction, Font, text_width};
+use super::axis::{NumberFormat, ValueAxis, placeable};
+use super::canvas::{Align, CAP_HEIGHT_EMS, Canvas, DESCENT_EMS, Direction, Font, Surface, text_width};
 use super::frame::{Frame, LegendEntry, PROVISIONAL_PLOT_SHARE, Spec, Swatch, XAxis, text_height};
 use super::geometry::Rect;
 use super::style;
-use super::{BarChart, Scale};
+use super::{BarChart, Scale, Spread, Style};
 
-/// Space between a bar's end and its value label.
+/// Space between a bar's end (or its error bar's) and its value label.
 const VALUE_LABEL_GAP: f64 = 3.0;
 
-pub(super) fn draw<DB: DrawingBackend>(chart: &BarChart, canvas: &mut Canvas<DB>) -> Result<(), String> {
+pub(super) fn draw<S: Surface>(chart: &BarChart, canvas: &mut Canvas<S>) -> Result<(), String> {
     let scale = chart.y.scale;
     let categories = chart.categories.len();
-    let value = |series: usize, category: usize| chart.series[series].1.get(category).copied().flatten();
+    let value = |series: usize, category: usize| chart.series[series].values.get(category).copied().flatten();
+    let spread = |series: usize, category: usize| {
+        chart.series[series].spread.get(category).copied().flatten().filter(Spread::varies)
+    };
     let cells = || (0..chart.series.len()).flat_map(move |s| (0..categories).map(move |c| (s, c)));
     let drawable_values = || cells().filter_map(|(s, c)| value(s, c)).filter(|v| placeable(scale, *v));
-    let y = ValueAxis::fit(&chart.y, drawable_values(), scale == Scale::Linear);
+    let bar_ends = || {
+        cells()
+            .filter(|(s, c)| value(*s, *c).is_some_and(|v| placeable(scale, v)))
+            .filter_map(|(s, c)| spread(s, c))
+            .flat_map(|s| [s.min, s.max])
+            .filter(|v| placeable(scale, *v))
+    };
+    let y = ValueAxis::fit(&chart.y, drawable_values().chain(bar_ends()), scale == Scale::Linear);
 
+    // One number format for every label of the chart.
+    let format = NumberFormat::for_values(cells().filter_map(|(s, c)| value(s, c)));
+    let label_text = |value: Option<f64>| match value {
+        Some(v) if v.is_finite() => format.format(v),
+        _ => "n/a".to_string(),
+    };
     let estimated_bar_width = (canvas.width() - 2.0 * style::MARGIN) * PROVISIONAL_PLOT_SHARE
         / categories.max(1) as f64
         * style::BAR_GROUP_SHARE
@@ -40,20 +55,21 @@ pub(super) fn draw<DB: DrawingBackend>(chart: &BarChart, canvas: &mut Canvas<DB>
     let legend = chart
         .series
         .iter()
-        .enumerate()
-        .filter(|(_, (label, _))| !label.is_empty())
-        .map(|(index, (label, _))| LegendEntry { label, look: style::look(index) })
+        .filter(|series| !series.label.is_empty())
+        .map(|series| LegendEntry { label: &series.label, look: style::look(series.style) })
         .collect();
     let spec = Spec {
         title: &chart.title,
         legend,
         swatch: Swatch::Bar,
         x: XAxis::Categories(&chart.categories),
+        x_ticks_at: &[],
         x_label: "",
         y,
         y_label: &chart.y.label,
         y_headroom,
         x_grid: false,
+        notes: &chart.notes,
     };
     let frame = Frame::layout((canvas.width(), canvas.height()), spec);
     frame.draw_under(canvas)?;
@@ -63,6 +79,7 @@ pub(super) fn draw<DB: DrawingBackend>(chart: &BarChart, canvas: &mut Canvas<DB>
         Scale::Linear => frame.y_px(0.0).unwrap_or(plot.bottom).clamp(plot.top, plot.bottom),
         Scale::Log => plot.bottom,
     };
+    let clamp = |px: f64| px.clamp(plot.top, plot.bottom);
     let mut drew_anything = false;
     for category in 0..categories {
         let (start, end) = frame.category_slot(category);
@@ -72,18 +89,32 @@ pub(super) fn draw<DB: DrawingBackend>(chart: &BarChart, canvas: &mut Canvas<DB>
             let left = (start + end - group_width) / 2.0 + series as f64 * bar_width;
             let center = left + bar_width / 2.0;
             let cell = value(series, category);
-            let end_px = cell.and_then(|v| frame.y_px(v)).map(|px| px.clamp(plot.top, plot.bottom));
+            let end_px = cell.and_then(|v| frame.y_px(v)).map(clamp);
+            let look: Style = chart.category_styles.get(category).copied().unwrap_or(chart.series[series].style);
             if let Some(end_px) = end_px {
                 let bar =
                     Rect { left, right: left + bar_width, top: end_px.min(baseline), bottom: end_px.max(baseline) };
-                style::draw_bar(canvas, bar, &style::look(series))?;
+                style::draw_bar(canvas, bar, &style::look(look))?;
                 drew_anything = true;
             }
+            let downwards = cell.is_some_and(|v| v < 0.0) && scale == Scale::Linear;
+            // The label goes beyond the farther of the bar's end and its error bar's.
+            let mut label_at = end_px.unwrap_or(baseline);
+            if let (Some(_), Some(spread)) = (end_px, spread(series, category)) {
+                let (low, high) = (frame.y_px(spread.min).map(clamp), frame.y_px(spread.max).map(clamp));
+                if let (Some(low), Some(high)) = (low, high) {
+                    let half_cap = (bar_width * 0.25).min(style::ERROR_BAR_CAP / 2.0);
+                    let stroke = super::canvas::Stroke { color: style::TEXT, width: style::ERROR_BAR_WIDTH, dash: &[] };
+                    canvas.polyline(&[(center, high), (center, low)], &stroke)?;
+                    for at in [high, low] {
+                        canvas.polyline(&[(center - half_cap, at), (center + half_cap, at)], &stroke)?;
+                    }
+                    label_at = if downwards { label_at.max(low) } else { label_at.min(high) };
+                }
+            }
             if labels != ValueLabels::Omitted {
-                let downwards = cell.is_some_and(|v| v < 0.0) && scale == Scale::Linear;
-                let at = end_px.unwrap_or(baseline);
                 let color = if end_px.is_some() { style::TEXT } else { style::MUTED };
-                labels.draw(canvas, &label_text(cell), (center, at), downwards, color)?;
+                labels.draw(canvas, &label_text(cell), (center, label_at), downwards, color)?;
             }
         }
     }
@@ -91,13 +122,6 @@ pub(super) fn draw<DB: DrawingBackend>(chart: &BarChart, canvas: &mut Canvas<DB>
         frame.draw_note(canvas, "no data")?;
     }
     frame.draw_over(canvas)
-}
-
-fn label_text(value: Option<f64>) -> String {
-    match value {
-        Some(v) if v.is_finite() => value_label(v),
-        _ => "n/a".to_string(),
-    }
 }
 
 /// How bar values are printed, decided from the widest label and the bar width (estimated
@@ -134,9 +158,9 @@ impl ValueLabels {
 
     /// Writes `text` just beyond a bar's end at `(center_x, end_y)`: above it, or below for a
     /// negative bar.
-    fn draw<DB: DrawingBackend>(
+    fn draw<S: Surface>(
         self,
-        canvas: &mut Canvas<DB>,
+        canvas: &mut Canvas<S>,
         text: &str,
         (center_x, end_y): (f64, f64),
         downwards: bool,

@@ -1,10 +1,8 @@
 //! Everything around the data: title, legend, axes, ticks, grid, and the layout that sizes the
 //! plot area so none of them overlap (the legend sits above the plot, never on the data).
 
-use plotters::prelude::DrawingBackend;
-
 use super::axis::{Ticks, ValueAxis};
-use super::canvas::{Align, CAP_HEIGHT_EMS, Canvas, DESCENT_EMS, Direction, Font, text_width};
+use super::canvas::{Align, CAP_HEIGHT_EMS, Canvas, DESCENT_EMS, Direction, Font, Surface, text_width};
 use super::geometry::Rect;
 use super::style::{self, Look};
 
@@ -31,6 +29,8 @@ pub(super) struct Spec<'a> {
     pub legend: Vec<LegendEntry<'a>>,
     pub swatch: Swatch,
     pub x: XAxis<'a>,
+    /// Values to put the x ticks at (see [`super::Axis::ticks_at`]); empty: round numbers.
+    pub x_ticks_at: &'a [f64],
     pub x_label: &'a str,
     pub y: ValueAxis,
     pub y_label: &'a str,
@@ -38,6 +38,8 @@ pub(super) struct Spec<'a> {
     pub y_headroom: (f64, f64),
     /// Vertical grid lines at x ticks (off for bars, whose categories need none).
     pub x_grid: bool,
+    /// Remarks under everything else, wrapped to the figure's width.
+    pub notes: &'a [String],
 }
 
 /// Text after fitting to its space.
@@ -62,11 +64,14 @@ pub(super) struct Frame {
     x_ticks: Vec<Tick>,
     y_ticks: Vec<Tick>,
     x_grid: bool,
-    title: Option<(Fitted, f64)>,
+    /// Lines with their baselines.
+    title: Vec<(Fitted, f64)>,
+    notes: Vec<(Fitted, f64)>,
     legend: Vec<(Fitted, Look, (f64, f64))>,
     swatch: Swatch,
     x_label: Option<(Fitted, f64)>,
-    y_label: Option<(Fitted, f64)>,
+    /// The label, its baseline's x and its centre's y.
+    y_label: Option<(Fitted, (f64, f64))>,
 }
 
 /// Far enough outside any figure that a line towards it keeps its visible direction.
@@ -103,12 +108,35 @@ impl Frame {
         let inner_width = width - 2.0 * style::MARGIN;
 
         let mut top = style::MARGIN;
-        let title = (!spec.title.trim().is_empty()).then(|| {
-            let fitted = fit_text(spec.title, style::TITLE_FONT, inner_width);
-            let baseline = top + fitted.font.px * CAP_HEIGHT_EMS;
-            top = baseline + fitted.font.px * DESCENT_EMS + style::AXIS_LABEL_GAP;
-            (fitted, baseline)
-        });
+        let title_lines = wrap_lines(spec.title, style::TITLE_FONT, inner_width, style::TITLE_MAX_LINES);
+        let title: Vec<(Fitted, f64)> = title_lines
+            .into_iter()
+            .enumerate()
+            .map(|(row, fitted)| {
+                let baseline = top + style::TITLE_FONT.px * CAP_HEIGHT_EMS + row as f64 * line_pitch(style::TITLE_FONT);
+                (fitted, baseline)
+            })
+            .collect();
+        if let Some((last, baseline)) = title.last() {
+            top = baseline + last.font.px * DESCENT_EMS + style::AXIS_LABEL_GAP;
+        }
+
+        // Notes take the bottom lines of the figure, above the margin.
+        let note_lines: Vec<Fitted> =
+            spec.notes.iter().flat_map(|note| wrap_lines(note, style::NOTE_FONT, inner_width, usize::MAX)).collect();
+        let note_pitch = line_pitch(style::NOTE_FONT);
+        let notes_space =
+            if note_lines.is_empty() { 0.0 } else { note_lines.len() as f64 * note_pitch + style::AXIS_LABEL_GAP };
+        let notes_top = height - style::MARGIN - notes_space + style::AXIS_LABEL_GAP;
+        let notes: Vec<(Fitted, f64)> = note_lines
+            .into_iter()
+            .enumerate()
+            .map(|(row, fitted)| {
+                let baseline = notes_top + style::NOTE_FONT.px * CAP_HEIGHT_EMS + row as f64 * note_pitch;
+                (fitted, baseline)
+            })
+            .collect();
+        let bottom = height - style::MARGIN - notes_space;
         let legend_grid = LegendGrid::new(&spec.legend, spec.swatch, inner_width);
         let legend_top = top;
         // Plus half a tick label, so the topmost y label is not cut.
@@ -123,12 +151,8 @@ impl Frame {
         };
         let tick_label_space =
             text_height(style::TICK_FONT) + (category_lines.unwrap_or(1) - 1) as f64 * line_pitch(style::TICK_FONT);
-        let plot_bottom = height
-            - style::MARGIN
-            - axis_label_space(spec.x_label)
-            - tick_label_space
-            - style::TICK_LABEL_GAP
-            - style::TICK_LENGTH;
+        let plot_bottom =
+            bottom - axis_label_space(spec.x_label) - tick_label_space - style::TICK_LABEL_GAP - style::TICK_LENGTH;
         let plot_top = crisp(plot_top.min(plot_bottom - MIN_PLOT_SIDE));
         let plot_bottom = crisp(plot_bottom.max(plot_top + MIN_PLOT_SIDE));
         let plot_height = plot_bottom - plot_top;
@@ -153,7 +177,7 @@ impl Frame {
         let right_limit = width - style::MARGIN;
         let (x_values, x_ticks, plot_right) = match spec.x {
             XAxis::Values(axis) => {
-                let (axis, ticks, right) = fit_x_ticks(axis, plot_left, right_limit);
+                let (axis, ticks, right) = fit_x_ticks(axis, spec.x_ticks_at, plot_left, right_limit);
                 (Some(axis), ticks, right)
             }
             XAxis::Categories(_) => (None, Ticks::default(), crisp(right_limit)),
@@ -169,15 +193,19 @@ impl Frame {
             y_ticks: Vec::new(),
             x_grid: spec.x_grid,
             title,
+            notes,
             legend: legend_grid.place(spec.legend, plot, width, legend_top),
             swatch: spec.swatch,
             x_label: (!spec.x_label.trim().is_empty()).then(|| {
                 let fitted = fit_text(spec.x_label, style::AXIS_LABEL_FONT, inner_width);
-                (fitted, height - style::MARGIN - style::AXIS_LABEL_FONT.px * DESCENT_EMS)
+                (fitted, bottom - style::AXIS_LABEL_FONT.px * DESCENT_EMS)
             }),
+            // Centred on the plot when it fits there, shifted (never past the notes) when not.
             y_label: (!spec.y_label.trim().is_empty()).then(|| {
-                let fitted = fit_text(spec.y_label, style::AXIS_LABEL_FONT, height - 2.0 * style::MARGIN);
-                (fitted, style::MARGIN + style::AXIS_LABEL_FONT.px * CAP_HEIGHT_EMS)
+                let fitted = fit_text(spec.y_label, style::AXIS_LABEL_FONT, bottom - style::MARGIN);
+                let half = text_width(&fitted.text, fitted.font) / 2.0;
+                let center = plot.center().1.min(bottom - half).max(style::MARGIN + half);
+                (fitted, (style::MARGIN + style::AXIS_LABEL_FONT.px * CAP_HEIGHT_EMS, center))
             }),
         };
         frame.y_ticks = placed_ticks(&y_ticks, |value| frame.y_px(value), (plot.top, plot.bottom));
@@ -233,7 +261,7 @@ impl Frame {
     }
 
     /// Background and grid lines at labelled ticks, below the data.
-    pub fn draw_under<DB: DrawingBackend>(&self, canvas: &mut Canvas<DB>) -> Result<(), String> {
+    pub fn draw_under<S: Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
         let everything = Rect { left: 0.0, top: 0.0, right: canvas.width(), bottom: canvas.height() };
         canvas.fill_rect(everything, style::BACKGROUND)?;
         let half = style::GRID_WIDTH / 2.0;
@@ -248,7 +276,7 @@ impl Frame {
     }
 
     /// Axes, ticks, labels, legend and title, over the data.
-    pub fn draw_over<DB: DrawingBackend>(&self, canvas: &mut Canvas<DB>) -> Result<(), String> {
+    pub fn draw_over<S: Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
         let plot = self.plot;
         canvas.outline_rect(plot, style::AXIS_WIDTH, style::AXIS)?;
         let half = style::AXIS_WIDTH / 2.0;
@@ -298,19 +326,16 @@ impl Frame {
                 Direction::Horizontal,
             )?;
         }
-        if let Some((label, baseline_x)) = &self.y_label {
-            canvas.text(
-                &label.text,
-                label.font,
-                style::TEXT,
-                (*baseline_x, middle.1),
-                Align::Middle,
-                Direction::Upward,
-            )?;
+        if let Some((label, anchor)) = &self.y_label {
+            canvas.text(&label.text, label.font, style::TEXT, *anchor, Align::Middle, Direction::Upward)?;
         }
-        if let Some((title, baseline)) = &self.title {
+        for (line, baseline) in &self.title {
             let anchor = (canvas.width() / 2.0, *baseline);
-            canvas.text(&title.text, title.font, style::TEXT, anchor, Align::Middle, Direction::Horizontal)?;
+            canvas.text(&line.text, line.font, style::TEXT, anchor, Align::Middle, Direction::Horizontal)?;
+        }
+        for (line, baseline) in &self.notes {
+            let anchor = (style::MARGIN, *baseline);
+            canvas.text(&line.text, line.font, style::MUTED, anchor, Align::Start, Direction::Horizontal)?;
         }
         for (label, look, (x, center_y)) in &self.legend {
             self.draw_swatch(canvas, look, *x, *center_y)?;
@@ -328,9 +353,9 @@ impl Frame {
         Ok(())
     }
 
-    fn draw_swatch<DB: DrawingBackend>(
+    fn draw_swatch<S: Surface>(
         &self,
-        canvas: &mut Canvas<DB>,
+        canvas: &mut Canvas<S>,
         look: &Look,
         x: f64,
         center_y: f64,
@@ -354,7 +379,7 @@ impl Frame {
     }
 
     /// A grey remark in the middle of the plot, e.g. "no data".
-    pub fn draw_note<DB: DrawingBackend>(&self, canvas: &mut Canvas<DB>, note: &str) -> Result<(), String> {
+    pub fn draw_note<S: Surface>(&self, canvas: &mut Canvas<S>, note: &str) -> Result<(), String> {
         let (x, y) = self.plot.center();
         let font = style::LEGEND_FONT;
         let baseline = y + font.px * CAP_HEIGHT_EMS / 2.0;
@@ -388,13 +413,13 @@ fn swatch_length(swatch: Swatch) -> f64 {
 
 /// Picks the most x ticks whose labels keep a gap between neighbours, and the plot's right edge
 /// so the last label may overhang it but not the figure (`right_limit`).
-fn fit_x_ticks(axis: ValueAxis, left: f64, right_limit: f64) -> (ValueAxis, Ticks, f64) {
+fn fit_x_ticks(axis: ValueAxis, ticks_at: &[f64], left: f64, right_limit: f64) -> (ValueAxis, Ticks, f64) {
     let min_gap = style::TICK_FONT.px * 0.8;
     let mut right = crisp(right_limit - style::TICK_FONT.px * 0.5);
-    let mut max_ticks = 10;
+    let mut max_ticks = if ticks_at.is_empty() { 10 } else { ticks_at.len().max(2) };
     loop {
         let mut fitted = axis;
-        let ticks = fitted.ticks(max_ticks);
+        let ticks = if ticks_at.is_empty() { fitted.ticks(max_ticks) } else { fitted.ticks_at(ticks_at, max_ticks) };
         let extents: Vec<(f64, f64)> = ticks
             .major
             .iter()
@@ -516,6 +541,26 @@ fn fit_text(text: &str, font: Font, max_width: f64) -> Fitted {
     }
     let text = if fits == 0 && text_width("…", font) > max_width { String::new() } else { shortened(fits) };
     Fitted { text, font }
+}
+
+/// Greedy word wrap onto at most `max_lines` lines of `max_width`; a word wider than a line is
+/// shrunk or cut there, as is whatever does not fit on the last line.
+fn wrap_lines(text: &str, font: Font, max_width: f64, max_lines: usize) -> Vec<Fitted> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}"), font) <= max_width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    if lines.len() > max_lines {
+        let rest = lines.split_off(max_lines - 1).join(" ");
+        lines.push(rest);
+    }
+    lines.iter().map(|line| fit_text(line, font, max_width)).collect()
 }
 
 /// Splits a too-wide label at the space that best balances two lines; unsplittable or already

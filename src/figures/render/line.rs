@@ -1,10 +1,8 @@
-//! Line charts: metric-vs-grid plots with markers, CDFs and timelines.
-
-use plotters::prelude::DrawingBackend;
+//! Line charts: metric-vs-grid plots with markers and error bars, CDFs and timelines.
 
 use super::LineChart;
 use super::axis::{ValueAxis, placeable};
-use super::canvas::Canvas;
+use super::canvas::{Canvas, Surface};
 use super::frame::{Frame, LegendEntry, Spec, Swatch, XAxis};
 use super::geometry::{Point, clip_polyline};
 use super::style;
@@ -13,36 +11,46 @@ use super::style;
 /// markers still shows its line.
 const MAX_MARKERS_PER_SERIES: usize = 15;
 
-pub(super) fn draw<DB: DrawingBackend>(chart: &LineChart, canvas: &mut Canvas<DB>) -> Result<(), String> {
+pub(super) fn draw<S: Surface>(chart: &LineChart, canvas: &mut Canvas<S>) -> Result<(), String> {
     let (x_scale, y_scale) = (chart.x.scale, chart.y.scale);
     let drawable = |(x, y): &Point| placeable(x_scale, *x) && placeable(y_scale, *y);
     let all_points = || chart.series.iter().flat_map(|series| series.points.iter()).filter(|p| drawable(p));
+    // Error bars must fit on the plot as well as the points.
+    let bar_ends = chart.series.iter().flat_map(|series| {
+        series
+            .points
+            .iter()
+            .zip(&series.spread)
+            .filter(|(p, _)| drawable(p))
+            .flat_map(|(_, spread)| spread.filter(|s| s.varies()).map(|s| [s.min, s.max]).into_iter().flatten())
+    });
     let x = ValueAxis::fit(&chart.x, all_points().map(|p| p.0), false);
-    let y = ValueAxis::fit(&chart.y, all_points().map(|p| p.1), false);
+    let y = ValueAxis::fit(&chart.y, all_points().map(|p| p.1).chain(bar_ends), false);
     let legend = chart
         .series
         .iter()
-        .enumerate()
-        .filter(|(_, series)| !series.label.is_empty())
-        .map(|(index, series)| LegendEntry { label: &series.label, look: style::look(index) })
+        .filter(|series| !series.label.is_empty())
+        .map(|series| LegendEntry { label: &series.label, look: style::look(series.style) })
         .collect();
     let spec = Spec {
         title: &chart.title,
         legend,
         swatch: Swatch::Line { marker: chart.markers },
         x: XAxis::Values(x),
+        x_ticks_at: &chart.x.ticks_at,
         x_label: &chart.x.label,
         y,
         y_label: &chart.y.label,
         y_headroom: (0.0, 0.0),
         x_grid: true,
+        notes: &chart.notes,
     };
     let frame = Frame::layout((canvas.width(), canvas.height()), spec);
     frame.draw_under(canvas)?;
 
     let mut drew_anything = false;
     for (index, series) in chart.series.iter().enumerate() {
-        let look = style::look(index);
+        let look = style::look(series.style);
         let on_plot = |point: &Point| frame.plot.contains(*point);
         let runs = pixel_runs(&frame, &series.points);
         for run in &runs {
@@ -57,6 +65,18 @@ pub(super) fn draw<DB: DrawingBackend>(chart: &LineChart, canvas: &mut Canvas<DB
             {
                 canvas.disc(*point, style::LINE_WIDTH * 1.5, look.color)?;
                 drew_anything = true;
+            }
+        }
+        for (point, spread) in series.points.iter().zip(&series.spread) {
+            let Some(spread) = spread.filter(|s| s.varies()) else { continue };
+            let (Some(x), Some(low), Some(high)) =
+                (frame.x_px(point.0), frame.y_px(spread.min), frame.y_px(spread.max))
+            else {
+                continue;
+            };
+            let clamp = |y: f64| y.clamp(frame.plot.top, frame.plot.bottom);
+            if (frame.plot.left..=frame.plot.right).contains(&x) {
+                style::draw_error_bar(canvas, x, (clamp(high), clamp(low)), look.color)?;
             }
         }
         if chart.markers {

@@ -1,32 +1,38 @@
-//! Paper-style figure rendering: plain chart data in, an SVG and a PNG file out.
+//! Paper-style figure rendering: plain chart data in; an SVG, a PDF, a PNG and a CSV of the
+//! drawn values out.
 //!
-//! Knows nothing of Parquet or specs. plotters is used only as a drawing surface (its SVG writer,
-//! its RGB rasteriser and its `ab_glyph` text); layout, ticks, legend, dashes and markers are done
-//! here because plotters' chart defaults (heavy mesh, legend box over the data, 1-px aliased
-//! lines, plain-float tick labels) are not what a paper wants.
+//! Knows nothing of Parquet or specs. plotters is used only as a rasteriser (its RGB bitmap) for
+//! the PNG, whose text is rasterised from the embedded font with `ab_glyph` (see `fonts`); the SVG and the PDF are written from a recording of the same
+//! drawing (see `vector`). Layout, ticks, legend, dashes and markers are done here because
+//! plotters' chart defaults (heavy mesh, legend box over the data, 1-px aliased lines,
+//! plain-float tick labels) are not what a paper wants.
+//!
+//! Physical size: a pixel of [`Size`] is 1/192 inch (0.375 pt), so the default 640x400 figure
+//! is a 3.33 x 2.08 in paper column. The PDF page has that size, the PNG has 300 dpi at that size
+//! (1000x625 pixels, with a `pHYs` chunk saying so) and the SVG keeps [`Size`] as its width and
+//! height in CSS pixels (what browsers and Markdown show).
 
 mod axis;
 mod bars;
 mod canvas;
+mod csv;
+mod fonts;
 mod frame;
 mod geometry;
 mod line;
 mod style;
 #[cfg(test)]
 mod tests;
+mod vector;
 
+use crate::results::store::write_file_atomically;
 use std::fmt;
-use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Once;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use plotters::backend::{BitMapBackend, SVGBackend};
-use plotters::prelude::DrawingBackend;
-use plotters::style::{FontStyle, register_font};
+use plotters::backend::BitMapBackend;
 
-use canvas::{Canvas, Target};
+use canvas::{Bitmap, Canvas};
+use vector::Recording;
 
 /// How an axis maps values to positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +51,50 @@ pub struct Axis {
     /// Fixed limits; `None` fits the data with a small margin (so do limits that are empty,
     /// reversed, non-finite, or not positive on a log axis).
     pub range: Option<(f64, f64)>,
+    /// Values to put the labelled ticks at, e.g. a grid's loads (thinned to every k-th when they
+    /// do not all fit, the others then get unlabelled ticks); empty: round numbers.
+    pub ticks_at: Vec<f64>,
+}
+
+impl Axis {
+    /// A fitted axis with round-number ticks.
+    pub fn new(label: impl Into<String>, scale: Scale) -> Axis {
+        Axis { label: label.into(), scale, range: None, ticks_at: Vec::new() }
+    }
+}
+
+/// Which colour and which dash, marker and hatch a series is drawn with, as indices into the
+/// palettes (taken modulo their lengths). Callers derive them from what the series stands for
+/// (a policy label's place in the experiment), so one policy looks the same in every figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Style {
+    pub color: usize,
+    pub pattern: usize,
+}
+
+impl Style {
+    /// Colour, dash, marker and hatch all from one index.
+    pub fn nth(index: usize) -> Style {
+        Style { color: index, pattern: index }
+    }
+}
+
+/// How a plotted value (a mean over seeds) spreads over the seeds behind it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    pub min: f64,
+    pub max: f64,
+    /// Sample standard deviation (n - 1); NaN for a single value.
+    pub sd: f64,
+    /// Number of values (seeds).
+    pub n: usize,
+}
+
+impl Spread {
+    /// Whether there is a range to draw: several values that are not all equal.
+    pub fn varies(&self) -> bool {
+        self.n > 1 && self.max > self.min
+    }
 }
 
 /// One named sequence of (x, y) points, drawn in order. Points that cannot be placed (NaN,
@@ -52,7 +102,11 @@ pub struct Axis {
 #[derive(Clone, Debug)]
 pub struct Series {
     pub label: String,
+    pub style: Style,
     pub points: Vec<(f64, f64)>,
+    /// Per point (same length as `points`) or empty: the spread over seeds, drawn as a min-max
+    /// error bar where it [varies](Spread::varies).
+    pub spread: Vec<Option<Spread>>,
 }
 
 /// Line chart: a metric against a grid axis (with markers), CDFs and timelines (without).
@@ -64,6 +118,20 @@ pub struct LineChart {
     pub series: Vec<Series>,
     /// Mark the data points; dense series get evenly spaced markers only.
     pub markers: bool,
+    /// Remarks printed under the plot (what error bars show, what was left out and why).
+    pub notes: Vec<String>,
+}
+
+/// One series of bars: a value per category.
+#[derive(Clone, Debug)]
+pub struct BarSeries {
+    /// An empty label keeps the series out of the legend (one series needs none).
+    pub label: String,
+    pub style: Style,
+    /// One per category; `None` leaves a gap (labelled "n/a" with value labels).
+    pub values: Vec<Option<f64>>,
+    /// Per category (same length as `values`) or empty, as [`Series::spread`].
+    pub spread: Vec<Option<Spread>>,
 }
 
 /// Grouped bars: categories along x, one bar per series within each category.
@@ -71,22 +139,70 @@ pub struct LineChart {
 pub struct BarChart {
     pub title: String,
     pub categories: Vec<String>,
+    /// Per category, or empty: the look of the bars in each category, overriding the series'
+    /// (one series whose categories are policies: each bar in its policy's look).
+    pub category_styles: Vec<Style>,
     pub y: Axis,
-    /// (label, one value per category); `None` leaves a gap (labelled "n/a" with value labels).
-    /// An empty label keeps the series out of the legend (one series needs none).
-    pub series: Vec<(String, Vec<Option<f64>>)>,
-    /// Print each bar's value beyond its end (left out when bars are too thin to carry a
-    /// legible label).
+    pub series: Vec<BarSeries>,
+    /// Print each bar's value beyond its end, all in one number format (left out when bars are
+    /// too thin to carry a legible label).
     pub value_labels: bool,
+    /// Remarks printed under the plot.
+    pub notes: Vec<String>,
 }
 
-/// Output size in pixels. Fonts and lines are designed for 640x400 (a one-column figure) and
-/// scale with `min(width / 640, height / 400)`, so 1280x800 is the same figure at twice the
-/// resolution while 1280x400 is a wider figure with the same text size.
+/// Figure size in pixels of 1/192 inch, so the default 640x400 is a 3.33 x 2.08 in
+/// paper column. Fonts and lines are designed for 640x400 and scale with
+/// `min(width / 640, height / 400)`, so 1280x800 is the same figure twice as large while
+/// 1280x400 is a wider figure with the same text size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Size {
     pub width: u32,
     pub height: u32,
+}
+
+impl Size {
+    /// The PNG's pixels: the physical size at [`PNG_DPI`].
+    pub fn png_pixels(self) -> (u32, u32) {
+        let at_dpi = |side: u32| (f64::from(side) * PNG_DPI / DESIGN_DPI).round() as u32;
+        (at_dpi(self.width), at_dpi(self.height))
+    }
+
+    /// The PDF page in points.
+    pub fn points(self) -> (f64, f64) {
+        (f64::from(self.width) * POINTS_PER_PIXEL, f64::from(self.height) * POINTS_PER_PIXEL)
+    }
+}
+
+/// [`Size`] pixels per inch.
+pub const DESIGN_DPI: f64 = 192.0;
+/// Resolution of the PNG, declared in its `pHYs` chunk.
+pub const PNG_DPI: f64 = 300.0;
+const POINTS_PER_PIXEL: f64 = 72.0 / DESIGN_DPI;
+
+/// The files a figure is written to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Files {
+    pub svg: PathBuf,
+    pub pdf: PathBuf,
+    pub png: PathBuf,
+    /// The drawn values, one row per point or bar.
+    pub csv: PathBuf,
+}
+
+impl Files {
+    /// The extensions of a figure's files.
+    pub const EXTENSIONS: [&str; 4] = ["svg", "pdf", "png", "csv"];
+
+    /// `<dir>/<stem>.svg`, `.pdf`, `.png` and `.csv`.
+    pub fn beside(dir: &Path, stem: &str) -> Files {
+        let file = |extension: &str| dir.join(format!("{stem}.{extension}"));
+        Files { svg: file("svg"), pdf: file("pdf"), png: file("png"), csv: file("csv") }
+    }
+
+    pub fn all(&self) -> [&Path; 4] {
+        [&self.svg, &self.pdf, &self.png, &self.csv]
+    }
 }
 
 impl Default for Size {
@@ -147,30 +263,42 @@ impl std::error::Error for RenderError {
     }
 }
 
-/// Renders `chart` to both files; each is replaced atomically, so readers never see half a figure.
-pub fn render_line(chart: &LineChart, size: Size, svg: &Path, png: &Path) -> Result<(), RenderError> {
-    render(chart, size, svg, png)
+/// Renders `chart` to its four files; each is replaced atomically, so readers never see half a
+/// figure.
+pub fn render_line(chart: &LineChart, size: Size, files: &Files) -> Result<(), RenderError> {
+    render(chart, size, files)
 }
 
-/// Renders `chart` to both files; each is replaced atomically, so readers never see half a figure.
-pub fn render_bars(chart: &BarChart, size: Size, svg: &Path, png: &Path) -> Result<(), RenderError> {
-    render(chart, size, svg, png)
+/// Renders `chart` to its four files; each is replaced atomically, so readers never see half a
+/// figure.
+pub fn render_bars(chart: &BarChart, size: Size, files: &Files) -> Result<(), RenderError> {
+    render(chart, size, files)
 }
 
-/// A chart that can draw itself on any surface, in design pixels (see [`Size`]).
+/// A chart that can draw itself on any surface, in design pixels (see [`Size`]), and list the
+/// values it draws.
 trait Figure {
-    fn draw<DB: DrawingBackend>(&self, canvas: &mut Canvas<DB>) -> Result<(), String>;
+    fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String>;
+    fn csv(&self) -> String;
 }
 
 impl Figure for LineChart {
-    fn draw<DB: DrawingBackend>(&self, canvas: &mut Canvas<DB>) -> Result<(), String> {
+    fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
         line::draw(self, canvas)
+    }
+
+    fn csv(&self) -> String {
+        csv::line(self)
     }
 }
 
 impl Figure for BarChart {
-    fn draw<DB: DrawingBackend>(&self, canvas: &mut Canvas<DB>) -> Result<(), String> {
+    fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
         bars::draw(self, canvas)
+    }
+
+    fn csv(&self) -> String {
+        csv::bars(self)
     }
 }
 
@@ -178,83 +306,64 @@ pub const MIN_SIDE: u32 = 64;
 pub const MAX_SIDE: u32 = 4096;
 /// Fonts and line widths are designed for this size (see [`Size`]).
 const DESIGN_SIZE: (f64, f64) = (640.0, 400.0);
-/// SVG coordinates are integers in plotters; drawing at 4x inside an unchanged `width`/`height`
-/// keeps quarter-pixel precision for markers and thin lines.
-const SVG_OVERSAMPLING: u32 = 4;
 /// The rasteriser does not anti-alias; drawing at up to 3x and averaging down does. Capped so the
 /// working buffer stays under this many bytes for large figures.
 const PNG_MAX_OVERSAMPLING: u32 = 3;
 const PNG_MAX_WORK_BYTES: u64 = 96 << 20;
 
-fn render(figure: &impl Figure, size: Size, svg: &Path, png: &Path) -> Result<(), RenderError> {
+fn render(figure: &impl Figure, size: Size, files: &Files) -> Result<(), RenderError> {
     if ![size.width, size.height].iter().all(|side| (MIN_SIDE..=MAX_SIDE).contains(side)) {
-        return Err(RenderError::new(svg, Cause::Size(size)));
+        return Err(RenderError::new(&files.svg, Cause::Size(size)));
     }
-    register_fonts();
     let ui_scale = (size.width as f64 / DESIGN_SIZE.0).min(size.height as f64 / DESIGN_SIZE.1);
     let design = (size.width as f64 / ui_scale, size.height as f64 / ui_scale);
 
-    let svg_text = draw_svg(figure, size, design, ui_scale).map_err(|e| RenderError::new(svg, Cause::Draw(e)))?;
-    write_atomically(svg, svg_text.as_bytes()).map_err(|e| RenderError::new(svg, Cause::Io(e)))?;
+    // One recording in figure pixels feeds both vector files.
+    let mut canvas = Canvas::new(Recording::default(), design, ui_scale);
+    figure.draw(&mut canvas).map_err(|e| RenderError::new(&files.svg, Cause::Draw(e)))?;
+    let recording = canvas.into_surface();
+    let svg = recording.to_svg((size.width, size.height));
+    write_file_atomically(&files.svg, svg.as_bytes()).map_err(|e| RenderError::new(&files.svg, Cause::Io(e)))?;
+    let pdf =
+        recording.to_pdf(size.points(), POINTS_PER_PIXEL).map_err(|e| RenderError::new(&files.pdf, Cause::Draw(e)))?;
+    write_file_atomically(&files.pdf, &pdf).map_err(|e| RenderError::new(&files.pdf, Cause::Io(e)))?;
 
-    let rgb = draw_bitmap(figure, size, design, ui_scale).map_err(|e| RenderError::new(png, Cause::Draw(e)))?;
-    let png_bytes = encode_png(&rgb, size).map_err(|e| RenderError::new(png, Cause::Encode(e)))?;
-    write_atomically(png, &png_bytes).map_err(|e| RenderError::new(png, Cause::Io(e)))
+    let pixels = size.png_pixels();
+    let rgb = draw_bitmap(figure, pixels, design, ui_scale * PNG_DPI / DESIGN_DPI)
+        .map_err(|e| RenderError::new(&files.png, Cause::Draw(e)))?;
+    let png_bytes = encode_png(&rgb, pixels).map_err(|e| RenderError::new(&files.png, Cause::Encode(e)))?;
+    write_file_atomically(&files.png, &png_bytes).map_err(|e| RenderError::new(&files.png, Cause::Io(e)))?;
+
+    write_file_atomically(&files.csv, figure.csv().as_bytes()).map_err(|e| RenderError::new(&files.csv, Cause::Io(e)))
 }
 
-/// Font family name used everywhere; SVG viewers substitute their own sans-serif.
-const FONT_FAMILY: &str = "sans-serif";
-
-/// Embedded DejaVu: no system fonts, no fontconfig, identical output on every machine.
-fn register_fonts() {
-    static REGISTER: Once = Once::new();
-    REGISTER.call_once(|| {
-        // The embedded files are valid TrueType; a failure would only leave text undrawn, and
-        // every render would then report the font error, so there is nothing to handle here.
-        let _ = register_font(FONT_FAMILY, FontStyle::Normal, dejavu::sans::regular());
-        let _ = register_font(FONT_FAMILY, FontStyle::Bold, dejavu::sans::bold());
-    });
-}
-
-fn draw_svg(figure: &impl Figure, size: Size, design: (f64, f64), ui_scale: f64) -> Result<String, String> {
-    let mut text = String::new();
-    {
-        let device = (size.width * SVG_OVERSAMPLING, size.height * SVG_OVERSAMPLING);
-        let backend = SVGBackend::with_string(&mut text, device);
-        let zoom = ui_scale * SVG_OVERSAMPLING as f64;
-        let mut canvas = Canvas::new(backend, Target::Svg, design, zoom);
-        figure.draw(&mut canvas)?;
-        canvas.finish()?;
-    }
-    // Keep the oversampled viewBox but show the figure at its real size.
-    let oversampled =
-        format!("width=\"{}\" height=\"{}\"", size.width * SVG_OVERSAMPLING, size.height * SVG_OVERSAMPLING);
-    let real = format!("width=\"{}\" height=\"{}\"", size.width, size.height);
-    Ok(text.replacen(&oversampled, &real, 1))
-}
-
-/// Returns the RGB pixels at the requested size.
-fn draw_bitmap(figure: &impl Figure, size: Size, design: (f64, f64), ui_scale: f64) -> Result<Vec<u8>, String> {
-    let pixels = size.width as u64 * size.height as u64;
+/// Returns the RGB pixels at `(width, height)`; `zoom` turns design pixels into those pixels.
+fn draw_bitmap(
+    figure: &impl Figure,
+    (width, height): (u32, u32),
+    design: (f64, f64),
+    zoom: f64,
+) -> Result<Vec<u8>, String> {
+    let pixels = width as u64 * height as u64;
     let factor =
         (1..=PNG_MAX_OVERSAMPLING).rev().find(|f| pixels * (*f as u64).pow(2) * 3 <= PNG_MAX_WORK_BYTES).unwrap_or(1);
-    let (width, height) = (size.width * factor, size.height * factor);
-    let mut buffer = vec![255u8; width as usize * height as usize * 3];
+    let (work_width, work_height) = (width * factor, height * factor);
+    let mut buffer = vec![255u8; work_width as usize * work_height as usize * 3];
     {
-        let backend = BitMapBackend::with_buffer(&mut buffer, (width, height));
-        let mut canvas = Canvas::new(backend, Target::Bitmap, design, ui_scale * factor as f64);
+        let backend = BitMapBackend::with_buffer(&mut buffer, (work_width, work_height));
+        let mut canvas = Canvas::new(Bitmap { backend }, design, zoom * factor as f64);
         figure.draw(&mut canvas)?;
-        canvas.finish()?;
+        canvas.into_surface().finish()?;
     }
-    Ok(downsample(&buffer, size, factor as usize))
+    Ok(downsample(&buffer, (width, height), factor as usize))
 }
 
 /// Box-filters `factor`x`factor` blocks: the anti-aliasing the rasteriser lacks.
-fn downsample(buffer: &[u8], size: Size, factor: usize) -> Vec<u8> {
+fn downsample(buffer: &[u8], (width, height): (u32, u32), factor: usize) -> Vec<u8> {
     if factor == 1 {
         return buffer.to_vec();
     }
-    let (width, height) = (size.width as usize, size.height as usize);
+    let (width, height) = (width as usize, height as usize);
     let source_row = width * factor * 3;
     let block = (factor * factor) as u32;
     let mut out = Vec::with_capacity(width * height * 3);
@@ -275,35 +384,21 @@ fn downsample(buffer: &[u8], size: Size, factor: usize) -> Vec<u8> {
     out
 }
 
-fn encode_png(rgb: &[u8], size: Size) -> Result<Vec<u8>, png::EncodingError> {
+/// PNG_DPI in pixels per metre, as `pHYs` states resolution.
+const PNG_PIXELS_PER_METRE: u32 = (PNG_DPI / 0.0254 + 0.5) as u32;
+
+fn encode_png(rgb: &[u8], (width, height): (u32, u32)) -> Result<Vec<u8>, png::EncodingError> {
     let mut bytes = Vec::new();
-    let mut encoder = png::Encoder::new(&mut bytes, size.width, size.height);
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_pixel_dims(Some(png::PixelDimensions {
+        xppu: PNG_PIXELS_PER_METRE,
+        yppu: PNG_PIXELS_PER_METRE,
+        unit: png::Unit::Meter,
+    }));
     let mut writer = encoder.write_header()?;
     writer.write_image_data(rgb)?;
     writer.finish()?;
     Ok(bytes)
-}
-
-/// Writes a sibling temporary file and renames it over `path` (atomic on POSIX filesystems).
-/// The temporary name is unique per process and call, so parallel renders never share one.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static CALLS: AtomicU64 = AtomicU64::new(0);
-    let call = CALLS.fetch_add(1, Ordering::Relaxed);
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let file_name = path.file_name().map(|name| name.to_string_lossy()).unwrap_or_default();
-    let temporary = directory.join(format!(".{file_name}.{}.{call}.tmp", std::process::id()));
-    let written = fs::File::create(&temporary).and_then(|mut file| {
-        file.write_all(bytes)?;
-        file.sync_all()
-    });
-    let renamed = written.and_then(|()| fs::rename(&temporary, path));
-    if renamed.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    renamed
 }

@@ -2,13 +2,14 @@
 //! series' marker or hatch is drawn.
 //!
 //! Colours are Okabe-Ito (colour-blind safe); every series also differs in dash pattern and
-//! marker (lines) or hatch (bars), so figures survive greyscale printing. The cycles have
-//! different lengths, so even beyond eight series no two series share all three.
+//! marker (lines) or hatch (bars), so figures survive greyscale printing. A series' [`Style`]
+//! picks its colour and its pattern (dash, marker, hatch) by index; the cycles have different
+//! lengths, so even beyond eight indices no two share all of them.
 
-use plotters::prelude::DrawingBackend;
 use plotters::style::RGBColor;
 
-use super::canvas::{Canvas, Font, Stroke};
+use super::Style;
+use super::canvas::{Canvas, Font, Stroke, Surface};
 use super::geometry::{self, Point, Rect};
 
 pub(super) const TEXT: RGBColor = RGBColor(0, 0, 0);
@@ -24,6 +25,10 @@ pub(super) const AXIS_LABEL_FONT: Font = Font { px: 20.0, bold: false };
 pub(super) const TICK_FONT: Font = Font { px: 18.0, bold: false };
 pub(super) const LEGEND_FONT: Font = Font { px: 18.0, bold: false };
 pub(super) const VALUE_FONT: Font = Font { px: 15.0, bold: false };
+/// Notes under the plot (what error bars show, what was left out).
+pub(super) const NOTE_FONT: Font = Font { px: 15.0, bold: false };
+/// Titles wrap onto at most this many lines before the last one is cut.
+pub(super) const TITLE_MAX_LINES: usize = 3;
 /// Fitting long text shrinks it to this fraction of its size before cutting it with an ellipsis.
 pub(super) const MIN_FONT_SCALE: f64 = 0.8;
 
@@ -36,6 +41,9 @@ pub(super) const TICK_LABEL_GAP: f64 = 4.0;
 pub(super) const AXIS_LABEL_GAP: f64 = 6.0;
 pub(super) const LINE_WIDTH: f64 = 2.0;
 pub(super) const MARKER_RADIUS: f64 = 4.5;
+/// Error bars: line width and cap width.
+pub(super) const ERROR_BAR_WIDTH: f64 = 1.5;
+pub(super) const ERROR_BAR_CAP: f64 = 9.0;
 pub(super) const BAR_EDGE_WIDTH: f64 = 1.0;
 /// Share of each category's slot covered by its group of bars.
 pub(super) const BAR_GROUP_SHARE: f64 = 0.8;
@@ -106,12 +114,12 @@ pub(super) struct Look {
     pub hatch: Hatch,
 }
 
-pub(super) fn look(series_index: usize) -> Look {
+pub(super) fn look(style: Style) -> Look {
     Look {
-        color: PALETTE[series_index % PALETTE.len()],
-        dash: DASHES[series_index % DASHES.len()],
-        marker: MARKERS[series_index % MARKERS.len()],
-        hatch: HATCHES[series_index % HATCHES.len()],
+        color: PALETTE[style.color % PALETTE.len()],
+        dash: DASHES[style.pattern % DASHES.len()],
+        marker: MARKERS[style.pattern % MARKERS.len()],
+        hatch: HATCHES[style.pattern % HATCHES.len()],
     }
 }
 
@@ -122,8 +130,8 @@ impl Look {
 }
 
 /// Draws a marker of about the same visual weight whatever its shape.
-pub(super) fn draw_marker<DB: DrawingBackend>(
-    canvas: &mut Canvas<DB>,
+pub(super) fn draw_marker<S: Surface>(
+    canvas: &mut Canvas<S>,
     marker: Marker,
     (x, y): Point,
     color: RGBColor,
@@ -153,7 +161,7 @@ pub(super) fn draw_marker<DB: DrawingBackend>(
 }
 
 /// Fills `rect` like a bar of this look: colour, hatch lines, black edge.
-pub(super) fn draw_bar<DB: DrawingBackend>(canvas: &mut Canvas<DB>, rect: Rect, look: &Look) -> Result<(), String> {
+pub(super) fn draw_bar<S: Surface>(canvas: &mut Canvas<S>, rect: Rect, look: &Look) -> Result<(), String> {
     canvas.fill_rect(rect, look.color)?;
     // Dark hatching reads on every palette colour except black, which gets white.
     let ink = if look.color == RGBColor(0, 0, 0) { BACKGROUND } else { TEXT };
@@ -198,4 +206,18 @@ fn hatch_lines(rect: Rect, hatch: Hatch) -> Vec<[Point; 2]> {
             .map(|x| [(x, top - 1.0), (x, top + h + 1.0)])
             .collect(),
     }
+}
+
+/// A vertical error bar at `x` from pixel `top` to `bottom`, with caps.
+pub(super) fn draw_error_bar<S: Surface>(
+    canvas: &mut Canvas<S>,
+    x: f64,
+    (top, bottom): (f64, f64),
+    color: RGBColor,
+) -> Result<(), String> {
+    let stroke = Stroke { color, width: ERROR_BAR_WIDTH, dash: &[] };
+    let half_cap = ERROR_BAR_CAP / 2.0;
+    canvas.polyline(&[(x, top), (x, bottom)], &stroke)?;
+    canvas.polyline(&[(x - half_cap, top), (x + half_cap, top)], &stroke)?;
+    canvas.polyline(&[(x - half_cap, bottom), (x + half_cap, bottom)], &stroke)
 }

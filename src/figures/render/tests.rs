@@ -1,9 +1,13 @@
 //! Every chart kind renders to files that decode at the requested size, show something, and
-//! carry their text; degenerate input renders without panicking.
+//! carry their text; the PDF embeds its font, the PNG declares 300 dpi, the CSV holds the drawn
+//! values; titles wrap, grid ticks sit at the grid, error bars appear where seeds differ;
+//! degenerate input renders without panicking.
 
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::Path;
 
 use super::*;
+use std::fs;
 
 /// Deterministic pseudo-random numbers in [0, 1) (xorshift64*), so the test data needs no crate.
 struct Noise(u64);
@@ -24,7 +28,7 @@ impl Noise {
 }
 
 fn axis(label: &str, scale: Scale) -> Axis {
-    Axis { label: label.to_string(), scale, range: None }
+    Axis::new(label, scale)
 }
 
 const POLICIES: [&str; 3] = ["FIFO", "Tiresias", "Optimus"];
@@ -34,17 +38,21 @@ fn load_sweep(y_scale: Scale) -> LineChart {
     let series = POLICIES
         .iter()
         .zip(growth)
-        .map(|(name, (start, rate))| Series {
+        .enumerate()
+        .map(|(index, (name, (start, rate)))| Series {
             label: name.to_string(),
+            style: Style::nth(index),
             points: (1..=9).map(|load| (load as f64, start * f64::powi(rate, load - 1))).collect(),
+            spread: Vec::new(),
         })
         .collect();
     LineChart {
         title: "Average JCT vs. load".to_string(),
-        x: axis("Load (jobs/hour)", Scale::Linear),
+        x: Axis { ticks_at: (1..=9).map(f64::from).collect(), ..axis("Load (jobs/hour)", Scale::Linear) },
         y: axis("Average JCT (hours)", y_scale),
         series,
         markers: true,
+        notes: Vec::new(),
     }
 }
 
@@ -59,7 +67,7 @@ fn jct_cdf() -> LineChart {
             jcts.sort_by(f64::total_cmp);
             let n = jcts.len() as f64;
             let points = jcts.into_iter().enumerate().map(|(i, jct)| (jct, (i + 1) as f64 / n)).collect();
-            Series { label: name.to_string(), points }
+            Series { label: name.to_string(), style: Style::nth(index), points, spread: Vec::new() }
         })
         .collect();
     LineChart {
@@ -68,6 +76,7 @@ fn jct_cdf() -> LineChart {
         y: Axis { range: Some((0.0, 1.0)), ..axis("CDF", Scale::Linear) },
         series,
         markers: false,
+        notes: vec!["Each curve pools the jobs of seeds 1 and 2.".to_string()],
     }
 }
 
@@ -86,7 +95,7 @@ fn queue_timeline() -> LineChart {
                     (hour, queued)
                 })
                 .collect();
-            Series { label: name.to_string(), points }
+            Series { label: name.to_string(), style: Style::nth(index), points, spread: Vec::new() }
         })
         .collect();
     LineChart {
@@ -95,20 +104,27 @@ fn queue_timeline() -> LineChart {
         y: axis("Queued jobs", Scale::Linear),
         series,
         markers: false,
+        notes: Vec::new(),
     }
+}
+
+fn bar_series(label: &str, index: usize, values: Vec<Option<f64>>) -> BarSeries {
+    BarSeries { label: label.to_string(), style: Style::nth(index), values, spread: Vec::new() }
 }
 
 fn policy_bars() -> BarChart {
     BarChart {
         title: "Average JCT per trace".to_string(),
         categories: ["Philly", "Helios", "Alibaba", "Synthetic"].map(String::from).to_vec(),
+        category_styles: Vec::new(),
         y: axis("Average JCT (hours)", Scale::Linear),
         series: vec![
-            ("FIFO".to_string(), vec![Some(12.4), Some(30.1), Some(8.75), Some(21.0)]),
-            ("Tiresias".to_string(), vec![Some(7.9), Some(18.6), Some(6.12), Some(11.3)]),
-            ("Optimus".to_string(), vec![Some(6.8), Some(20.2), Some(5.04), Some(9.87)]),
+            bar_series("FIFO", 0, vec![Some(12.4), Some(30.1), Some(8.75), Some(21.0)]),
+            bar_series("Tiresias", 1, vec![Some(7.9), Some(18.6), Some(6.12), Some(11.3)]),
+            bar_series("Optimus", 2, vec![Some(6.8), Some(20.2), Some(5.04), Some(9.87)]),
         ],
         value_labels: true,
+        notes: Vec::new(),
     }
 }
 
@@ -122,24 +138,22 @@ fn samples() -> Vec<(&'static str, Result<LineChart, BarChart>)> {
     ]
 }
 
-fn paths(directory: &Path, name: &str) -> (PathBuf, PathBuf) {
-    (directory.join(format!("{name}.svg")), directory.join(format!("{name}.png")))
-}
-
-fn render_sample(chart: &Result<LineChart, BarChart>, size: Size, svg: &Path, png: &Path) -> Result<(), RenderError> {
+fn render_sample(chart: &Result<LineChart, BarChart>, size: Size, files: &Files) -> Result<(), RenderError> {
     match chart {
-        Ok(line) => render_line(line, size, svg, png),
-        Err(bars) => render_bars(bars, size, svg, png),
+        Ok(line) => render_line(line, size, files),
+        Err(bars) => render_bars(bars, size, files),
     }
 }
 
-/// Decoded RGB pixels, checked to be `size`.
+/// Decoded RGB pixels, checked to be `size` at 300 dpi, with a `pHYs` chunk saying so.
 fn decode(png_path: &Path, size: Size) -> Vec<u8> {
     let file = std::io::BufReader::new(fs::File::open(png_path).unwrap());
     let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let dims = reader.info().pixel_dims.expect("a pHYs chunk");
+    assert_eq!((dims.xppu, dims.yppu, dims.unit), (11811, 11811, png::Unit::Meter), "300 dpi");
     let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut pixels).unwrap();
-    assert_eq!((info.width, info.height), (size.width, size.height), "{}", png_path.display());
+    assert_eq!((info.width, info.height), size.png_pixels(), "{}", png_path.display());
     assert_eq!(info.color_type, png::ColorType::Rgb);
     pixels.truncate(info.buffer_size());
     pixels
@@ -161,9 +175,40 @@ fn texts(chart: &Result<LineChart, BarChart>) -> Vec<String> {
             .into_iter()
             .cloned()
             .chain(bars.categories.iter().cloned())
-            .chain(bars.series.iter().map(|(label, _)| label.clone()))
+            .chain(bars.series.iter().map(|series| series.label.clone()))
             .collect(),
     }
+}
+
+/// The texts an SVG shows (each drawn as glyph outlines, named by an `aria-label`).
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("aria-label=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(|t| t.replace("&amp;", "&"))
+        .collect()
+}
+
+/// Where `needle` first occurs in `haystack` at or after `from`.
+fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    haystack[from..].windows(needle.len()).position(|w| w == needle).map(|at| at + from)
+}
+
+/// The decompressed `/FontFile2` streams of a PDF written by `vector`: each must parse as TrueType.
+fn embedded_fonts(pdf: &[u8]) -> Vec<Vec<u8>> {
+    let mut fonts = Vec::new();
+    let mut from = 0;
+    while let Some(at) = find(pdf, b"/FontFile2 ", from) {
+        from = at + 1;
+        let id: String = pdf[at + 11..].iter().map(|b| *b as char).take_while(char::is_ascii_digit).collect();
+        let start = find(pdf, format!("\n{id} 0 obj").as_bytes(), 0).expect("the font file object exists");
+        let stream = find(pdf, b"stream\n", start).unwrap() + "stream\n".len();
+        let end = find(pdf, b"\nendstream", stream).unwrap();
+        let mut inflated = Vec::new();
+        flate2::read::ZlibDecoder::new(&pdf[stream..end]).read_to_end(&mut inflated).expect("FlateDecode stream");
+        fonts.push(inflated);
+    }
+    fonts
 }
 
 #[test]
@@ -171,31 +216,190 @@ fn every_chart_kind_renders_legible_files() {
     let directory = tempfile::tempdir().unwrap();
     for size in [Size::default(), Size { width: 1280, height: 400 }] {
         for (name, chart) in samples() {
-            let (svg, png) = paths(directory.path(), name);
-            render_sample(&chart, size, &svg, &png).unwrap();
-            let share = inked_share(&decode(&png, size));
+            let files = Files::beside(directory.path(), name);
+            render_sample(&chart, size, &files).unwrap();
+            let share = inked_share(&decode(&files.png, size));
             assert!(share > 0.02, "{name} at {size:?}: only {:.1}% of pixels inked", share * 100.0);
-            let svg_text = fs::read_to_string(&svg).unwrap();
-            assert!(svg_text.contains(&format!("width=\"{}\" height=\"{}\"", size.width, size.height)));
+            let svg = fs::read_to_string(&files.svg).unwrap();
+            assert!(svg.contains(&format!("width=\"{}\" height=\"{}\"", size.width, size.height)));
+            // Self-contained: no text element a viewer could set in a font of its own.
+            assert!(!svg.contains("<text") && !svg.contains("font-family"), "{name}: SVG has font-dependent text");
+            let shown = svg_texts(&svg);
             for text in texts(&chart) {
-                assert!(svg_text.contains(&format!(">\n{text}\n<")), "{name}: SVG lacks {text:?}");
+                assert!(shown.contains(&text), "{name}: SVG lacks {text:?} in {shown:?}");
             }
+            let pdf = fs::read(&files.pdf).unwrap();
+            assert!(pdf.starts_with(b"%PDF-"), "{name}: not a PDF");
+            let points = size.points();
+            let media_box = format!("/MediaBox [0 0 {} {}]", points.0, points.1);
+            assert!(String::from_utf8_lossy(&pdf).contains(&media_box), "{name}: no {media_box}");
+            let fonts = embedded_fonts(&pdf);
+            assert!(!fonts.is_empty(), "{name}: no /FontFile2 in the PDF");
+            for font in fonts {
+                let face = ttf_parser::Face::parse(&font, 0).expect("embedded font parses");
+                assert!(face.number_of_glyphs() > 5 && font.len() < 100_000, "{name}: not a subset");
+            }
+            let csv = fs::read_to_string(&files.csv).unwrap();
+            assert!(csv.lines().count() > 1, "{name}: empty CSV");
         }
     }
     let leftovers: Vec<_> =
         fs::read_dir(directory.path()).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
-    assert_eq!(leftovers.len(), 10, "temporary files left behind: {leftovers:?}");
+    assert_eq!(leftovers.len(), 20, "temporary files left behind: {leftovers:?}");
+}
+
+#[test]
+fn csv_holds_the_drawn_values() {
+    let directory = tempfile::tempdir().unwrap();
+    let files = Files::beside(directory.path(), "sweep");
+    let mut chart = load_sweep(Scale::Linear);
+    chart.series[0].spread = chart.series[0]
+        .points
+        .iter()
+        .map(|(_, y)| Some(Spread { min: y - 1.0, max: y + 1.0, sd: 0.5, n: 3 }))
+        .collect();
+    render_line(&chart, Size::default(), &files).unwrap();
+    let csv = fs::read_to_string(&files.csv).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("series,x,y,y_min,y_max,y_sd,n"));
+    let rows: Vec<Vec<String>> = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+    assert_eq!(rows.len(), 27);
+    for (row, expected) in rows.iter().zip(chart.series.iter().flat_map(|s| s.points.iter().map(move |p| (s, p)))) {
+        let (series, (x, y)) = expected;
+        assert_eq!(row[0], series.label);
+        assert_eq!(row[1].parse::<f64>().unwrap(), *x);
+        assert_eq!(row[2].parse::<f64>().unwrap(), *y, "values are written exactly");
+    }
+    assert_eq!(rows[0][3].parse::<f64>().unwrap(), chart.series[0].points[0].1 - 1.0);
+    assert_eq!(rows[0][6], "3");
+    assert_eq!(rows[9][3..], ["", "", "", ""], "no spread, no error columns");
+
+    let bars = policy_bars();
+    let files = Files::beside(directory.path(), "bars");
+    render_bars(&bars, Size::default(), &files).unwrap();
+    let csv = fs::read_to_string(&files.csv).unwrap();
+    assert!(csv.starts_with("series,category,y,y_min,y_max,y_sd,n\nFIFO,Philly,12.4,,,,\n"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + 3 * 4);
+}
+
+#[test]
+fn long_titles_wrap_instead_of_being_cut() {
+    let directory = tempfile::tempdir().unwrap();
+    let files = Files::beside(directory.path(), "title");
+    let mut chart = load_sweep(Scale::Linear);
+    chart.title = "ElasticFlow Fig. 8b: deadline satisfactory ratio on ten ITP clusters and Philly, each trace on \
+                   its own cluster size (256 to 1024 A100 GPUs)"
+        .to_string();
+    render_line(&chart, Size::default(), &files).unwrap();
+    let svg = fs::read_to_string(&files.svg).unwrap();
+    let shown = svg_texts(&svg);
+    let title_lines: Vec<&String> = shown.iter().filter(|t| t.contains("Fig. 8b") || t.contains("A100")).collect();
+    assert!(title_lines.len() >= 2 || shown.iter().any(|t| t.contains("A100 GPUs)")), "{shown:?}");
+    let joined = shown.join(" ");
+    for word in chart.title.split_whitespace() {
+        assert!(joined.contains(word), "title word {word:?} missing from {shown:?}");
+    }
+    assert!(!shown.iter().any(|t| t.contains('…')), "title cut: {shown:?}");
+}
+
+#[test]
+fn x_ticks_sit_at_the_grid_values() {
+    let directory = tempfile::tempdir().unwrap();
+    let files = Files::beside(directory.path(), "grid");
+    let mut chart = load_sweep(Scale::Linear);
+    let loads = [0.5, 1.5, 2.5, 4.0, 5.5];
+    for series in &mut chart.series {
+        series.points = loads.iter().map(|l| (*l, 10.0 + l)).collect();
+    }
+    chart.x.ticks_at = loads.to_vec();
+    render_line(&chart, Size::default(), &files).unwrap();
+    let shown = svg_texts(&fs::read_to_string(&files.svg).unwrap());
+    for label in ["0.5", "1.5", "2.5", "4.0", "5.5"] {
+        assert!(shown.iter().any(|t| t == label), "no tick {label} in {shown:?}");
+    }
+    // Round-number ticks would have put one at 1, 2 or 3.
+    assert!(!shown.iter().any(|t| ["1", "2", "3", "1.0", "2.0", "3.0"].contains(&t.as_str())), "{shown:?}");
+}
+
+/// Number of SVG polylines drawn in `color`.
+fn strokes_in(svg: &str, color: &str) -> usize {
+    svg.lines().filter(|l| l.starts_with("<polyline") && l.contains(&format!("stroke=\"{color}\""))).count()
+}
+
+#[test]
+fn error_bars_appear_where_seeds_differ_and_only_there() {
+    let directory = tempfile::tempdir().unwrap();
+    let files = Files::beside(directory.path(), "bars");
+    let single = |points: &[(f64, f64)], spread: Vec<Option<Spread>>| LineChart {
+        series: vec![Series { label: "FIFO".into(), style: Style::nth(6), points: points.to_vec(), spread }],
+        ..load_sweep(Scale::Linear)
+    };
+    let points = [(1.0, 2.0), (2.0, 3.0), (3.0, 4.0)];
+    let black = "#000000"; // palette colour 6
+    render_line(&single(&points, Vec::new()), Size::default(), &files).unwrap();
+    let plain = strokes_in(&fs::read_to_string(&files.svg).unwrap(), black);
+    let spread = vec![
+        Some(Spread { min: 1.5, max: 2.5, sd: 0.5, n: 2 }),
+        Some(Spread { min: 3.0, max: 3.0, sd: 0.0, n: 2 }), // seeds agree: nothing to draw
+        None,
+    ];
+    render_line(&single(&points, spread), Size::default(), &files).unwrap();
+    let with_bars = strokes_in(&fs::read_to_string(&files.svg).unwrap(), black);
+    assert_eq!(with_bars - plain, 3, "one error bar: a stem and two caps");
+
+    // Bars: error bars are black, as are the hatch lines, whose number does not change.
+    let mut bars = policy_bars();
+    let files = Files::beside(directory.path(), "groups");
+    bars.y.range = Some((0.0, 40.0));
+    render_bars(&bars, Size::default(), &files).unwrap();
+    let plain = strokes_in(&fs::read_to_string(&files.svg).unwrap(), black);
+    bars.series[1].spread = vec![Some(Spread { min: 7.0, max: 9.0, sd: 1.0, n: 3 }), None, None, None];
+    render_bars(&bars, Size::default(), &files).unwrap();
+    assert_eq!(strokes_in(&fs::read_to_string(&files.svg).unwrap(), black) - plain, 3);
+}
+
+#[test]
+fn a_style_gives_the_same_look_wherever_the_series_is_drawn() {
+    let fifo = Style::nth(0);
+    assert_eq!(style::look(fifo).color, style::look(Style::nth(8)).color, "colours cycle");
+    let (a, b) = (style::look(Style { color: 2, pattern: 5 }), style::look(Style { color: 2, pattern: 5 }));
+    assert_eq!((a.color, a.dash, a.marker, a.hatch), (b.color, b.dash, b.marker, b.hatch));
+    // The same label's series, first in one chart and third in another, is drawn alike.
+    let directory = tempfile::tempdir().unwrap();
+    let svg_of = |chart: &LineChart, name: &str| {
+        let files = Files::beside(directory.path(), name);
+        render_line(chart, Size::default(), &files).unwrap();
+        fs::read_to_string(&files.svg).unwrap()
+    };
+    let full = svg_of(&load_sweep(Scale::Linear), "all");
+    let mut only_optimus = load_sweep(Scale::Linear);
+    only_optimus.series.retain(|s| s.label == "Optimus");
+    let alone = svg_of(&only_optimus, "one");
+    // Optimus is Style::nth(2): bluish green, dotted, triangles; never the first series' blue.
+    let (green, blue) = ("#009e73", "#0072b2");
+    assert!(strokes_in(&full, green) > 0 && strokes_in(&full, blue) > 0);
+    assert!(strokes_in(&alone, green) > 0 && strokes_in(&alone, blue) == 0);
+    let triangles = |svg: &str, color: &str| {
+        svg.lines().filter(|l| l.starts_with("<polygon") && l.contains(color) && l.matches(',').count() == 3).count()
+    };
+    assert_eq!(triangles(&alone, green), 9 + 1, "a triangle per point and one in the legend");
+    assert_eq!(triangles(&full, green), 9 + 1);
 }
 
 fn line_chart(series: Vec<Series>, x_scale: Scale, y_scale: Scale, markers: bool) -> LineChart {
-    LineChart { title: String::new(), x: axis("x", x_scale), y: axis("y", y_scale), series, markers }
+    LineChart { title: String::new(), x: axis("x", x_scale), y: axis("y", y_scale), series, markers, notes: Vec::new() }
 }
 
 #[test]
 fn degenerate_input_renders_without_panicking() {
     let directory = tempfile::tempdir().unwrap();
-    let (svg, png) = paths(directory.path(), "edge");
-    let series = |label: &str, points: &[(f64, f64)]| Series { label: label.to_string(), points: points.to_vec() };
+    let files = Files::beside(directory.path(), "edge");
+    let series = |label: &str, points: &[(f64, f64)]| Series {
+        label: label.to_string(),
+        style: Style::default(),
+        points: points.to_vec(),
+        spread: vec![Some(Spread { min: f64::NAN, max: 1e300, sd: f64::NAN, n: 2 }); points.len() / 2],
+    };
     let hostile = [
         (0.0, f64::NAN),
         (1.0, 5.0),
@@ -231,21 +435,33 @@ fn degenerate_input_renders_without_panicking() {
     reversed.title = long.clone();
     reversed.y.label = long.clone();
     cases.push(reversed);
+    let mut noted = line_chart(vec![series("noted", &hostile)], Scale::Linear, Scale::Linear, true);
+    noted.notes = vec![long.clone(), String::new(), "x".repeat(500)];
+    noted.x.ticks_at = vec![f64::NAN, -1.0, 0.0, 1e300, 3.0];
+    cases.push(noted);
     for chart in &cases {
-        render_line(chart, Size::default(), &svg, &png).unwrap();
+        render_line(chart, Size::default(), &files).unwrap();
     }
-    render_line(&cases[2], Size { width: MIN_SIDE, height: MIN_SIDE }, &svg, &png).unwrap();
+    render_line(&cases[2], Size { width: MIN_SIDE, height: MIN_SIDE }, &files).unwrap();
 
-    let bars = |categories: &[&str], series: Vec<(String, Vec<Option<f64>>)>, scale: Scale| BarChart {
+    let bars = |categories: &[&str], series: Vec<BarSeries>, scale: Scale| BarChart {
         title: "bars".to_string(),
         categories: categories.iter().map(|c| c.to_string()).collect(),
+        category_styles: vec![Style::nth(3)],
         y: axis("value", scale),
         series,
         value_labels: true,
+        notes: vec!["a note".to_string()],
     };
-    let mixed = vec![
-        ("mixed".to_string(), vec![Some(3.0), None, Some(f64::NAN), Some(-2.0), Some(0.0)]),
-        (long.clone(), vec![Some(1e7)]),
+    let mut mixed = vec![
+        bar_series("mixed", 0, vec![Some(3.0), None, Some(f64::NAN), Some(-2.0), Some(0.0)]),
+        bar_series(&long, 1, vec![Some(1e7)]),
+    ];
+    mixed[0].spread = vec![
+        Some(Spread { min: -1e300, max: f64::INFINITY, sd: 1.0, n: 2 }),
+        Some(Spread { min: 1.0, max: 2.0, sd: 1.0, n: 2 }),
+        None,
+        Some(Spread { min: -3.0, max: -1.0, sd: 1.0, n: 2 }),
     ];
     let wide_names = ["a category with a long descriptive name", "b", "c", "d", "e"];
     let bar_cases = [
@@ -254,27 +470,27 @@ fn degenerate_input_renders_without_panicking() {
         bars(&[], mixed.clone(), Scale::Linear),
         bars(&wide_names, mixed.clone(), Scale::Linear),
         bars(&wide_names, mixed, Scale::Log),
-        bars(&["x"], vec![("zero".to_string(), vec![Some(0.0)])], Scale::Linear),
+        bars(&["x"], vec![bar_series("zero", 0, vec![Some(0.0)])], Scale::Linear),
         bars(
             &["x"; 12],
-            (0..10).map(|i| (format!("s{i}"), vec![Some(i as f64 * 1234.5); 12])).collect(),
+            (0..10).map(|i| bar_series(&format!("s{i}"), i, vec![Some(i as f64 * 1234.5); 12])).collect(),
             Scale::Linear,
         ),
     ];
     for chart in &bar_cases {
-        render_bars(chart, Size::default(), &svg, &png).unwrap();
+        render_bars(chart, Size::default(), &files).unwrap();
     }
 }
 
 #[test]
 fn bad_sizes_and_paths_are_errors_naming_the_file() {
     let directory = tempfile::tempdir().unwrap();
-    let (svg, png) = paths(directory.path(), "chart");
+    let files = Files::beside(directory.path(), "chart");
     let chart = load_sweep(Scale::Linear);
-    let error = render_line(&chart, Size { width: 0, height: 400 }, &svg, &png).unwrap_err();
+    let error = render_line(&chart, Size { width: 0, height: 400 }, &files).unwrap_err();
     assert!(error.to_string().contains("chart.svg"), "{error}");
-    let missing = directory.path().join("no such directory").join("chart.svg");
-    let error = render_line(&chart, Size::default(), &missing, &png).unwrap_err();
-    assert_eq!(error.path(), missing);
+    let missing = Files::beside(&directory.path().join("no such directory"), "chart");
+    let error = render_line(&chart, Size::default(), &missing).unwrap_err();
+    assert_eq!(error.path(), missing.svg);
     assert!(std::error::Error::source(&error).is_some());
 }
