@@ -66,7 +66,7 @@ pub fn main() -> ExitCode {
         Command::Data(command) => data::data(command),
     };
     outcome.unwrap_or_else(|message| {
-        eprintln!("error: {message}");
+        eprintln!("error: {}", crate::text::escape_control(&message));
         ExitCode::from(2)
     })
 }

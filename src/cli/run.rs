@@ -1,7 +1,7 @@
 //! `blox run` and `blox plot`: run a spec's grid, print its summary, draw its figures.
 
 use super::read_spec;
-use super::validate::{describe_traces, fetch_datasets};
+use super::validate::{check_workloads, fetch_datasets};
 use crate::figures::{FigureError, Rendered};
 use crate::results::RunRow;
 use crate::runner::{self, RunnerOptions};
@@ -41,8 +41,9 @@ pub(super) struct PlotArgs {
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, String> {
     let (source, spec) = read_spec(args.spec.as_ref()).map_err(|e| e.to_string())?;
     fetch_datasets(&spec, args.quiet)?;
+    let workloads = check_workloads(&source, &spec)?;
     if !args.quiet {
-        eprint!("{}", describe_traces(&source, &spec)?);
+        eprint!("{workloads}");
     }
     let options =
         RunnerOptions { out: args.out, threads: args.jobs.map(usize::from), force: args.force, quiet: args.quiet };
