@@ -242,7 +242,7 @@ fn trace_convert_never_overwrites_its_input() {
         }
         let out = blox(&["trace", "convert", "x.csv", "--to", "csv", "-o", output], dir.path());
         assert_eq!(out.status.code(), Some(2), "-o {output}: {}", text(&out.stderr));
-        assert!(text(&out.stderr).contains("is the input file; name another with -o"), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("would overwrite the input; name another with -o"), "{}", text(&out.stderr));
         assert_eq!(std::fs::read_to_string(dir.path().join("x.csv")).unwrap(), input, "-o {output}");
     }
     let out = blox(&["trace", "convert", "./x.csv", "--to", "csv", "-o", "y.csv"], dir.path());

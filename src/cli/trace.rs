@@ -105,7 +105,7 @@ fn convert(file: PathBuf, to: ConvertTo, output: Option<PathBuf>, format: Option
     });
     if same_file(&file, &output) {
         return Err(format!(
-            "{}: the output {} is the input file; name another with -o",
+            "{}: the output {} would overwrite the input; name another with -o",
             file.display(),
             output.display()
         ));
