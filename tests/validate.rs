@@ -161,6 +161,27 @@ fn events_mode_needs_iterations_models_and_curves() {
     );
 }
 
+/// Themis rates each job at the GPU count it asks for: a count the curve lacks failed the run.
+#[test]
+fn themis_needs_a_rate_at_each_job_s_own_gpu_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = EVENTS_SPEC
+        .replace("{label: EDF, scheduler: edf}", "{label: EDF, scheduler: edf}, {label: Themis, scheduler: themis}");
+    std::fs::write(dir.path().join("s.yaml"), &spec).unwrap();
+    let header = "job_id,submit_time,iteration,model_name,ddl,batch_size,num_gpu,duration,best_effort\n";
+    std::fs::write(
+        dir.path().join("t.csv"),
+        format!("{header}0,0,7246,resnet50,5896,256,1,3930,0\n1,10,900,gpt2,5896,128,3,600,0\n"),
+    )
+    .unwrap();
+    let message = "job 1 (`1` in t.csv): policy `Themis` (themis) runs it at the 3 GPUs it asks for, and `elasticflow-a100.csv` has no rate for gpt2 at global batch 128 on 3 GPUs";
+    assert_rejected(&blox(&["validate", "s.yaml"], dir.path()), message);
+    assert_rejected(&blox(&["run", "s.yaml", "--out", "out", "-q"], dir.path()), message);
+    // Without Themis the elastic policies pick measured counts themselves.
+    std::fs::write(dir.path().join("s.yaml"), EVENTS_SPEC).unwrap();
+    assert!(ok_line(&blox(&["validate", "s.yaml"], dir.path())).contains("ok, 1 run"));
+}
+
 /// `elasticflow-generator` draws A100 models; on a T4 cluster every run would fail.
 #[test]
 fn events_mode_generator_on_a_t4_cluster_is_an_error() {

@@ -6,7 +6,7 @@ use crate::core::JobSpec;
 use crate::core::RunError;
 use crate::core::events::ElasticJob;
 use crate::data;
-use crate::policies::GpuTimeSource;
+use crate::policies::{GpuTimeSource, SchedulerSpec};
 use crate::spec::grid::expand;
 use crate::spec::{ClusterEntry, EngineMode, Spec, SpecError, SpecSource, TrackSpec};
 use crate::text::escape_control;
@@ -182,22 +182,37 @@ fn check_jobs(
     name: &dyn Fn(u64) -> String,
 ) -> Result<u64, String> {
     let table = cluster.gpu.throughput();
+    // Themis rates every job at the GPU count it asks for (its isolated finish time).
+    let themis = spec.policies.value.iter().find(|p| matches!(p.scheduler.value, SchedulerSpec::Themis));
     let mut count = 0u64;
     for job in jobs {
         count += 1;
-        if spec.engine.mode == EngineMode::Events
-            && let Err(e) = ElasticJob::new(&job, table)
-        {
-            let reason = match e {
-                RunError::InvalidJob { id, reason } => format!("job {id}{}: {reason}", name(id)),
-                other => other.to_string(),
-            };
-            return Err(format!(
-                "the events engine cannot run it on `gpu: {}` ({}): {reason}",
-                gpu_name(cluster),
-                table.source()
-            ));
+        if spec.engine.mode != EngineMode::Events {
+            continue;
         }
+        let reason = match ElasticJob::new(&job, table) {
+            Err(RunError::InvalidJob { id, reason }) => format!("job {id}{}: {reason}", name(id)),
+            Err(other) => other.to_string(),
+            Ok(elastic) => match themis {
+                Some(policy) if elastic.curve.iterations_per_s(elastic.requested_gpus).is_none() => format!(
+                    "job {}{}: policy `{}` (themis) runs it at the {} GPUs it asks for, and `{}` has no rate for {} at global batch {} on {} GPUs",
+                    job.id,
+                    name(job.id),
+                    policy.label.value.0,
+                    elastic.requested_gpus,
+                    table.source(),
+                    elastic.model,
+                    elastic.batch_size,
+                    elastic.requested_gpus
+                ),
+                _ => continue,
+            },
+        };
+        return Err(format!(
+            "the events engine cannot run it on `gpu: {}` ({}): {reason}",
+            gpu_name(cluster),
+            table.source()
+        ));
     }
     Ok(count)
 }
