@@ -843,6 +843,15 @@ fn yaml_message(error: &serde_saphyr::Error, text: &str, position: Option<(u64, 
         E::DuplicateMappingKey { key: None, .. } => "a key is given twice in this mapping; keep one".into(),
         E::NullIntoString { .. } => "expected a text value, found nothing (null)".into(),
         E::InvalidScalar { ty, .. } => format!("expected {}{}", type_in_words(ty), found()),
+        E::Unexpected { expected, .. } => {
+            let what = match *expected {
+                "sequence start" => "a list (`[a, b]`, or one `- item` per line)",
+                "mapping start" => "a mapping (`{key: value}`, or one `key: value` per line)",
+                "string scalar" => "a text value",
+                other => other,
+            };
+            format!("expected {what}{}", found())
+        }
         E::SerdeInvalidType { unexpected, expected, .. } | E::SerdeInvalidValue { unexpected, expected, .. } => {
             format!("expected {}, found {unexpected}", type_in_words(expected))
         }
@@ -870,8 +879,8 @@ fn type_in_words(expected: &str) -> String {
     let words = match expected.trim() {
         "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number",
         "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a whole number >= 0",
-        "f32" | "f64" => "a number",
-        "bool" | "a boolean" => "true or false",
+        "f32" | "f64" | "floating point" => "a number",
+        "bool" | "a boolean" | "boolean" => "true or false",
         "char" => "a single character",
         "a string" | "string" | "String" => "a text value",
         "nonzero usize" | "a nonzero usize" | "nonzero u64" | "a nonzero u64" => "a whole number >= 1",
@@ -889,7 +898,13 @@ fn scalar_at(text: &str, line: u64, column: u64) -> Option<String> {
     let line = text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
     let start = line.char_indices().nth(usize::try_from(column).ok()?.checked_sub(1)?)?.0;
     let rest = &line[start..];
-    let value = match rest.chars().next()? {
+    let first = rest.chars().next()?;
+    // A flow or block collection is not a scalar (`-1` is one, `- item` is not).
+    let block_item = first == '-' && !rest[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.');
+    if first == '{' || first == '[' || block_item {
+        return None;
+    }
+    let value = match first {
         quote @ ('"' | '\'') => rest[1..].split(quote).next().unwrap_or_default(),
         _ => rest.split([',', ']', '}', '#']).next().unwrap_or_default().trim(),
     };
@@ -902,5 +917,31 @@ fn strip_location(message: &str) -> String {
     match first.rfind(" at line ") {
         Some(i) => first[..i].to_string(),
         None => first.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_are_read_at_their_position_and_collections_are_not() {
+        let text = "a: [1, x]\nb: {c: 'q, r'}\nd:\n  - -1\n  - {e: 1}\n";
+        assert_eq!(scalar_at(text, 1, 8).as_deref(), Some("x"));
+        assert_eq!(scalar_at(text, 2, 8).as_deref(), Some("q, r"));
+        assert_eq!(scalar_at(text, 4, 5).as_deref(), Some("-1"));
+        assert_eq!(scalar_at(text, 4, 3), None, "a block item marker");
+        assert_eq!(scalar_at(text, 5, 5), None, "a flow mapping");
+        assert_eq!(scalar_at(text, 9, 1), None, "past the end");
+    }
+
+    #[test]
+    fn numbers_in_messages_stay_short() {
+        assert_eq!(number(1e300), "1e300");
+        assert_eq!(number(1e-300), "1e-300");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(100_000.0), "100000");
+        assert_eq!(type_in_words("i64"), "a whole number");
+        assert_eq!(type_in_words("struct PolicyEntry"), "a mapping (PolicyEntry)");
     }
 }
