@@ -9,6 +9,7 @@
 //! - [`runner`]: runs a grid in parallel with progress, skipping finished runs.
 //! - [`cli`]: the `blox` command line (the binary is one call to [`cli::main`]).
 //! - [`paper`]: published values a paper spec reproduces, and their checks.
+//! - [`text`]: escaping of file content echoed to the terminal.
 
 pub mod cli;
 pub mod core;
@@ -21,6 +22,7 @@ pub mod profiles;
 pub mod results;
 pub mod runner;
 pub mod spec;
+pub mod text;
 pub mod trace;
 pub mod version;
 pub mod workload;

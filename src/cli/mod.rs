@@ -111,7 +111,7 @@ pub fn main() -> ExitCode {
         Command::Man { dir } => man(dir),
     };
     outcome.unwrap_or_else(|message| {
-        eprintln!("error: {message}");
+        eprintln!("error: {}", crate::text::escape_control(&message));
         ExitCode::from(2)
     })
 }

@@ -2,7 +2,7 @@
 
 use super::read_spec;
 use super::summary::{print_per_label, print_summary};
-use super::validate::{describe_traces, fetch_datasets};
+use super::validate::{check_workloads, fetch_datasets};
 use crate::figures::{FigureError, Rendered};
 use crate::results::{self, store};
 use crate::runner::{self, GridPoint, RunnerOptions, Selection, SweepControl, SweepReport};
@@ -56,8 +56,9 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, String> {
         return dry_run(&source, &spec, &args);
     }
     fetch_datasets(&spec, args.quiet)?;
+    let workloads = check_workloads(&source, &spec)?;
     if !args.quiet {
-        eprint!("{}", describe_traces(&source, &spec)?);
+        eprint!("{workloads}");
     }
     let control = SweepControl { only: args.only.clone(), run_timeout: args.run_timeout, ..Default::default() };
     let interrupt = control.interrupt.clone();

@@ -1,22 +1,26 @@
 //! `blox trace`: inspect and convert real cluster traces.
 
 use super::emit;
+use crate::data;
 use crate::results::write_trace_parquet;
+use crate::text::escape_control;
 use crate::trace::inspect::Inspection;
 use crate::trace::write::write_canonical_csv;
 use crate::trace::{TraceFormat, read_trace};
 use clap::Subcommand;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Subcommand)]
 pub(super) enum TraceCommand {
     /// Rows read and dropped, GPU-count mix, duration quantiles, arrival span and rate.
     #[command(
-        after_help = "Examples:\n  blox trace inspect philly.csv\n  blox trace inspect cluster05.csv --gpus 512\n  blox trace inspect trace1.csv --format muri --json"
+        after_help = "Examples:\n  blox trace inspect philly.csv\n  blox trace inspect itp-raw/raw/cluster05.csv --gpus 512   # a dataset file, fetched on first use\n  blox trace inspect trace1.csv --format muri --json"
     )]
     Inspect {
-        /// Trace files; each is recognised from its header unless --format is given.
+        /// Trace files, or dataset files as specs name them (`DATASET/PATH`, e.g.
+        /// `philly/pollux_philly.csv`, fetched into the cache); each is recognised from its header
+        /// unless --format is given.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// The files' format (see `blox trace formats`).
@@ -74,10 +78,10 @@ fn inspect(files: &[PathBuf], format: Option<&str>, gpus: Option<u32>, json: boo
     let mut inspections = Vec::new();
     let mut failed = false;
     for file in files {
-        match read_trace(file, format) {
+        match local_trace(file).and_then(|local| read_trace(&local, format).map_err(|e| e.to_string())) {
             Ok(trace) => inspections.push(Inspection::new(file, &trace, gpus)),
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", escape_control(&e));
                 failed = true;
             }
         }
@@ -99,8 +103,12 @@ fn convert(file: PathBuf, to: ConvertTo, output: Option<PathBuf>, format: Option
         ConvertTo::Parquet => file.with_extension("parquet"),
         ConvertTo::Csv => file.with_extension("canonical.csv"),
     });
-    if output == file {
-        return Err(format!("{}: the output would overwrite the input; name another with -o", file.display()));
+    if same_file(&file, &output) {
+        return Err(format!(
+            "{}: the output {} would overwrite the input; name another with -o",
+            file.display(),
+            output.display()
+        ));
     }
     match to {
         ConvertTo::Parquet => {
@@ -124,6 +132,41 @@ fn convert(file: PathBuf, to: ConvertTo, output: Option<PathBuf>, format: Option
         output.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The local file of a command-line trace argument: the path itself when it exists, else a
+/// dataset file named as in specs (`DATASET/PATH`), fetched and verified into the cache.
+fn local_trace(argument: &Path) -> Result<PathBuf, String> {
+    let Some(reference) = argument.to_str().filter(|_| !argument.exists()) else {
+        return Ok(argument.to_path_buf());
+    };
+    let is_dataset = reference
+        .split_once('/')
+        .is_some_and(|(name, path)| !path.is_empty() && data::datasets().iter().any(|d| d.name == name));
+    if !is_dataset {
+        return Ok(argument.to_path_buf());
+    }
+    let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
+    data::resolve(reference, &options).map_err(|e| format!("dataset `{}`: {e}", escape_control(reference)))
+}
+
+/// Whether writing `output` would overwrite `input`: the same file by device and inode (through
+/// `./`, `..`, symbolic or hard links), or by canonical path where inodes are unknown.
+fn same_file(input: &Path, output: &Path) -> bool {
+    let (Ok(a), Ok(b)) = (std::fs::metadata(input), std::fs::metadata(output)) else {
+        // An output that does not exist yet cannot be the (existing) input.
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        matches!((input.canonicalize(), output.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    }
 }
 
 /// A `--format` name, or the list of valid ones.

@@ -1,11 +1,17 @@
-//! `blox validate`, and the checks `blox run` shares with it: datasets fetched, traces read.
+//! `blox validate`, and the checks `blox run` shares with it: datasets fetched, workloads read and
+//! checked against what the engine needs.
 
 use super::{emit, read_spec};
+use crate::core::JobSpec;
+use crate::core::RunError;
+use crate::core::events::ElasticJob;
 use crate::data;
-use crate::policies::GpuTimeSource;
-use crate::spec::{Spec, SpecSource};
+use crate::policies::{GpuTimeSource, SchedulerSpec};
+use crate::spec::{ClusterEntry, EngineMode, Spec, SpecError, SpecSource, TrackSpec};
+use crate::text::escape_control;
 use crate::workload::{TraceParams, WorkloadContext, WorkloadSpec};
 use clap::Args;
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,22 +21,46 @@ pub(super) struct ValidateArgs {
     spec: PathBuf,
 }
 
+/// Checks everything `blox run` would meet before its first run (the spec, its datasets, every
+/// workload at every grid point) and prints the grid size last, so that "ok" follows every check.
 pub(super) fn validate(args: ValidateArgs) -> Result<ExitCode, String> {
     let (source, spec) = read_spec(Some(&args.spec)).map_err(|e| e.to_string())?;
-    let runs = crate::runner::plan(&source, &spec)?;
-    println!(
-        "{}: ok, {} runs ({} policies x {} clusters x {} workloads, {} loads, {} seeds)",
-        source.file.display(),
-        runs.len(),
-        spec.policies.value.len(),
-        spec.clusters.value.len(),
-        spec.workloads.value.len(),
-        spec.loads.len(),
-        spec.seeds.value.len()
-    );
     fetch_datasets(&spec, false)?;
-    emit(&describe_traces(&source, &spec)?);
+    emit(&check_workloads(&source, &spec)?);
+    let runs = crate::runner::plan(&source, &spec)?.len();
+    emit(&format!("{}: ok, {}\n", source.file.display(), grid_size(&spec, runs)));
     Ok(ExitCode::SUCCESS)
+}
+
+/// `N runs (axes)`, counted from the expanded grid: zipped clusters and workloads are pairs, and
+/// loads multiply only the workloads that take one.
+fn grid_size(spec: &Spec, runs: usize) -> String {
+    let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let workloads = spec.workloads.value.len();
+    let mut axes = vec![count(spec.policies.value.len(), "policy", "policies")];
+    if spec.zip_clusters_workloads.value {
+        axes.push(count(workloads, "cluster-workload pair", "cluster-workload pairs"));
+    } else {
+        axes.push(count(spec.clusters.value.len(), "cluster", "clusters"));
+        axes.push(count(workloads, "workload", "workloads"));
+    }
+    let with_load = spec.workloads.value.iter().filter(|w| w.value.needs_load()).count();
+    let loads = count(spec.loads.len(), "load", "loads");
+    if with_load == workloads {
+        axes.push(loads.clone());
+    }
+    axes.push(count(spec.seeds.value.len(), "seed", "seeds"));
+    let note = if with_load == workloads {
+        String::new()
+    } else if with_load > 0 {
+        let which = if spec.zip_clusters_workloads.value { "pairs" } else { "workloads" };
+        format!("; {loads} for the {with_load} of {workloads} {which} that take a load")
+    } else if !spec.loads.is_empty() {
+        "; no workload takes a load, so `loads` is unused".to_string()
+    } else {
+        String::new()
+    };
+    format!("{} ({}{note})", count(runs, "run", "runs"), axes.join(" x "))
 }
 
 /// Fetches (or checks in the cache) every dataset file the spec's workloads and policies (Gittins
@@ -48,27 +78,89 @@ pub(super) fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
     for reference in references {
         let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
         data::resolve(reference, &data::FetchOptions { quiet, ..options })
-            .map_err(|e| format!("dataset `{reference}`: {e}"))?;
+            .map_err(|e| format!("dataset `{}`: {e}", escape_control(reference)))?;
     }
     Ok(())
 }
 
-/// What reading each trace workload of the spec gives at the grid's first point (loads and
-/// seeds can change transforms' results; the runs table has every point), and the size of each
-/// policy's GPU-time distribution (read here so that a bad file fails before any run).
-pub(super) fn describe_traces(source: &SpecSource, spec: &Spec) -> Result<String, String> {
-    let Some(cluster) = spec.clusters.value.first() else { return Ok(String::new()) };
+/// Reads every workload at every grid point it runs at and checks what a run would otherwise
+/// fail on or silently get wrong: a trace that yields no simulable job, a tracking window past a
+/// finite workload's last job, and in events mode jobs without iterations, batch or known model,
+/// or without a throughput curve for their cluster's GPU type. Returns what reading each trace
+/// workload gave at its first grid point (loads and seeds can change transforms' results; the
+/// runs table has every point) and the size of each policy's GPU-time distribution (read here so
+/// that a bad file fails before any run).
+pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String, String> {
     let mut text = String::new();
-    for workload in &spec.workloads.value {
-        let workload = &workload.value;
-        let context = WorkloadContext {
-            load: if workload.needs_load() { spec.loads.first().map(|l| l.0) } else { None },
-            seed: spec.seeds.value.first().copied().unwrap_or(1),
-            base_dir: &source.base_dir,
-            cluster_gpus: cluster.nodes.0.saturating_mul(cluster.gpus_per_node.0),
+    for (index, workload) in spec.workloads.value.iter().enumerate() {
+        let at = |message: String| {
+            let position =
+                (workload.referenced.line() > 0).then(|| (workload.referenced.line(), workload.referenced.column()));
+            SpecError { file: source.file.clone(), position, message }.to_string()
         };
-        if let Some(loaded) = workload.trace(&context) {
-            text += &loaded.map_err(|e| e.to_string())?.describe(&workload.label());
+        let workload = &workload.value;
+        let label = workload.label();
+        let clusters: Vec<&ClusterEntry> = if spec.zip_clusters_workloads.value {
+            spec.clusters.value.get(index).into_iter().collect()
+        } else {
+            spec.clusters.value.iter().collect()
+        };
+        let loads: Vec<Option<f64>> =
+            if workload.needs_load() { spec.loads.iter().map(|l| Some(l.0)).collect() } else { vec![None] };
+        // Grid points that can differ for this workload: the cluster's size and GPU type, the
+        // load and the seed.
+        let mut seen = HashSet::new();
+        let mut points = Vec::new();
+        for &cluster in &clusters {
+            for &load in &loads {
+                for &seed in &spec.seeds.value {
+                    if seen.insert((cluster.total_gpus(), cluster.gpu, load.map(f64::to_bits), seed)) {
+                        points.push((cluster, load, seed));
+                    }
+                }
+            }
+        }
+        let context = |cluster: &ClusterEntry, load, seed| WorkloadContext {
+            load,
+            seed,
+            base_dir: &source.base_dir,
+            cluster_gpus: cluster.total_gpus(),
+        };
+        let point_name = |cluster: &ClusterEntry, load: Option<f64>, seed: u64| {
+            let load = load.map(|l| format!("load {}, ", crate::spec::grid::fmt_number(l))).unwrap_or_default();
+            format!("{load}seed {seed}, cluster `{}`", cluster.label())
+        };
+        match workload.trace_params() {
+            Some(params) => {
+                let Some(&(cluster, load, seed)) = points.first() else { continue };
+                let (path, trace) = params.read(&context(cluster, load, seed)).map_err(|e| e.to_string())?;
+                for (i, &(cluster, load, seed)) in points.iter().enumerate() {
+                    let loaded = params
+                        .transform(path.clone(), trace.clone(), &context(cluster, load, seed))
+                        .map_err(|e| e.to_string())?;
+                    if i == 0 {
+                        text += &loaded.describe(&label);
+                    }
+                    let names: Vec<String> = loaded.jobs.iter().map(|j| j.source_id.clone()).collect();
+                    let jobs = loaded.into_job_stream().map_err(|e| e.to_string())?;
+                    let where_ = point_name(cluster, load, seed);
+                    let count = check_jobs(spec, cluster, jobs, &|id| {
+                        names.get(id as usize).map(|n| format!(" (`{n}` in {})", path.display())).unwrap_or_default()
+                    })
+                    .map_err(|e| at(format!("workload `{label}` at {where_}: {e}")))?;
+                    check_window(spec, source, &label, &where_, count)?;
+                }
+            }
+            None if !workload.is_endless() => {
+                for &(cluster, load, seed) in &points {
+                    let jobs = workload.jobs(&context(cluster, load, seed)).map_err(|e| at(e.to_string()))?;
+                    let where_ = point_name(cluster, load, seed);
+                    let count = check_jobs(spec, cluster, jobs, &|_| String::new())
+                        .map_err(|e| at(format!("workload `{label}` at {where_}: {e}")))?;
+                    check_window(spec, source, &label, &where_, count)?;
+                }
+            }
+            None => {}
         }
     }
     for policy in &spec.policies.value {
@@ -78,4 +170,75 @@ pub(super) fn describe_traces(source: &SpecSource, spec: &Spec) -> Result<String
         }
     }
     Ok(text)
+}
+
+/// Checks one finite job stream as a run on `cluster` would meet it: in events mode every job
+/// must be one the event engine can run. Returns the number of jobs. `name` adds where a job
+/// comes from to messages.
+fn check_jobs(
+    spec: &Spec,
+    cluster: &ClusterEntry,
+    jobs: impl Iterator<Item = JobSpec>,
+    name: &dyn Fn(u64) -> String,
+) -> Result<u64, String> {
+    let table = cluster.gpu.throughput();
+    // Themis rates every job at the GPU count it asks for (its isolated finish time).
+    let themis = spec.policies.value.iter().find(|p| matches!(p.scheduler.value, SchedulerSpec::Themis));
+    let mut count = 0u64;
+    for job in jobs {
+        count += 1;
+        if spec.engine.mode != EngineMode::Events {
+            continue;
+        }
+        let reason = match ElasticJob::new(&job, table) {
+            Err(RunError::InvalidJob { id, reason }) => format!("job {id}{}: {reason}", name(id)),
+            Err(other) => other.to_string(),
+            Ok(elastic) => match themis {
+                Some(policy) if elastic.curve.iterations_per_s(elastic.requested_gpus).is_none() => format!(
+                    "job {}{}: policy `{}` (themis) runs it at the {} GPUs it asks for, and `{}` has no rate for {} at global batch {} on {} GPUs",
+                    job.id,
+                    name(job.id),
+                    policy.label.value.0,
+                    elastic.requested_gpus,
+                    table.source(),
+                    elastic.model,
+                    elastic.batch_size,
+                    elastic.requested_gpus
+                ),
+                _ => continue,
+            },
+        };
+        return Err(format!(
+            "the events engine cannot run it on `gpu: {}` ({}): {reason}",
+            gpu_name(cluster),
+            table.source()
+        ));
+    }
+    Ok(count)
+}
+
+/// A tracking window must select some job of a finite workload of `count` jobs; otherwise every
+/// metric of the run is empty.
+fn check_window(spec: &Spec, source: &SpecSource, label: &str, where_: &str, count: u64) -> Result<(), String> {
+    let track = &spec.measure.track;
+    let TrackSpec::Ids(window) = track.value else { return Ok(()) };
+    if window.first < count {
+        return Ok(());
+    }
+    let position = (track.referenced.line() > 0).then(|| (track.referenced.line(), track.referenced.column()));
+    let message = format!(
+        "`track: {{ids: [{}, {}]}}` selects no job of workload `{label}`, which has {count} jobs (ids 0 to {}) at {where_}; \
+         track ids below {count}, or `track: all`",
+        window.first,
+        window.last,
+        count.saturating_sub(1)
+    );
+    Err(SpecError { file: source.file.clone(), position, message }.to_string())
+}
+
+fn gpu_name(cluster: &ClusterEntry) -> &'static str {
+    match cluster.gpu {
+        crate::spec::GpuType::A100 => "a100",
+        crate::spec::GpuType::T4 => "t4",
+    }
 }

@@ -95,7 +95,7 @@ fn extract(path: &Path, archive: &Archive, wanted: &[Wanted]) -> Result<Vec<(usi
         let expect = Expect { sha256: Some(member.sha256), size: Some(member.size) };
         match transfer::install(&mut entry, &read_error, &member.dest, &expect, &member.what, &from) {
             Ok(bytes) => done[k] = Some(Outcome::Downloaded { bytes, from }),
-            Err(e @ DataError::Checksum { .. }) => mismatch[k] = Some(e),
+            Err(e @ (DataError::Checksum { .. } | DataError::TooLarge { .. })) => mismatch[k] = Some(e),
             Err(e) => return Err(e),
         }
         if done.iter().all(Option::is_some) {
@@ -154,6 +154,37 @@ mod tests {
         assert_eq!(components("raw/../../a.csv"), None);
         assert_eq!(components("/etc/a.csv"), None);
         assert_eq!(components("."), None);
+    }
+
+    /// A member larger than its pinned size is not unpacked past the pin (the tar header's own
+    /// size is the archive's word, not the registry's).
+    #[test]
+    fn an_oversized_member_stops_at_its_pinned_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.tar.gz");
+        let body = vec![b'x'; 1 << 20];
+        let mut builder =
+            tar::Builder::new(flate2::write::GzEncoder::new(File::create(&path).unwrap(), flate2::Compression::fast()));
+        let mut header = tar::Header::new_gnu();
+        header.set_size(body.len() as u64);
+        header.set_mode(0o644);
+        header.set_entry_type(tar::EntryType::Regular);
+        builder.append_data(&mut header, "raw/cluster01.csv", body.as_slice()).unwrap();
+        builder.into_inner().unwrap().finish().unwrap();
+        let archive = Archive { file_name: "a.tar.gz", url: "https://example.org/a.tar.gz", sha256: None };
+        let dest = dir.path().join("out/cluster01.csv");
+        let wanted = [Wanted {
+            index: 0,
+            member: "cluster01.csv",
+            dest: dest.clone(),
+            sha256: "0000000000000000000000000000000000000000000000000000000000000000",
+            size: 2771,
+            what: "itp-raw/raw/cluster01.csv".into(),
+        }];
+        let err = extract(&path, &archive, &wanted).err().unwrap().to_string();
+        assert!(err.contains("larger than its pinned size of 2771 bytes"), "{err}");
+        assert!(!dest.exists());
+        assert_eq!(std::fs::read_dir(dest.parent().unwrap()).unwrap().count(), 0, "no temporary file is left");
     }
 
     #[test]

@@ -30,6 +30,7 @@ use std::fmt;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::text::escape_control;
 use transfer::{Mirror, Net, Source};
 
 /// A named public dataset: the unit that `blox data fetch NAME` downloads and verifies.
@@ -252,6 +253,18 @@ pub enum DataError {
         /// The size of the copy.
         actual_size: u64,
     },
+    /// The source served more bytes than the file's pinned size (or than the cap for unpinned
+    /// files); reading stopped there and nothing was installed.
+    TooLarge {
+        /// The file (`dataset/path`, or the archive).
+        what: String,
+        /// Where the copy came from.
+        from: String,
+        /// The pinned size, or the cap.
+        limit: u64,
+        /// Whether `limit` is the file's pinned size.
+        pinned: bool,
+    },
     /// A directory mirror lacks the file.
     MirrorMissing {
         /// The file (`dataset/path`).
@@ -277,9 +290,20 @@ pub enum DataError {
     },
 }
 
+/// Messages echo references from specs and the command line, paths and servers' answers:
+/// control characters are escaped ([`escape_control`]).
 impl fmt::Display for DataError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        f.write_str(&escape_control(&Unescaped(self).to_string()))
+    }
+}
+
+/// A [`DataError`]'s message as composed, before escaping.
+struct Unescaped<'a>(&'a DataError);
+
+impl fmt::Display for Unescaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             DataError::UnknownDataset { name, valid } => {
                 write!(f, "unknown dataset `{name}`; valid: {}", valid.join(", "))
             }
@@ -304,9 +328,11 @@ impl fmt::Display for DataError {
             DataError::Http { what, url, status } => {
                 write!(f, "{what}: HTTP {status} from {url}")
             }
-            DataError::Network { what, url, message } => {
-                write!(f, "{what}: cannot download {url}: {message}")
-            }
+            DataError::Network { what, url, message } => write!(
+                f,
+                "{what}: cannot download {url}: {message} (offline? set BLOX_DATA_MIRROR to a directory \
+                 or http(s) URL that mirrors the datasets)"
+            ),
             DataError::Checksum { what, from, expected_sha256, actual_sha256, expected_size, actual_size } => {
                 write!(
                     f,
@@ -318,6 +344,16 @@ impl fmt::Display for DataError {
                 }
                 write!(f, ", got {actual_sha256} ({actual_size} bytes); nothing was installed")
             }
+            DataError::TooLarge { what, from, limit, pinned: true } => write!(
+                f,
+                "{what}: the copy from {from} is larger than its pinned size of {limit} bytes; \
+                 stopped reading there, nothing was installed"
+            ),
+            DataError::TooLarge { what, from, limit, pinned: false } => write!(
+                f,
+                "{what}: the copy from {from} is larger than {limit} bytes, the most blox downloads \
+                 for a file of unpinned size; stopped reading there, nothing was installed"
+            ),
             DataError::MirrorMissing { what, path } => {
                 write!(f, "{what}: the mirror has no {}", path.display())
             }

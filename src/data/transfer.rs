@@ -153,6 +153,10 @@ pub(super) fn read_error(source: &Source, what: &str, error: io::Error) -> DataE
     }
 }
 
+/// The most bytes read from a source whose size is not pinned (the origin archives): well above
+/// any registered archive, far below filling a disk.
+pub(super) const MAX_UNPINNED_BYTES: u64 = 8 << 30;
+
 /// What a copy must match before it is installed; `None` checks nothing.
 pub(super) struct Expect<'a> {
     /// Pinned SHA-256 (lowercase hex).
@@ -217,6 +221,10 @@ pub(super) fn install(
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut bytes = 0u64;
+    // Read at most one byte past the pinned size (or the cap for unpinned files): a source that
+    // serves more is wrong, and is not streamed to disk to find out.
+    let limit = expect.size.map_or(MAX_UNPINNED_BYTES, |size| size.saturating_add(1));
+    let mut reader = reader.take(limit);
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => break,
@@ -228,6 +236,14 @@ pub(super) fn install(
         hasher.update(chunk);
         temp.file.write_all(chunk).map_err(io_error("write", &temp.path))?;
         bytes += n as u64;
+    }
+    if bytes >= limit {
+        return Err(DataError::TooLarge {
+            what: what.to_string(),
+            from: from.to_string(),
+            limit: expect.size.unwrap_or(MAX_UNPINNED_BYTES),
+            pinned: expect.size.is_some(),
+        });
     }
     temp.file.sync_all().map_err(io_error("write", &temp.path))?;
 
@@ -294,6 +310,41 @@ mod tests {
         for bad in ["", "ftp://host/x", "https://", "file://relative", "/no/such/blox/dir"] {
             assert!(Mirror::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Counts the bytes handed out, to show that a download stops at the pinned size.
+    struct Counted<R> {
+        inner: R,
+        bytes: u64,
+    }
+
+    impl<R: Read> Read for Counted<R> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.bytes += n as u64;
+            Ok(n)
+        }
+    }
+
+    /// A source that serves 400 MB (here: endless bytes) for a 2,771-byte file is read to one
+    /// byte past the pin, then refused; nothing is left behind.
+    #[test]
+    fn a_download_stops_one_byte_past_the_pinned_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("synergy/model_profiles.csv");
+        let mut source = Counted { inner: io::repeat(b'x'), bytes: 0 };
+        let expect = Expect { sha256: Some(&"0".repeat(64)), size: Some(2771) };
+        let on_read = |e: io::Error| DataError::Io { action: "read", path: PathBuf::from("m"), source: e };
+        let err = install(&mut source, &on_read, &dest, &expect, "synergy/model_profiles.csv", "mirror").err().unwrap();
+        assert!(matches!(err, DataError::TooLarge { limit: 2771, pinned: true, .. }), "{err}");
+        assert!(err.to_string().contains("larger than its pinned size of 2771 bytes"), "{err}");
+        assert_eq!(source.bytes, 2772, "read one byte past the pin, no more");
+        assert!(!dest.exists());
+        assert_eq!(fs::read_dir(dest.parent().unwrap()).unwrap().count(), 0, "no temporary file is left");
+        // Exactly the pinned size still goes through to the checksum.
+        let mut exact = io::repeat(b'x').take(2771);
+        let err = install(&mut exact, &on_read, &dest, &expect, "f", "mirror").err().unwrap();
+        assert!(matches!(err, DataError::Checksum { actual_size: 2771, .. }), "{err}");
     }
 
     #[test]

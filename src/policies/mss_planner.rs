@@ -610,7 +610,8 @@ mod tests {
         assert_eq!(SizeCaps::A100.max_gpus(&j), 32);
         j.model = "bert".into();
         assert_eq!((SizeCaps::A100.max_gpus(&j), SizeCaps::T4.max_gpus(&j)), (8, 16));
-        // An unknown name runs as resnet50 but is capped by the fallback rule.
+        // The original runs an unknown name as resnet50, capped by the fallback rule (blox's
+        // `ElasticJob::new` refuses unknown names, so runs never reach this).
         j.model = "lstm".into();
         j.batch_size = 16;
         assert_eq!(SizeCaps::A100.max_gpus(&j), 16);

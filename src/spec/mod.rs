@@ -12,6 +12,7 @@ pub mod inputs;
 use crate::figures::declare::FigureSpec;
 use crate::policies::{AdmissionSpec, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
 use crate::profiles::ThroughputTable;
+use crate::text::escape_control;
 use crate::workload::WorkloadSpec;
 use serde::{Deserialize, Deserializer, de};
 use serde_saphyr::Spanned;
@@ -35,8 +36,9 @@ pub struct Spec {
     /// cluster (ElasticFlow Fig 8b: each trace on the cluster size it was recorded for).
     #[serde(default = "no_zip")]
     pub zip_clusters_workloads: Spanned<bool>,
-    /// Offered loads in jobs per hour, for workload generators.
-    #[serde(default)]
+    /// Offered loads in jobs per hour, for workload generators; each within
+    /// [`MIN_LOAD`]..=[`MAX_LOAD`].
+    #[serde(default, deserialize_with = "loads")]
     pub loads: Vec<Positive>,
     /// Seeds of the workload generators (Blox seeds Python's `random` with 1).
     #[serde(default = "default_seeds")]
@@ -57,18 +59,46 @@ fn default_seeds() -> Spanned<Vec<u64>> {
     Spanned::new(vec![1], serde_saphyr::Location::UNKNOWN, serde_saphyr::Location::UNKNOWN)
 }
 
-/// A name usable as a directory: letters, digits, `-`, `_` and `.`, not starting with `.`.
+/// The bounds the engine and the results layout support, checked when a spec is parsed so that
+/// `blox validate` rejects what `blox run` would fail on (or never finish). Every message that
+/// enforces one states it.
+///
+/// Labels and names become parts of file names (run keys, the experiment directory), which most
+/// file systems cap at 255 bytes.
+pub const MAX_LABEL_CHARS: usize = 64;
+/// Longest experiment name (a directory name).
+pub const MAX_NAME_CHARS: usize = 100;
+/// Smallest offered load, jobs per hour (one job every 1,000 hours).
+pub const MIN_LOAD: f64 = 1e-3;
+/// Largest offered load, jobs per hour (about 28 arrivals per second).
+pub const MAX_LOAD: f64 = 1e5;
+/// Shortest round or slot, seconds: a run takes one step per round, so shorter rounds only add
+/// steps (`round_s: 1e-9` never finishes).
+pub const MIN_ROUND_S: f64 = 1.0;
+/// Longest round or slot, seconds (one week).
+pub const MAX_ROUND_S: f64 = 604_800.0;
+/// Largest `horizon_h` (about 114 years).
+pub const MAX_HORIZON_H: f64 = 1e6;
+/// Most GPUs of one cluster: the engine keeps per-GPU state in memory.
+pub const MAX_CLUSTER_GPUS: u64 = 1_000_000;
+/// Most jobs a run may draw from a generator (`track` ids, `horizon_h` x load, `num_jobs`):
+/// generators are endless, and a run pulls every job up to the last one it measures.
+pub const MAX_GENERATED_JOBS: u64 = 1_000_000;
+
+/// A name usable as a directory: letters, digits, `-`, `_` and `.`, not starting with `.`, at
+/// most [`MAX_NAME_CHARS`] characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExperimentName(pub String);
 
 impl<'de> Deserialize<'de> for ExperimentName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        if is_file_name_safe(&s) {
+        if is_file_name_safe(&s) && s.len() <= MAX_NAME_CHARS {
             Ok(ExperimentName(s))
         } else {
             Err(de::Error::custom(format!(
-                "name `{s}` must be non-empty, use only letters, digits, '-', '_' or '.', and not start with '.'"
+                "name `{}` must be 1 to {MAX_NAME_CHARS} characters, use only letters, digits, '-', '_' or '.', and not start with '.'",
+                shorten(&s)
             )))
         }
     }
@@ -78,14 +108,86 @@ fn is_file_name_safe(s: &str) -> bool {
     !s.is_empty() && !s.starts_with('.') && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
+/// The first 40 characters of `s` and an ellipsis when it is longer: a 300-character value need
+/// not be echoed whole to say it is too long.
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// `v` as a spec author wrote it, short even when huge or tiny (`1e300`, not 301 digits).
+fn number(v: f64) -> String {
+    if v != 0.0 && !(1e-4..1e15).contains(&v.abs()) { format!("{v:e}") } else { format!("{v}") }
+}
+
+/// A number within `min..=max`, or an error in the spec's words that states the bound.
+fn bounded<'de, D: Deserializer<'de>>(d: D, what: &str, min: f64, max: f64) -> Result<f64, D::Error> {
+    let v = f64::deserialize(d)?;
+    if v.is_finite() && (min..=max).contains(&v) {
+        Ok(v)
+    } else {
+        Err(de::Error::custom(format!("{what} must be a number from {min} to {max}, got {}", number(v))))
+    }
+}
+
+fn round_seconds<'de, D: Deserializer<'de>>(d: D) -> Result<Positive, D::Error> {
+    bounded(d, "round_s (seconds)", MIN_ROUND_S, MAX_ROUND_S).map(Positive)
+}
+
+fn slot_seconds<'de, D: Deserializer<'de>>(d: D) -> Result<Positive, D::Error> {
+    bounded(d, "slot_s (seconds)", MIN_ROUND_S, MAX_ROUND_S).map(Positive)
+}
+
+fn horizon_hours<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Positive>, D::Error> {
+    /// One bounded horizon, so that the error points at the value.
+    struct Horizon(f64);
+    impl<'de> Deserialize<'de> for Horizon {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let v = f64::deserialize(d)?;
+            if v.is_finite() && v > 0.0 && v <= MAX_HORIZON_H {
+                Ok(Horizon(v))
+            } else {
+                Err(de::Error::custom(format!(
+                    "horizon_h must be a number of hours above 0 and up to {MAX_HORIZON_H}, got {}",
+                    number(v)
+                )))
+            }
+        }
+    }
+    Ok(Option::<Horizon>::deserialize(d)?.map(|h| Positive(h.0)))
+}
+
+fn loads<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Positive>, D::Error> {
+    /// One bounded load, so that the error points at the element.
+    struct Load(f64);
+    impl<'de> Deserialize<'de> for Load {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let v = f64::deserialize(d)?;
+            if v.is_finite() && (MIN_LOAD..=MAX_LOAD).contains(&v) {
+                Ok(Load(v))
+            } else if v.is_finite() && v <= 0.0 {
+                Err(de::Error::custom(format!("a load must be a positive number of jobs per hour, got {}", number(v))))
+            } else {
+                Err(de::Error::custom(format!(
+                    "a load must be from {MIN_LOAD} to {MAX_LOAD} jobs per hour, got {}",
+                    number(v)
+                )))
+            }
+        }
+    }
+    Ok(Vec::<Load>::deserialize(d)?.into_iter().map(|l| Positive(l.0)).collect())
+}
+
 /// How simulated time advances.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineSpec {
     #[serde(default)]
     pub mode: EngineMode,
-    /// Round length in seconds (Blox: 300).
-    #[serde(default = "default_round")]
+    /// Round length in seconds (Blox: 300), within [`MIN_ROUND_S`]..=[`MAX_ROUND_S`].
+    #[serde(default = "default_round", deserialize_with = "round_seconds")]
     pub round_s: Positive,
     /// Hours without being scheduled after which a job is promoted above all others (Blox: 1000);
     /// `null` disables the guard.
@@ -94,8 +196,9 @@ pub struct EngineSpec {
     #[serde(default = "default_overhead")]
     pub overhead: OverheadSpec,
     /// Events mode: minimum spacing of decisions in seconds, also the number of scheduling
-    /// rounds between cluster restarts (ElasticFlow `--scheduling_slot`; its Figure 10: 240).
-    #[serde(default = "default_slot")]
+    /// rounds between cluster restarts (ElasticFlow `--scheduling_slot`; its Figure 10: 240),
+    /// within [`MIN_ROUND_S`]..=[`MAX_ROUND_S`].
+    #[serde(default = "default_slot", deserialize_with = "slot_seconds")]
     pub slot_s: Positive,
 }
 
@@ -165,25 +268,43 @@ fn default_admission() -> AdmissionSpec {
     AdmissionSpec::AcceptAll
 }
 
-/// A non-empty label without path separators or control characters.
+/// A label of at most [`MAX_LABEL_CHARS`] characters, not blank, not starting with `.` (`..`,
+/// hidden files) and without path separators or control characters: labels become parts of
+/// file names.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Label(pub String);
 
 impl<'de> Deserialize<'de> for Label {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        if s.trim().is_empty() || s.chars().any(|c| c.is_control() || c == '/' || c == '\\') {
-            return Err(de::Error::custom(format!(
-                "label `{s}` must be non-empty and contain no '/', '\\' or control characters"
-            )));
-        }
-        Ok(Label(s))
+        check_label(&s).map(|()| Label(s)).map_err(de::Error::custom)
     }
 }
 
-/// A homogeneous cluster of `nodes` machines with `gpus_per_node` GPUs each.
+/// Why `s` cannot be a label (policy, cluster or workload), if it cannot.
+pub fn check_label(s: &str) -> Result<(), String> {
+    let problem = if s.trim().is_empty() {
+        "must not be empty"
+    } else if s.chars().count() > MAX_LABEL_CHARS {
+        return Err(format!(
+            "label `{}` has {} characters; labels name result files and may have at most {MAX_LABEL_CHARS}",
+            shorten(s),
+            s.chars().count()
+        ));
+    } else if s.starts_with('.') {
+        "must not start with '.' (labels become file names)"
+    } else if s.chars().any(|c| c.is_control() || c == '/' || c == '\\') {
+        "must not contain '/', '\\' or control characters"
+    } else {
+        return Ok(());
+    };
+    Err(format!("label `{s}` {problem}"))
+}
+
+/// A homogeneous cluster of `nodes` machines with `gpus_per_node` GPUs each, at most
+/// [`MAX_CLUSTER_GPUS`] GPUs in all.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "ClusterFields")]
 pub struct ClusterEntry {
     #[serde(default)]
     pub label: Option<Spanned<Label>>,
@@ -195,7 +316,7 @@ pub struct ClusterEntry {
     pub gpu: GpuType,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GpuType {
     #[default]
@@ -212,7 +333,39 @@ impl GpuType {
     }
 }
 
+/// [`ClusterEntry`] as written, before the size check.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClusterFields {
+    #[serde(default)]
+    label: Option<Spanned<Label>>,
+    nodes: AtLeastOne,
+    gpus_per_node: AtLeastOne,
+    #[serde(default)]
+    gpu: GpuType,
+}
+
+impl TryFrom<ClusterFields> for ClusterEntry {
+    type Error = String;
+
+    fn try_from(c: ClusterFields) -> Result<Self, String> {
+        let gpus = u64::from(c.nodes.0) * u64::from(c.gpus_per_node.0);
+        if gpus > MAX_CLUSTER_GPUS {
+            return Err(format!(
+                "a cluster of {} nodes x {} GPUs has {gpus} GPUs; the engine supports at most {MAX_CLUSTER_GPUS}",
+                c.nodes.0, c.gpus_per_node.0
+            ));
+        }
+        Ok(ClusterEntry { label: c.label, nodes: c.nodes, gpus_per_node: c.gpus_per_node, gpu: c.gpu })
+    }
+}
+
 impl ClusterEntry {
+    /// GPUs of the whole cluster (at most [`MAX_CLUSTER_GPUS`], so it fits a `u32`).
+    pub fn total_gpus(&self) -> u32 {
+        self.nodes.0.saturating_mul(self.gpus_per_node.0)
+    }
+
     pub fn label(&self) -> String {
         match &self.label {
             Some(l) => l.value.0.clone(),
@@ -221,17 +374,51 @@ impl ClusterEntry {
     }
 }
 
-/// A count of at least one (nodes, GPUs).
+/// A count of at least one (nodes, GPUs), at most [`MAX_CLUSTER_GPUS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AtLeastOne(pub u32);
 
 impl<'de> Deserialize<'de> for AtLeastOne {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = i64::deserialize(d)?;
-        match u32::try_from(v) {
-            Ok(n) if (1..=1_000_000).contains(&n) => Ok(AtLeastOne(n)),
-            _ => Err(de::Error::custom(format!("must be a whole number from 1 to 1000000, got {v}"))),
+        struct Count;
+        impl de::Visitor<'_> for Count {
+            type Value = AtLeastOne;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a whole number from 1 to {MAX_CLUSTER_GPUS}")
+            }
+
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<AtLeastOne, E> {
+                match u32::try_from(v) {
+                    Ok(n) if n >= 1 && u64::from(n) <= MAX_CLUSTER_GPUS => Ok(AtLeastOne(n)),
+                    _ => Err(E::custom(format!("must be a whole number from 1 to {MAX_CLUSTER_GPUS}, got {v}"))),
+                }
+            }
+
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<AtLeastOne, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::custom(format!("must be a whole number from 1 to {MAX_CLUSTER_GPUS}, got {v}"))),
+                }
+            }
+
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<AtLeastOne, E> {
+                Err(E::custom(format!("must be a whole number from 1 to {MAX_CLUSTER_GPUS}, got {}", number(v))))
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<AtLeastOne, E> {
+                Err(E::custom(format!("must be a whole number from 1 to {MAX_CLUSTER_GPUS}, got `{}`", shorten(v))))
+            }
+
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<AtLeastOne, E> {
+                Err(E::custom(format!("must be a whole number from 1 to {MAX_CLUSTER_GPUS}, got {v}")))
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<AtLeastOne, E> {
+                Err(E::custom(format!("must be a whole number from 1 to {MAX_CLUSTER_GPUS}, got nothing (null)")))
+            }
         }
+        d.deserialize_any(Count)
     }
 }
 
@@ -240,8 +427,9 @@ impl<'de> Deserialize<'de> for AtLeastOne {
 #[serde(deny_unknown_fields)]
 pub struct MeasureSpec {
     pub track: Spanned<TrackSpec>,
-    /// Stop at this simulated time (hours) even if tracked jobs are unfinished.
-    #[serde(default)]
+    /// Stop at this simulated time (hours) even if tracked jobs are unfinished; at most
+    /// [`MAX_HORIZON_H`].
+    #[serde(default, deserialize_with = "horizon_hours")]
     pub horizon_h: Option<Positive>,
 }
 
@@ -298,11 +486,14 @@ pub struct SpecError {
     pub message: String,
 }
 
+/// Messages echo the spec's values: control characters are escaped ([`escape_control`]).
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let file = self.file.display().to_string();
+        let (file, message) = (escape_control(&file), escape_control(&self.message));
         match self.position {
-            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.file.display(), self.message),
-            None => write!(f, "{}: {}", self.file.display(), self.message),
+            Some((line, column)) => write!(f, "{file}:{line}:{column}: {message}"),
+            None => write!(f, "{file}: {message}"),
         }
     }
 }
@@ -335,7 +526,7 @@ impl Spec {
     pub fn parse(source: &SpecSource) -> Result<Spec, SpecError> {
         let spec: Spec = serde_saphyr::from_str(&source.text).map_err(|e| {
             let position = e.location().filter(|l| l.line() > 0).map(|l| (l.line(), l.column()));
-            SpecError { file: source.file.clone(), position, message: strip_location(&e.without_snippet().to_string()) }
+            SpecError { file: source.file.clone(), position, message: yaml_message(&e, &source.text, position) }
         })?;
         spec.validate().map_err(|(at, message)| SpecError {
             file: source.file.clone(),
@@ -443,7 +634,9 @@ impl Spec {
                     ),
                 ));
             }
+            self.validate_generated_jobs(w)?;
         }
+        self.validate_workload_labels()?;
         let mut names = std::collections::HashSet::new();
         for figure in &self.figures {
             if !names.insert(figure.value.name()) {
@@ -468,6 +661,79 @@ impl Spec {
 }
 
 impl Spec {
+    /// How many jobs a run of workload `w` draws, at most [`MAX_GENERATED_JOBS`]: a generator
+    /// produces every job up to the last tracked id, or up to `horizon_h` with `track: all`; a
+    /// burst of `blox-bursty` is produced whole; `elasticflow-generator` makes `num_jobs`.
+    fn validate_generated_jobs(&self, w: &Spanned<WorkloadSpec>) -> Result<(), (serde_saphyr::Location, String)> {
+        let max_load = self.loads.iter().map(|l| l.0).fold(0.0, f64::max);
+        match &w.value {
+            WorkloadSpec::ElasticflowGenerator(p) if p.num_jobs.get() as u64 > MAX_GENERATED_JOBS => {
+                return Err((
+                    w.referenced,
+                    format!(
+                        "elasticflow-generator: num_jobs is {}; a run generates at most {MAX_GENERATED_JOBS} jobs",
+                        p.num_jobs
+                    ),
+                ));
+            }
+            WorkloadSpec::BloxBursty(p) if p.burst_multiplier.0 * max_load > MAX_GENERATED_JOBS as f64 => {
+                return Err((
+                    w.referenced,
+                    format!(
+                        "blox-bursty: burst_multiplier {} x load {} gives bursts of more than {MAX_GENERATED_JOBS} jobs, the most a run generates",
+                        number(p.burst_multiplier.0),
+                        number(max_load)
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if !w.value.is_endless() {
+            return Ok(());
+        }
+        let at = self.measure.track.referenced;
+        match (&self.measure.track.value, self.measure.horizon_h) {
+            (TrackSpec::Ids(window), _) if window.last >= MAX_GENERATED_JOBS => Err((
+                at,
+                format!(
+                    "workload `{}` generates every job up to the last tracked id ({}); track ids below {MAX_GENERATED_JOBS}",
+                    w.value.name(),
+                    window.last
+                ),
+            )),
+            (TrackSpec::All, Some(horizon)) => {
+                let mut per_hour = max_load;
+                if let WorkloadSpec::BloxBursty(p) = &w.value {
+                    per_hour += (p.burst_multiplier.0 * max_load).floor() * 3600.0 / p.burst_interval_s.get() as f64;
+                }
+                let jobs = per_hour * horizon.0;
+                if jobs > MAX_GENERATED_JOBS as f64 {
+                    return Err((
+                        at,
+                        format!(
+                            "workload `{}` at load {} generates about {jobs:.0} jobs in horizon_h {}; a run generates at most {MAX_GENERATED_JOBS}: shorten horizon_h or track an id window",
+                            w.value.name(),
+                            number(max_load),
+                            number(horizon.0)
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Explicit workload labels become part of file names and figure legends.
+    fn validate_workload_labels(&self) -> Result<(), (serde_saphyr::Location, String)> {
+        for workload in &self.workloads.value {
+            if let Some(label) = workload.value.explicit_label() {
+                check_label(label).map_err(|e| (workload.referenced, format!("workload {e}")))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Schedulers must match the engine mode; the event engine runs whole workloads with the
     /// policy's own placement, or `yarn` for the policies that can use it, and no admission
     /// policy of the round engine.
@@ -526,11 +792,130 @@ impl Spec {
     }
 }
 
+/// A YAML error in the spec's words: the parser's own advice is for programmers (`set
+/// DuplicateKeyPolicy in Options`, `use Option<String>`, `budget breached: Nodes {..}`,
+/// `invalid i64`), so the cases a spec author meets are translated, with the offending value
+/// from the text at `position` where the error does not carry it. The rest use the parser's
+/// user-facing wording.
+fn yaml_message(error: &serde_saphyr::Error, text: &str, position: Option<(u64, u64)>) -> String {
+    use serde_saphyr::Error as E;
+    use serde_saphyr::budget::BudgetBreach as B;
+    let found = || {
+        position
+            .and_then(|(line, column)| scalar_at(text, line, column))
+            .map(|v| format!(", found `{}`", shorten(&v)))
+            .unwrap_or_default()
+    };
+    let mut inner = error.without_snippet();
+    while let E::AliasError { error, .. } = inner {
+        inner = error.without_snippet();
+    }
+    match inner {
+        E::DuplicateMappingKey { key: Some(key), .. } => {
+            format!("key `{}` is given twice in this mapping; keep one", shorten(key))
+        }
+        E::DuplicateMappingKey { key: None, .. } => "a key is given twice in this mapping; keep one".into(),
+        E::NullIntoString { .. } => "expected a text value, found nothing (null)".into(),
+        E::InvalidScalar { ty, .. } => format!("expected {}{}", type_in_words(ty), found()),
+        E::Unexpected { expected, .. } => {
+            let what = match *expected {
+                "sequence start" => "a list (`[a, b]`, or one `- item` per line)",
+                "mapping start" => "a mapping (`{key: value}`, or one `key: value` per line)",
+                "string scalar" => "a text value",
+                other => other,
+            };
+            format!("expected {what}{}", found())
+        }
+        E::SerdeInvalidType { unexpected, expected, .. } | E::SerdeInvalidValue { unexpected, expected, .. } => {
+            format!("expected {}, found {unexpected}", type_in_words(expected))
+        }
+        E::Budget { breach, .. } => {
+            let what = match breach {
+                B::Nodes { nodes } => format!("it has more than {nodes} values (entries, lists and mappings)"),
+                B::Events { events } => format!("it has more than {events} YAML elements"),
+                B::Depth { depth } => format!("it nests lists and mappings {depth} levels deep"),
+                B::Aliases { .. } | B::Anchors { .. } | B::AliasAnchorRatio { .. } => {
+                    "it uses too many anchors (`&name`) or aliases (`*name`)".into()
+                }
+                B::ScalarBytes { total_scalar_bytes } => format!("its values hold {total_scalar_bytes} bytes of text"),
+                B::Documents { documents } => format!("it has {documents} YAML documents; a spec is one"),
+                B::InputBytes { input_bytes } => format!("it is {input_bytes} bytes long"),
+                _ => "it exceeds a size limit of the YAML reader".into(),
+            };
+            format!("this is too large or too complex for a spec: {what}")
+        }
+        other => strip_location(&other.render_with_formatter(&serde_saphyr::UserMessageFormatter)),
+    }
+}
+
+/// What a Rust type the parser expected means in a spec.
+fn type_in_words(expected: &str) -> String {
+    let words = match expected.trim() {
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number",
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a whole number >= 0",
+        "f32" | "f64" | "floating point" => "a number",
+        "bool" | "a boolean" | "boolean" => "true or false",
+        "char" => "a single character",
+        "a string" | "string" | "String" => "a text value",
+        "nonzero usize" | "a nonzero usize" | "nonzero u64" | "a nonzero u64" => "a whole number >= 1",
+        other => {
+            return other
+                .strip_prefix("struct ")
+                .map_or_else(|| other.to_string(), |name| format!("a mapping ({name})"));
+        }
+    };
+    words.to_string()
+}
+
+/// The plain or quoted scalar that starts at 1-based `line`:`column` of `text`, if any.
+fn scalar_at(text: &str, line: u64, column: u64) -> Option<String> {
+    let line = text.lines().nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+    let start = line.char_indices().nth(usize::try_from(column).ok()?.checked_sub(1)?)?.0;
+    let rest = &line[start..];
+    let first = rest.chars().next()?;
+    // A flow or block collection is not a scalar (`-1` is one, `- item` is not).
+    let block_item = first == '-' && !rest[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.');
+    if first == '{' || first == '[' || block_item {
+        return None;
+    }
+    let value = match first {
+        quote @ ('"' | '\'') => rest[1..].split(quote).next().unwrap_or_default(),
+        _ => rest.split([',', ']', '}', '#']).next().unwrap_or_default().trim(),
+    };
+    (!value.is_empty()).then(|| value.to_string())
+}
+
 /// serde-saphyr appends " at line L column C" to messages; the position is reported separately.
 fn strip_location(message: &str) -> String {
     let first = message.lines().next().unwrap_or_default();
     match first.rfind(" at line ") {
         Some(i) => first[..i].to_string(),
         None => first.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_are_read_at_their_position_and_collections_are_not() {
+        let text = "a: [1, x]\nb: {c: 'q, r'}\nd:\n  - -1\n  - {e: 1}\n";
+        assert_eq!(scalar_at(text, 1, 8).as_deref(), Some("x"));
+        assert_eq!(scalar_at(text, 2, 8).as_deref(), Some("q, r"));
+        assert_eq!(scalar_at(text, 4, 5).as_deref(), Some("-1"));
+        assert_eq!(scalar_at(text, 4, 3), None, "a block item marker");
+        assert_eq!(scalar_at(text, 5, 5), None, "a flow mapping");
+        assert_eq!(scalar_at(text, 9, 1), None, "past the end");
+    }
+
+    #[test]
+    fn numbers_in_messages_stay_short() {
+        assert_eq!(number(1e300), "1e300");
+        assert_eq!(number(1e-300), "1e-300");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(100_000.0), "100000");
+        assert_eq!(type_in_words("i64"), "a whole number");
+        assert_eq!(type_in_words("struct PolicyEntry"), "a mapping (PolicyEntry)");
     }
 }

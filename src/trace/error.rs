@@ -1,5 +1,6 @@
 //! Errors of trace readers: always the file, then the line and column where one applies.
 
+use crate::text::escape_control;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -15,16 +16,18 @@ pub struct TraceError {
     pub message: String,
 }
 
+/// File names, columns and messages echo the file's content: control characters are escaped
+/// ([`escape_control`]).
 impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:", self.file.display())?;
+        write!(f, "{}:", escape_control(&self.file.display().to_string()))?;
         if let Some(line) = self.line {
             write!(f, "{line}:")?;
         }
         if let Some(column) = &self.column {
-            write!(f, " column `{column}`:")?;
+            write!(f, " column `{}`:", escape_control(column))?;
         }
-        write!(f, " {}", self.message)
+        write!(f, " {}", escape_control(&self.message))
     }
 }
 

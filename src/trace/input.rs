@@ -274,6 +274,9 @@ impl<'a> Table<'a> {
                 continue;
             }
             let line = self.record_line;
+            if let Some(error) = self.line_break_in_field() {
+                return Err(error);
+            }
             let width = self.names.len();
             if self.record.len() != width {
                 let found = self.record.len();
@@ -292,6 +295,23 @@ impl<'a> Table<'a> {
             }
             return Ok(Some(Row { record: &self.record, names: &self.names, errors: &self.errors, line }));
         }
+    }
+
+    /// A trace row is one line: a field holding a line break is a quote left open (or closed rows
+    /// later), which would otherwise swallow the rows that follow into one field. The error is on
+    /// the line the field starts on and says how far it runs.
+    fn line_break_in_field(&self) -> Option<TraceError> {
+        let (index, field) = self.record.iter().enumerate().find(|(_, f)| f.contains(['\n', '\r']))?;
+        let breaks: u64 = self.record.iter().map(|f| f.matches('\n').count() as u64).sum();
+        let start = self.record_line.saturating_sub(breaks).max(1);
+        let first_line: String = field.lines().next().unwrap_or_default().chars().take(40).collect();
+        let column = self.names.get(index).map(String::as_str);
+        let message = format!(
+            "a quoted field starting `{first_line}` runs over a line break (to line {}): a quote left open? \
+             every row of a trace is one line",
+            self.record_line
+        );
+        Some(self.errors.at(Some(start), column, message))
     }
 
     /// Reads the next record, blank or not, and the line it ends on; asking for that line also
@@ -525,6 +545,42 @@ mod tests {
             assert_eq!(row.line, 2 * n);
         }
         assert_eq!(n, MAX_ROW_BYTES as u64);
+    }
+
+    /// An unclosed quote used to swallow every following row into one field of one row, a job
+    /// read with nothing dropped; now it is an error on the line the quote opens.
+    #[test]
+    fn a_field_spanning_lines_is_an_error_on_the_line_it_starts() {
+        let text = "job_id,arrival_s,gpus,duration_s,model\n0,0,1,60,\"resnet50\n1,10,1,60,gpt2\n2,20,1,60,bert\n";
+        let mut t = table(text, TableOptions::default()).unwrap();
+        let err = t.next_row().err().unwrap().to_string();
+        assert_eq!(
+            err,
+            "t.csv:2: column `model`: a quoted field starting `resnet50` runs over a line break (to line 4): \
+             a quote left open? every row of a trace is one line"
+        );
+        // Closed on a later line: still one field over three lines, reported where it starts.
+        let text = "a,b\n1,2\n3,\"x\ny\nz\"\n4,5\n";
+        let mut t = table(text, TableOptions::default()).unwrap();
+        assert_eq!(t.next_row().unwrap().unwrap().line, 2);
+        let err = t.next_row().err().unwrap().to_string();
+        assert!(
+            err.starts_with("t.csv:3: column `b`: a quoted field starting `x` runs over a line break (to line 5)"),
+            "{err}"
+        );
+        // Quoted fields on one line are fine.
+        let mut t = table("a,b\n\"1\",\"x, y\"\n", TableOptions::default()).unwrap();
+        assert_eq!(t.next_row().unwrap().unwrap().str(1), "x, y");
+    }
+
+    /// Control bytes in a field reach messages escaped, never raw.
+    #[test]
+    fn control_bytes_in_messages_are_escaped() {
+        let mut t = table("a,b\n1,\u{1b}[31mred\n", TableOptions::default()).unwrap();
+        let row = t.next_row().unwrap().unwrap();
+        let err = row.count(1).unwrap_err().to_string();
+        assert_eq!(err, "t.csv:2: column `b`: expected a whole number >= 0, found `\\u{1b}[31mred`");
+        assert!(!err.contains('\u{1b}'));
     }
 
     #[test]

@@ -136,6 +136,15 @@ impl WorkloadSpec {
         }
     }
 
+    /// The `label:` the spec gives the workload, if it gives one.
+    pub fn explicit_label(&self) -> Option<&str> {
+        match self {
+            WorkloadSpec::Trace(p) => p.label.as_deref(),
+            WorkloadSpec::ElasticflowGenerator(p) => p.label.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Whether the workload runs at an offered load (jobs per hour) from the grid: generators
     /// always, traces when a transform rescales arrivals to the load.
     pub fn needs_load(&self) -> bool {
@@ -157,6 +166,15 @@ impl WorkloadSpec {
             WorkloadSpec::Trace(p) => p.validate(),
             WorkloadSpec::ElasticflowGenerator(p) => p.validate().map_err(|e| e.to_string()),
             _ => Ok(()),
+        }
+    }
+
+    /// The trace and transforms behind a `csv:` or `trace:` workload; `None` for generators.
+    pub fn trace_params(&self) -> Option<TraceParams> {
+        match self {
+            WorkloadSpec::Csv(p) => Some(TraceParams::csv(p.path.clone())),
+            WorkloadSpec::Trace(p) => Some(p.clone()),
+            _ => None,
         }
     }
 

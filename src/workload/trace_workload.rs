@@ -5,7 +5,7 @@ use super::transform::{self, Transform, TransformContext};
 use super::{WorkloadContext, WorkloadError};
 use crate::core::JobSpec;
 use crate::data;
-use crate::trace::{ReadReport, TraceFormat, TraceJob, read_trace};
+use crate::trace::{ReadReport, Trace, TraceFormat, TraceJob, read_trace};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -93,8 +93,25 @@ impl TraceParams {
 
     /// Reads the trace and applies the transforms for one grid point.
     pub fn load(&self, context: &WorkloadContext<'_>) -> Result<LoadedTrace, WorkloadError> {
+        let (source, trace) = self.read(context)?;
+        self.transform(source, trace, context)
+    }
+
+    /// The trace as read, before transforms, and the local file it came from; with
+    /// [`TraceParams::transform`], several grid points share one read.
+    pub fn read(&self, context: &WorkloadContext<'_>) -> Result<(PathBuf, Trace), WorkloadError> {
         let source = self.local_path(context)?;
         let trace = read_trace(&source, self.format)?;
+        Ok((source, trace))
+    }
+
+    /// Applies the transforms to a trace [`TraceParams::read`] returned, for one grid point.
+    pub fn transform(
+        &self,
+        source: PathBuf,
+        trace: Trace,
+        context: &WorkloadContext<'_>,
+    ) -> Result<LoadedTrace, WorkloadError> {
         let mut report = trace.report;
         let transform_context =
             TransformContext { seed: context.seed, load: context.load, cluster_gpus: context.cluster_gpus };

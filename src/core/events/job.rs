@@ -9,9 +9,11 @@ use crate::profiles::{ScalingCurve, ThroughputTable};
 /// Index of a job in the run's job vector (submission order).
 pub type JobIdx = usize;
 
-/// The models ElasticFlow's `models.get_model` knows; any other name runs as `resnet50`
-/// (`docs/elasticflow-semantics.md` §1.1), a quirk kept so traces with other names replay alike.
-const KNOWN_MODELS: [&str; 11] = [
+/// The models ElasticFlow's `models.get_model` knows. The original runs any other name as
+/// `resnet50` (`docs/elasticflow-semantics.md` §1.1); blox refuses such a job instead, naming it
+/// and its model, since a silent substitute makes every number of the run wrong (no published
+/// trace has another name, so the reproductions are unaffected).
+pub const KNOWN_MODELS: [&str; 11] = [
     "vgg16",
     "resnet50",
     "inception3",
@@ -94,7 +96,13 @@ impl ElasticJob {
             .ok_or_else(|| invalid("has no iteration count (event policies run jobs by iterations)".into()))?;
         let batch = spec.batch_size.ok_or_else(|| invalid("has no global batch size".into()))?;
         let model = spec.model.as_deref().ok_or_else(|| invalid("has no model name".into()))?;
-        let known = if KNOWN_MODELS.contains(&model) { model } else { "resnet50" };
+        if !KNOWN_MODELS.contains(&model) {
+            return Err(invalid(format!(
+                "model `{model}` is not one of ElasticFlow's models ({}); the original would silently run it as resnet50",
+                KNOWN_MODELS.join(", ")
+            )));
+        }
+        let known = model;
         let curve = table.curve(known, batch).ok_or_else(|| {
             invalid(format!(
                 "the throughput table `{}` has no curve for {known} at global batch {batch}",
