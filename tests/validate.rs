@@ -75,6 +75,8 @@ fn the_readme_spec_validates_and_runs_as_written() {
 
     let out = blox(&["run", "my-study.yaml", "--out", "out", "-q", "-j", "2"], dir.path());
     let stdout = text(&out.stdout);
+    // Exit 0: every run and every figure, the load-axis figure over the load-free CSV trace too.
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("21 runs: 21 executed, 0 already complete, 0 failed"), "{stdout}\n{}", text(&out.stderr));
     let runs = results::read_runs(&dir.path().join("out/my-study")).unwrap();
     assert_eq!(runs.len(), 21);
