@@ -98,7 +98,7 @@ pub(super) fn plot(args: PlotArgs) -> Result<ExitCode, String> {
     }
     let grid = GridFile::read(&args.results)?;
     let rows = complete_rows(&args.results, &grid)?;
-    Ok(if print_figures(&runner::render_figures(&spec, &args.results, &rows)) {
+    Ok(if print_figures(&runner::render_figures(&spec, &args.results, &rows), false) {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

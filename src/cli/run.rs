@@ -28,7 +28,7 @@ pub(super) struct RunArgs {
     /// Redo runs whose results already exist.
     #[arg(long)]
     force: bool,
-    /// Print one summary line per policy label and errors, nothing else.
+    /// Print one summary line per policy label, the totals line, warnings and errors only.
     #[arg(long, short)]
     quiet: bool,
     /// List every run key of the grid as done or todo; run, write and download nothing.
@@ -119,12 +119,22 @@ fn print_report(report: &SweepReport, quiet: bool) -> ExitCode {
     for (key, reason) in &report.failures {
         eprintln!("error: run {key} failed: {reason}");
     }
-    let figures_ok = print_figures(&report.figures);
+    let figures_ok = print_figures(&report.figures, quiet);
+    let grid_complete = report.rows.len() == report.grid_size;
+    if !report.figures.is_empty() && !grid_complete {
+        eprintln!(
+            "note: {} of the grid's {} runs are complete (see `blox status {}`); figures show those, and a figure \
+             that needs the others is not an error of this run",
+            report.rows.len(),
+            report.grid_size,
+            report.experiment_dir.display()
+        );
+    }
     for path in &report.figures_removed {
         eprintln!("removed {} (its figure is no longer in the spec)", path.display());
     }
     let all_done = report.failures.is_empty() && report.input_changed.runs.is_empty();
-    if all_done && figures_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if all_done && (figures_ok || !grid_complete) { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 /// `--dry-run`: every selected run key with its state, and the counts.
@@ -166,10 +176,11 @@ pub(super) fn run_state(experiment_dir: &Path, run_key: &str) -> &'static str {
     }
 }
 
-/// Prints where each figure went, or why it failed; false if any failed.
-pub(super) fn print_figures(figures: &[Result<Rendered, FigureError>]) -> bool {
+/// Prints where each figure went (unless `quiet`), or why it failed; false if any failed.
+pub(super) fn print_figures(figures: &[Result<Rendered, FigureError>], quiet: bool) -> bool {
     for figure in figures {
         match figure {
+            Ok(f) if quiet => f.warnings.iter().for_each(|w| eprintln!("warning: figure `{}`: {w}", f.name)),
             Ok(f) => println!("{f}"),
             Err(e) => eprintln!("error: {e}"),
         }

@@ -59,6 +59,8 @@ pub struct SweepControl {
 #[derive(Debug)]
 pub struct SweepReport {
     pub experiment_dir: PathBuf,
+    /// Runs of the spec's grid.
+    pub grid_size: usize,
     /// Runs the sweep was asked to do (the whole grid, or the `--only` subset).
     pub selected: usize,
     pub executed: usize,
@@ -190,6 +192,7 @@ pub fn run_with(
 
     let mut report = SweepReport {
         experiment_dir: experiment_dir.clone(),
+        grid_size: plans.len(),
         selected: selected.len(),
         executed: 0,
         skipped: 0,
