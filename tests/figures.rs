@@ -351,8 +351,9 @@ fn a_load_axis_over_workloads_without_a_load_does_not_fail_the_run_and_says_why(
     write_traces(dir.path());
     std::fs::write(dir.path().join("zipped.yaml"), ZIPPED).unwrap();
     let out = blox(&["run", "zipped.yaml", "--quiet", "--out", "results"], dir.path());
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    // `--quiet` prints a figure's warnings (to stderr) but not its paths.
+    let stdout = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stdout));
     assert!(
         stdout.contains("x is `load`, but none of the selected runs has a load")
             && stdout.contains("their workloads `csv-small`, `csv-big` take none")
@@ -377,8 +378,8 @@ figures:
 ";
     std::fs::write(dir.path().join("mixed.yaml"), mixed).unwrap();
     let out = blox(&["run", "mixed.yaml", "--quiet", "--out", "results"], dir.path());
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stdout));
     assert!(stdout.contains("left out the 2 runs of workload `csv-small`: it takes no load"), "{stdout}");
     let csv = read_csv(&dir.path().join("results/mixed/figures/avg-jct.csv"));
     assert_eq!(csv.len(), 4, "two policies at two loads: {csv:?}");
