@@ -104,3 +104,55 @@ fn policy_input(scheduler: &SchedulerSpec) -> Option<Input<'_>> {
         GpuTimeSource::Dataset(reference) => Some(Input::Dataset(reference)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::SpecSource;
+    use crate::spec::grid::expand;
+
+    const SPEC: &str = "name: inputs
+engine: {mode: events, slot_s: 60}
+policies:
+  - label: Gittins
+    scheduler: {tiresias: {gittins: {path: sizes.csv}}}
+  - label: Gittins-YARN
+    scheduler: {tiresias: {gittins: {dataset: tiresias/yarn-gput1000.csv}}}
+clusters: [{nodes: 1, gpus_per_node: 4}]
+workloads: [{trace: {path: jobs.csv}}]
+measure: {track: all}
+";
+
+    fn keys(dir: &Path) -> Vec<String> {
+        let source = SpecSource { file: dir.join("s.yaml"), text: SPEC.into(), base_dir: dir.to_path_buf() };
+        let spec = Spec::parse(&source).unwrap();
+        expand(&spec, &InputDigests::of(&spec, dir).unwrap()).into_iter().map(|p| p.info.run_key).collect()
+    }
+
+    /// Run keys follow the contents of every file a run reads, a Gittins distribution's too;
+    /// a dataset file is pinned by the registry and needs no I/O.
+    #[test]
+    fn keys_follow_trace_and_distribution_contents() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("jobs.csv"), "job_id,arrival_s,gpus,duration_s\n0,0,1,60\n").unwrap();
+        std::fs::write(dir.path().join("sizes.csv"), "duration\n500\n2000\n").unwrap();
+        let first = keys(dir.path());
+        assert_eq!(first, keys(dir.path()));
+        std::fs::write(dir.path().join("sizes.csv"), "duration\n500\n9000\n").unwrap();
+        let second = keys(dir.path());
+        assert_ne!(first[0], second[0], "the local distribution changed");
+        assert_eq!(first[1], second[1], "the dataset distribution did not");
+        std::fs::write(dir.path().join("jobs.csv"), "job_id,arrival_s,gpus,duration_s\n0,0,2,60\n").unwrap();
+        let third = keys(dir.path());
+        assert!(third.iter().zip(&second).all(|(a, b)| a != b), "the trace changed");
+    }
+
+    #[test]
+    fn a_missing_input_names_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = SpecSource { file: dir.path().join("s.yaml"), text: SPEC.into(), base_dir: dir.path().into() };
+        let spec = Spec::parse(&source).unwrap();
+        let error = InputDigests::of(&spec, dir.path()).unwrap_err();
+        assert!(error.contains("jobs.csv: cannot read this input"), "{error}");
+    }
+}

@@ -94,10 +94,7 @@ pub fn mirror_of_datasets(names: &[&str]) -> tempfile::TempDir {
 }
 
 /// Lowercase hex SHA-256 of `bytes`, as the registry pins files.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use blox::digest::sha256_hex;
 
 /// A local copy of a dataset file; a rebuilt copy lives in a temporary directory kept with it.
 pub struct LocalFile {
