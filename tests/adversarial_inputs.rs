@@ -2,22 +2,12 @@
 //! hang, abort, overwrite a file, garble the terminal or answer in a library's words. Each test
 //! pins the fix: a bounded, positioned error in the spec's words, before any run starts.
 
+mod common;
+
+use common::{blox, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
-
-fn blox(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_blox"))
-        .args(args)
-        .current_dir(cwd)
-        .env("BLOX_DATA_DIR", cwd.join("cache"))
-        .output()
-        .expect("blox runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 const VALID: &str = "name: small
 policies:

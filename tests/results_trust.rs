@@ -2,19 +2,14 @@
 //! issue 11 (label collisions, changed specs and inputs, damaged files, two processes, Ctrl-C,
 //! time limits), plus `status`, `--dry-run`, `--only`, `export`, completions and the man page.
 
+mod common;
+
 use blox::results;
+use common::{blox, text};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
-
-fn blox(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_blox")).args(args).current_dir(cwd).output().expect("blox runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
     let path = dir.join(name);

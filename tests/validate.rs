@@ -4,22 +4,12 @@
 //! Fixtures are written by each test; the README spec's dataset comes through `blox data` (the
 //! mirror in `BLOX_DATA_MIRROR` when set, else its origin) into a temporary cache.
 
+mod common;
+
 use blox::results;
+use common::{blox, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn blox(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_blox"))
-        .args(args)
-        .current_dir(cwd)
-        .env("BLOX_DATA_DIR", cwd.join("cache"))
-        .output()
-        .expect("blox runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

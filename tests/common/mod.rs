@@ -5,8 +5,11 @@
 
 #![allow(dead_code)] // each test binary uses part of it
 
+mod cli;
 mod data;
 
+#[allow(unused_imports)] // only the CLI tests run the binary
+pub use cli::*;
 pub use data::*;
 
 use blox::core::events::{EventConfig, EventEngine, EventPolicy};
