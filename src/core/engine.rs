@@ -20,7 +20,7 @@
 //! The engine keeps the priority order from round to round; the cost of a round grows with the
 //! number of active jobs only, never with the length of the trace (arrivals are pulled lazily).
 
-use super::metrics::{DeadlineStats, mean, quantile_sorted};
+use super::metrics::RunTotals;
 use super::policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, Scheduler};
 use super::{
     ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, RunSummary, SimTime,
@@ -396,28 +396,17 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             .extend(self.jobs.iter().filter(|(_, j)| tracking.contains(j.spec.id)).map(|(_, j)| record_of(j, None)));
         self.records.sort_by_key(|r| r.id);
 
-        let mut jcts: Vec<f64> = self.records.iter().filter_map(JobRecord::jct).collect();
-        jcts.sort_by(f64::total_cmp);
-        let responsiveness: Vec<f64> =
-            self.records.iter().filter(|r| r.finish.is_some()).filter_map(JobRecord::responsiveness).collect();
-        let total_gpu_seconds = f64::from(self.cluster.total_gpus()) * rounds as f64 * self.config.round_seconds;
-        let summary = RunSummary {
+        let totals = RunTotals {
             tracked_jobs: self.tracked_seen,
-            tracked_finished: jcts.len() as u64,
             jobs_finished: self.jobs_finished,
             jobs_unschedulable: self.jobs_unschedulable,
-            avg_jct: mean(&jcts),
-            median_jct: quantile_sorted(&jcts, 0.5),
-            p95_jct: quantile_sorted(&jcts, 0.95),
-            p99_jct: quantile_sorted(&jcts, 0.99),
-            avg_responsiveness: mean(&responsiveness),
             makespan: now,
             rounds,
             preemptions: self.preemptions,
-            promoted_jobs: self.records.iter().filter(|r| r.promoted).count() as u64,
-            gpu_utilization: self.busy_gpu_seconds / total_gpu_seconds,
-            deadlines: DeadlineStats::of(&self.records),
+            busy_gpu_seconds: self.busy_gpu_seconds,
+            capacity_gpu_seconds: f64::from(self.cluster.total_gpus()) * rounds as f64 * self.config.round_seconds,
         };
+        let summary = RunSummary::from_records(&self.records, totals);
         RunOutput { summary, jobs: self.records, timeline: self.timeline }
     }
 }

@@ -112,6 +112,52 @@ pub struct RunSummary {
     pub deadlines: DeadlineStats,
 }
 
+/// What an engine counts about a run besides its tracked jobs' records.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunTotals {
+    pub tracked_jobs: u64,
+    /// Jobs finished, tracked or not.
+    pub jobs_finished: u64,
+    pub jobs_unschedulable: u64,
+    pub makespan: SimTime,
+    /// Rounds (round engine) or decisions (event engine).
+    pub rounds: u64,
+    pub preemptions: u64,
+    /// GPU-seconds held by jobs.
+    pub busy_gpu_seconds: f64,
+    /// GPU-seconds the cluster offered over the run.
+    pub capacity_gpu_seconds: f64,
+}
+
+impl RunSummary {
+    /// The one definition of every per-run metric: JCT statistics over the finished records,
+    /// responsiveness over finished records that made progress, promotions and deadline outcomes
+    /// from the records, utilisation as busy over offered GPU-seconds; counts from `totals`.
+    pub fn from_records(records: &[JobRecord], totals: RunTotals) -> Self {
+        let mut jcts: Vec<f64> = records.iter().filter_map(JobRecord::jct).collect();
+        jcts.sort_by(f64::total_cmp);
+        let responsiveness: Vec<f64> =
+            records.iter().filter(|r| r.finish.is_some()).filter_map(JobRecord::responsiveness).collect();
+        RunSummary {
+            tracked_jobs: totals.tracked_jobs,
+            tracked_finished: jcts.len() as u64,
+            jobs_finished: totals.jobs_finished,
+            jobs_unschedulable: totals.jobs_unschedulable,
+            avg_jct: mean(&jcts),
+            median_jct: quantile_sorted(&jcts, 0.5),
+            p95_jct: quantile_sorted(&jcts, 0.95),
+            p99_jct: quantile_sorted(&jcts, 0.99),
+            avg_responsiveness: mean(&responsiveness),
+            makespan: totals.makespan,
+            rounds: totals.rounds,
+            preemptions: totals.preemptions,
+            promoted_jobs: records.iter().filter(|r| r.promoted).count() as u64,
+            gpu_utilization: totals.busy_gpu_seconds / totals.capacity_gpu_seconds,
+            deadlines: DeadlineStats::of(records),
+        }
+    }
+}
+
 /// Everything one run produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOutput {

@@ -35,7 +35,7 @@ pub use placement::{BuddyPlacement, CLASSES, SetId};
 pub use step::{Allocation, FreeTimeline, StepFunction, align};
 pub use yarn_placement::YarnPlacement;
 
-use super::metrics::{DeadlineStats, mean, quantile_sorted};
+use super::metrics::RunTotals;
 use super::{ClusterSpec, JobRecord, JobSpec, RunError, RunOutput, RunSummary, SimTime, StopFlag, TimelineRow};
 use crate::profiles::ThroughputTable;
 use std::sync::Arc;
@@ -552,25 +552,17 @@ impl EventEngine {
         let mut records: Vec<JobRecord> = sim.jobs.iter().map(record_of).collect();
         records.sort_by_key(|r| r.id);
         let makespan = records.iter().filter_map(|r| r.finish).fold(0.0, f64::max);
-        let mut jcts: Vec<f64> = records.iter().filter_map(JobRecord::jct).collect();
-        jcts.sort_by(f64::total_cmp);
-        let summary = RunSummary {
+        let totals = RunTotals {
             tracked_jobs: records.len() as u64,
-            tracked_finished: jcts.len() as u64,
-            jobs_finished: jcts.len() as u64,
+            jobs_finished: records.iter().filter(|r| r.finish.is_some()).count() as u64,
             jobs_unschedulable: 0,
-            avg_jct: mean(&jcts),
-            median_jct: quantile_sorted(&jcts, 0.5),
-            p95_jct: quantile_sorted(&jcts, 0.95),
-            p99_jct: quantile_sorted(&jcts, 0.99),
-            avg_responsiveness: f64::NAN,
             makespan,
             rounds: decisions,
             preemptions: records.iter().map(|r| u64::from(r.preemptions)).sum(),
-            promoted_jobs: records.iter().filter(|r| r.promoted).count() as u64,
-            gpu_utilization: busy_gpu_seconds / (f64::from(sim.total_gpus) * makespan),
-            deadlines: DeadlineStats::of(&records),
+            busy_gpu_seconds,
+            capacity_gpu_seconds: f64::from(sim.total_gpus) * makespan,
         };
+        let summary = RunSummary::from_records(&records, totals);
         RunOutput { summary, jobs: records, timeline: sim.timeline }
     }
 }
