@@ -1,34 +1,88 @@
-//! The cluster: nodes of GPUs, and which job holds each GPU.
+//! The cluster: nodes of GPUs (with their type, CPUs and memory), and which job holds each GPU.
 //!
-//! A node is a struct rather than a count so that GPU types, CPUs, memory and switches can be
-//! added per node later without changing how policies walk the cluster.
+//! Both engines describe the machines the same way ([`ClusterSpec`]: one [`NodeSpec`] per node,
+//! built from groups of identical nodes); what a GPU type means (its throughput tables) is
+//! resolved through `crate::profiles` by the caller, so the core only carries the name.
 
 use super::JobSlot;
+use std::sync::Arc;
 
 /// Global GPU index, node-major: node 0 holds GPUs `0..gpus(0)`, node 1 the next ones, and so on
 /// (Blox registers its 32 x 4 nodes the same way).
 pub type GpuId = u32;
 
+/// A GPU generation as profiles name it (`a100`, `t4`, ...). Cheap to clone: one per node.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GpuType(Arc<str>);
+
+impl GpuType {
+    pub fn new(name: &str) -> Self {
+        Self(Arc::from(name))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for GpuType {
+    /// `a100`, the type of specs that name none (ElasticFlow's default GPU).
+    fn default() -> Self {
+        Self::new("a100")
+    }
+}
+
 /// One machine of the cluster.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NodeSpec {
     pub gpus: u32,
+    pub gpu_type: GpuType,
+    /// CPU cores; `None` where the run does not model CPUs (no policy allocates them).
+    pub cpus: Option<u32>,
+    /// Memory in GB; `None` where the run does not model memory.
+    pub memory_gb: Option<f64>,
+}
+
+impl NodeSpec {
+    /// A node of `gpus` GPUs of the default type, CPUs and memory not modelled.
+    pub fn with_gpus(gpus: u32) -> Self {
+        Self { gpus, gpu_type: GpuType::default(), cpus: None, memory_gb: None }
+    }
+}
+
+/// `count` identical nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeGroup {
+    pub count: u32,
+    pub node: NodeSpec,
 }
 
 /// The machines of a cluster, in registration order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClusterSpec {
     pub nodes: Vec<NodeSpec>,
 }
 
 impl ClusterSpec {
-    /// `nodes` identical machines with `gpus_per_node` GPUs each.
+    /// `nodes` identical machines with `gpus_per_node` GPUs each, of the default type.
     pub fn uniform(nodes: u32, gpus_per_node: u32) -> Self {
-        Self { nodes: (0..nodes).map(|_| NodeSpec { gpus: gpus_per_node }).collect() }
+        Self::from_groups(&[NodeGroup { count: nodes, node: NodeSpec::with_gpus(gpus_per_node) }])
+    }
+
+    /// The nodes of each group in turn (GPU ids follow this order).
+    pub fn from_groups(groups: &[NodeGroup]) -> Self {
+        Self { nodes: groups.iter().flat_map(|g| std::iter::repeat_n(g.node.clone(), g.count as usize)).collect() }
     }
 
     pub fn total_gpus(&self) -> u32 {
         self.nodes.iter().map(|n| n.gpus).sum()
+    }
+
+    /// The node every node equals, for engines that need identical nodes; `None` if they differ
+    /// or there are none.
+    pub fn identical_node(&self) -> Option<&NodeSpec> {
+        let first = self.nodes.first()?;
+        self.nodes.iter().all(|n| n == first).then_some(first)
     }
 }
 
@@ -119,6 +173,22 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_expand_in_order_and_identical_nodes_are_recognised() {
+        let k80 = NodeSpec { gpus: 4, gpu_type: GpuType::new("k80"), cpus: Some(24), memory_gb: Some(500.0) };
+        let v100 = NodeSpec { gpus: 8, gpu_type: GpuType::new("v100"), ..k80.clone() };
+        let spec = ClusterSpec::from_groups(&[
+            NodeGroup { count: 2, node: k80.clone() },
+            NodeGroup { count: 1, node: v100.clone() },
+        ]);
+        assert_eq!(spec.nodes, [k80.clone(), k80.clone(), v100]);
+        assert_eq!(spec.total_gpus(), 16);
+        assert_eq!(spec.identical_node(), None);
+        assert_eq!(ClusterSpec::from_groups(&[NodeGroup { count: 3, node: k80.clone() }]).identical_node(), Some(&k80));
+        let c = Cluster::new(spec);
+        assert_eq!(c.free_gpus_on_node(2).collect::<Vec<_>>(), (8..16).collect::<Vec<_>>());
+    }
 
     #[test]
     fn gpu_ids_are_node_major_and_free_counts_follow_assignments() {

@@ -12,7 +12,7 @@ pub mod metrics;
 pub mod policy;
 pub mod stop;
 
-pub use cluster::{Cluster, ClusterSpec, GpuId, NodeSpec};
+pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, NodeGroup, NodeSpec};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
 pub use job::{ActiveJob, JobId, JobSlot, JobSpec, JobTable};
 pub use metrics::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};

@@ -73,7 +73,7 @@ mod tests {
 
     fn cluster(free: &[u32]) -> Cluster {
         // Nodes of 4 GPUs with the first `4 - free[n]` GPUs of node n taken.
-        let mut c = Cluster::new(ClusterSpec { nodes: free.iter().map(|_| NodeSpec { gpus: 4 }).collect() });
+        let mut c = Cluster::new(ClusterSpec { nodes: free.iter().map(|_| NodeSpec::with_gpus(4)).collect() });
         for (n, &f) in free.iter().enumerate() {
             let taken: Vec<GpuId> = (0..4 - f).map(|g| n as GpuId * 4 + g).collect();
             c.assign(&taken, JobSlot(99));

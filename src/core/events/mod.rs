@@ -431,15 +431,15 @@ impl EventEngine {
         if !(config.slot.is_finite() && config.slot >= 1.0) {
             return Err(RunError::InvalidConfig(format!("the slot must be at least 1 s, got {}", config.slot)));
         }
-        let Some(first) = config.cluster.nodes.first() else {
-            return Err(RunError::InvalidConfig("the cluster has no GPUs".into()));
+        // The buddy placement and the per-run throughput table assume one kind of node.
+        let gpus_per_node = match config.cluster.identical_node() {
+            Some(node) if node.gpus > 0 => node.gpus,
+            _ => {
+                return Err(RunError::InvalidConfig(
+                    "the event-driven engine needs identical nodes with at least one GPU each".into(),
+                ));
+            }
         };
-        let gpus_per_node = first.gpus;
-        if gpus_per_node == 0 || config.cluster.nodes.iter().any(|n| n.gpus != gpus_per_node) {
-            return Err(RunError::InvalidConfig(
-                "the event-driven engine needs identical nodes with at least one GPU each".into(),
-            ));
-        }
         let mut jobs: Vec<ElasticJob> = Vec::new();
         let mut last_arrival = f64::NEG_INFINITY;
         for spec in source {
