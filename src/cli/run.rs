@@ -5,7 +5,7 @@ use super::summary::{print_per_label, print_summary};
 use super::validate::{check_workloads, fetch_datasets};
 use crate::figures::{FigureError, Rendered};
 use crate::results::{self, store};
-use crate::runner::{self, GridPoint, RunnerOptions, Selection, SweepControl, SweepReport};
+use crate::runner::{self, GridPoint, RunnerOptions, Selection, ShardArg, SweepControl, SweepReport};
 use crate::spec::{Spec, SpecSource};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -38,6 +38,10 @@ pub(super) struct RunArgs {
     /// workload, load, seed; a key given twice matches either value).
     #[arg(long, value_name = "KEY=VALUE,...")]
     only: Option<Selection>,
+    /// Run shard K of N of the grid (1-based; `auto`: from a Slurm array task's or a Kubernetes
+    /// Indexed Job's environment). Shards share one results directory and never overlap.
+    #[arg(long, value_name = "K/N|auto")]
+    shard: Option<ShardArg>,
     /// Fail a run that takes longer than this many seconds of wall time; the others go on.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     run_timeout: Option<Duration>,
@@ -60,7 +64,8 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, String> {
     if !args.quiet {
         eprint!("{workloads}");
     }
-    let control = SweepControl { only: args.only.clone(), run_timeout: args.run_timeout, ..Default::default() };
+    let shard = args.shard.map(ShardArg::resolve).transpose()?;
+    let control = SweepControl { only: args.only.clone(), shard, run_timeout: args.run_timeout, ..Default::default() };
     let interrupt = control.interrupt.clone();
     // First signal: stop the runs and report; a second one ends the process at once.
     let handler = ctrlc::set_handler(move || {
@@ -115,13 +120,24 @@ fn print_report(report: &SweepReport, quiet: bool) -> ExitCode {
         counts.push(format!("{} running in another process", report.running_elsewhere.len()));
     }
     counts.push(format!("{} failed", report.failures.len()));
-    println!("\n{} runs: {}. Results: {}", report.selected, counts.join(", "), report.experiment_dir.display());
+    let shard = report.shard.map(|s| format!("shard {}: ", s.describe())).unwrap_or_default();
+    println!("\n{shard}{} runs: {}. Results: {}", report.selected, counts.join(", "), report.experiment_dir.display());
     for (key, reason) in &report.failures {
         eprintln!("error: run {key} failed: {reason}");
     }
     let figures_ok = print_figures(&report.figures, quiet);
     let grid_complete = report.rows.len() == report.grid_size;
-    if !report.figures.is_empty() && !grid_complete {
+    if let Some(shard) = report.shard.filter(|_| !grid_complete) {
+        eprintln!(
+            "shard {}: {} of the grid's {} runs are complete; the shard that completes the grid draws its figures \
+             (or run `blox plot {}` then)",
+            shard.describe(),
+            report.rows.len(),
+            report.grid_size,
+            report.experiment_dir.display()
+        );
+    }
+    if !report.figures.is_empty() && !grid_complete && report.shard.is_none() {
         eprintln!(
             "note: {} of the grid's {} runs are complete (see `blox status {}`); figures show those, and a figure \
              that needs the others is not an error of this run",
@@ -140,7 +156,8 @@ fn print_report(report: &SweepReport, quiet: bool) -> ExitCode {
 /// `--dry-run`: every selected run key with its state, and the counts.
 fn dry_run(source: &SpecSource, spec: &Spec, args: &RunArgs) -> Result<ExitCode, String> {
     let plans = runner::plan(source, spec)?;
-    let selected = runner::select(&plans, args.only.as_ref())?;
+    let shard = args.shard.map(ShardArg::resolve).transpose()?;
+    let selected = runner::select(&plans, args.only.as_ref(), shard, &source.base_dir)?;
     let experiment_dir = args.out.join(&spec.name.value.0);
     let mut todo = 0;
     let mut text = String::new();

@@ -12,8 +12,10 @@
 
 mod grid_file;
 mod progress;
+mod shard;
 
 pub use grid_file::{GRID_FILE, GridFile, GridPoint, Selection};
+pub use shard::{Shard, ShardArg};
 
 use crate::core::events::EventEngine;
 use crate::core::{Engine, RunError, StopFlag};
@@ -48,6 +50,8 @@ pub struct RunnerOptions {
 pub struct SweepControl {
     /// Run only the grid points this selects (`--only`).
     pub only: Option<Selection>,
+    /// Run only this shard of the (selected) grid (`--shard K/N`).
+    pub shard: Option<Shard>,
     /// Wall-clock limit of one run (`--run-timeout`); a run over it fails cleanly.
     pub run_timeout: Option<Duration>,
     /// Raised (by Ctrl-C / SIGTERM) to abandon the sweep: runs in progress stop, runs not yet
@@ -61,6 +65,8 @@ pub struct SweepReport {
     pub experiment_dir: PathBuf,
     /// Runs of the spec's grid.
     pub grid_size: usize,
+    /// The shard this sweep ran, if one.
+    pub shard: Option<Shard>,
     /// Runs the sweep was asked to do (the whole grid, or the `--only` subset).
     pub selected: usize,
     pub executed: usize,
@@ -115,14 +121,25 @@ fn plan_with_inputs(source: &SpecSource, spec: &Spec) -> Result<(Vec<RunPlan>, I
     Ok((plans, inputs))
 }
 
-/// The plans `only` keeps (all without one); an error when it keeps none.
-pub fn select<'a>(plans: &'a [RunPlan], only: Option<&Selection>) -> Result<Vec<&'a RunPlan>, String> {
-    let Some(only) = only else { return Ok(plans.iter().collect()) };
-    let selected: Vec<&RunPlan> = plans.iter().filter(|p| only.matches(&GridPoint::of(p))).collect();
-    if selected.is_empty() {
-        return Err(format!("--only matches none of the {} runs of the grid", plans.len()));
+/// The plans `only` keeps (all without one), then `shard`'s part of them; an error when `only`
+/// keeps none. A shard may be empty (more shards than runs).
+pub fn select<'a>(
+    plans: &'a [RunPlan],
+    only: Option<&Selection>,
+    shard: Option<Shard>,
+    base_dir: &Path,
+) -> Result<Vec<&'a RunPlan>, String> {
+    let mut selected: Vec<&RunPlan> = plans.iter().collect();
+    if let Some(only) = only {
+        selected.retain(|p| only.matches(&GridPoint::of(p)));
+        if selected.is_empty() {
+            return Err(format!("--only matches none of the {} runs of the grid", plans.len()));
+        }
     }
-    Ok(selected)
+    Ok(match shard {
+        Some(shard) => shard.select(&selected, base_dir),
+        None => selected,
+    })
 }
 
 /// Runs `spec` and writes its tables under `options.out`.
@@ -138,7 +155,7 @@ pub fn run_with(
     control: &SweepControl,
 ) -> Result<SweepReport, String> {
     let (plans, inputs) = plan_with_inputs(source, spec)?;
-    let selected = select(&plans, control.only.as_ref())?;
+    let selected = select(&plans, control.only.as_ref(), control.shard, &source.base_dir)?;
     let experiment_dir = options.out.join(&spec.name.value.0);
     std::fs::create_dir_all(&experiment_dir).map_err(|e| format!("cannot create {}: {e}", experiment_dir.display()))?;
     let provenance = Provenance {
@@ -193,6 +210,7 @@ pub fn run_with(
     let mut report = SweepReport {
         experiment_dir: experiment_dir.clone(),
         grid_size: plans.len(),
+        shard: control.shard,
         selected: selected.len(),
         executed: 0,
         skipped: 0,
@@ -228,7 +246,10 @@ pub fn run_with(
     }
     report.input_changed = store::set_aside(&experiment_dir, changed).map_err(|e| e.to_string())?;
     (report.rows, report.unreadable) = grid_rows(&experiment_dir, plans.iter().map(|p| p.info.run_key.as_str()));
-    if !report.interrupted {
+    // A shard draws the figures only once the whole grid is there (the last shard to finish);
+    // before, they would show a part of it.
+    let partial_shard = control.shard.is_some() && report.rows.len() < plans.len();
+    if !report.interrupted && !partial_shard {
         report.figures = render_figures(spec, &experiment_dir, &report.rows);
         report.figures_removed =
             figures::remove_undeclared(&experiment_dir, spec.figures.iter().map(|f| f.value.name()));
