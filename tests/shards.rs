@@ -113,3 +113,46 @@ fn bad_shards_are_errors_naming_what_to_give() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("SLURM_ARRAY_TASK_ID"), "{}", text(&out.stderr));
 }
+
+/// `kill -9` at any moment, then a rerun: no finished run is lost or redone, nothing a reader
+/// would take for a result is left behind, and the tables equal an uninterrupted run's.
+#[test]
+fn a_sweep_killed_at_any_moment_resumes_to_the_same_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = SPEC.replace("seeds: [1, 2]", "seeds: [1, 2, 3, 4]").replace("[20, 60]", "[20, 400]");
+    std::fs::write(dir.path().join("s.yaml"), &spec).unwrap();
+    let whole = blox(&["run", "s.yaml", "--out", "whole"], dir.path());
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    let expected = tables(&dir.path().join("whole/sharded"));
+    for (i, delay_ms) in [20u64, 80, 200, 400, 800].into_iter().enumerate() {
+        let out = format!("killed{i}");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_blox"))
+            .args(["run", "s.yaml", "--out", &out, "-j", "2"])
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let experiment = dir.path().join(&out).join("sharded");
+        let complete_before: Vec<String> = results::read_runs(&experiment)
+            .map(|rows| rows.into_iter().map(|r| r.info.run_key).collect())
+            .unwrap_or_default();
+        let rerun = blox(&["run", "s.yaml", "--out", &out], dir.path());
+        let stdout = text(&rerun.stdout);
+        assert!(rerun.status.success(), "{delay_ms} ms: {stdout}\n{}", text(&rerun.stderr));
+        let skipped = format!("{} already complete", complete_before.len());
+        assert!(stdout.contains(&skipped), "{delay_ms} ms: runs complete before the kill were redone:\n{stdout}");
+        assert_eq!(tables(&experiment), expected, "{delay_ms} ms");
+        for table in ["runs", "jobs", "timeline"] {
+            let names: Vec<String> = std::fs::read_dir(experiment.join(table))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(names.len(), 24, "{delay_ms} ms, {table}: {names:?}");
+            assert!(names.iter().all(|n| !n.starts_with('.')), "{delay_ms} ms, {table}: {names:?}");
+        }
+    }
+}

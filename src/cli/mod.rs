@@ -3,6 +3,7 @@
 //!
 //! Exit codes: 0 success, 1 some runs or figures failed, 2 bad input (spec, trace, arguments).
 
+mod cluster;
 mod data;
 mod experiment;
 mod run;
@@ -61,6 +62,16 @@ enum Command {
     /// List and fetch the public trace datasets (verified by SHA-256, cached).
     #[command(subcommand)]
     Data(data::DataCommand),
+    /// Write (and with --submit, submit) a Slurm array script whose tasks run the grid's shards.
+    #[command(
+        after_help = "Examples:\n  blox slurm specs/paper/blox-fig6.yaml --tasks 4 --out /shared/results --submit\n  blox slurm my-study.yaml --tasks 64 -j 4 --sbatch=--partition=cpu --sbatch=--time=04:00:00"
+    )]
+    Slurm(cluster::SlurmArgs),
+    /// Write a Kubernetes Indexed Job manifest whose pods run the grid's shards.
+    #[command(
+        after_help = "Example:\n  blox k8s specs/my-study.yaml --tasks 16 --image registry.example/blox:latest -o job.yaml && kubectl apply -f job.yaml"
+    )]
+    K8s(cluster::K8sArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  blox completions bash > ~/.local/share/bash-completion/completions/blox\n  blox completions zsh > ~/.zfunc/_blox"
@@ -104,6 +115,8 @@ pub fn main() -> ExitCode {
         Command::List => list(),
         Command::Trace(command) => trace::trace(command),
         Command::Data(command) => data::data(command),
+        Command::Slurm(args) => cluster::slurm(args),
+        Command::K8s(args) => cluster::k8s(args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "blox", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
