@@ -17,7 +17,8 @@ blox="${BLOX:-$repo/target/release/blox}"
 
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
     echo "installing slurm-wlm and munge" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm munge >/dev/null
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q slurm-wlm munge >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q slurm-wlm munge >/dev/null; }
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/blox-slurm.XXXXXX")"
