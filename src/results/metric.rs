@@ -209,3 +209,127 @@ impl TimeUnit {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::RunSummary;
+
+    /// The names specs and sidecars accepted when each table's metrics were an enum of their own;
+    /// they must all keep working.
+    const RUN_METRICS: [&str; 17] = [
+        "avg_jct",
+        "median_jct",
+        "p95_jct",
+        "p99_jct",
+        "avg_responsiveness",
+        "makespan",
+        "gpu_utilization",
+        "preemptions",
+        "promoted_jobs",
+        "jobs_finished",
+        "tracked_finished",
+        "rounds",
+        "deadline_jobs",
+        "accepted",
+        "declined",
+        "deadline_ratio",
+        "best_effort_avg_jct",
+    ];
+    const JOB_METRICS: [&str; 3] = ["jct", "queueing_delay", "responsiveness"];
+    const TIMELINE_METRICS: [&str; 7] =
+        ["free_gpus", "gpu_demand", "running", "queued", "admission_backlog", "preemptions", "cluster_efficiency"];
+
+    fn sorted<'a>(names: impl IntoIterator<Item = &'a &'a str>) -> Vec<&'a str> {
+        let mut names: Vec<&str> = names.into_iter().copied().collect();
+        names.sort_unstable();
+        names
+    }
+
+    /// A table's metrics are its metric columns, named without the `_s` of seconds, and nothing
+    /// else: listing a column in the schema is what makes a metric.
+    fn metrics_are_the_metric_columns<R: TableRow>() {
+        let columns: Vec<&str> = R::COLUMNS
+            .iter()
+            .filter(|column| column.metric_info().is_some())
+            .map(|column| column.name().strip_suffix("_s").unwrap_or(column.name()))
+            .collect();
+        assert_eq!(R::METRIC_NAMES, columns);
+        for name in R::METRIC_NAMES {
+            assert_eq!(Metric::<R>::parse(name).map(Metric::name), Some(*name));
+        }
+    }
+
+    #[test]
+    fn metric_names_derive_from_the_schema() {
+        metrics_are_the_metric_columns::<RunRow>();
+        metrics_are_the_metric_columns::<JobRecord>();
+        metrics_are_the_metric_columns::<TimelineRow>();
+        assert_eq!(RunMetric::parse("avg_jct_s"), None, "specs name metrics, not columns");
+        assert_eq!(RunMetric::parse("wall_time_s"), None);
+    }
+
+    #[test]
+    fn specs_keep_every_metric_name_they_accepted() {
+        assert_eq!(sorted(RunRow::METRIC_NAMES), sorted(&RUN_METRICS));
+        assert_eq!(sorted(JobRecord::METRIC_NAMES), sorted(&JOB_METRICS));
+        assert_eq!(sorted(TimelineRow::METRIC_NAMES), sorted(&TIMELINE_METRICS));
+        for name in RUN_METRICS {
+            // The plain, tagged and mapping forms of a unit enum variant.
+            for yaml in [name.to_owned(), format!("!{name}"), format!("{{{name}: null}}")] {
+                let metric: RunMetric = serde_saphyr::from_str(&yaml).unwrap();
+                assert_eq!(metric.name(), name, "{yaml}");
+            }
+        }
+        let error = serde_saphyr::from_str::<RunMetric>("avg_happiness").unwrap_err().to_string();
+        assert!(error.contains("unknown variant `avg_happiness`, expected one of"), "{error}");
+        assert!(RUN_METRICS.iter().all(|name| error.contains(name)), "{error}");
+        let error = serde_saphyr::from_str::<JobMetric>("jot").unwrap_err().to_string();
+        assert!(error.contains("expected one of jct, responsiveness, queueing_delay"), "{error}");
+    }
+
+    #[test]
+    fn readme_lists_every_metric() {
+        let readme = include_str!("../../README.md");
+        let listed = |after: &str, until: &str| -> Vec<&str> {
+            let start = readme.find(after).expect(after) + after.len();
+            let text = &readme[start..][..readme[start..].find(until).expect(until)];
+            text.split('`').skip(1).step_by(2).collect()
+        };
+        assert_eq!(sorted(&listed("Run metrics: ", ".")), sorted(RunRow::METRIC_NAMES));
+        assert_eq!(sorted(&listed("`cdf` (of ", ")")), sorted(JobRecord::METRIC_NAMES));
+        assert_eq!(sorted(&listed("`timeline` (", " per round")), sorted(TimelineRow::METRIC_NAMES));
+    }
+
+    #[test]
+    fn values_are_shown_in_the_unit_of_their_kind() {
+        let row = RunRow {
+            summary: RunSummary {
+                avg_jct: 5400.0,
+                gpu_utilization: 0.75,
+                rounds: 12,
+                p99_jct: f64::NAN,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let shown = |name: &str, unit| {
+            let metric = RunMetric::named(name);
+            (metric.display_value(&row, unit), metric.axis_label(unit))
+        };
+        assert_eq!(shown("avg_jct", TimeUnit::Hours), (1.5, "Average JCT (hours)".to_owned()));
+        assert_eq!(shown("avg_jct", TimeUnit::Minutes), (90.0, "Average JCT (minutes)".to_owned()));
+        assert_eq!(shown("gpu_utilization", TimeUnit::Hours), (75.0, "GPU utilization (%)".to_owned()));
+        assert_eq!(shown("rounds", TimeUnit::Hours), (12.0, "Rounds".to_owned()));
+        assert_eq!(RunMetric::named("p99_jct").value(&row), None, "NaN is no value");
+        assert!(shown("p99_jct", TimeUnit::Hours).0.is_nan());
+        assert_eq!(RunMetric::named("deadline_ratio").value(&row), None);
+
+        let unfinished = JobRecord { arrival: 10.0, first_start: Some(70.0), ..Default::default() };
+        assert_eq!(JobMetric::named("queueing_delay").value(&unfinished), Some(60.0));
+        assert_eq!(JobMetric::named("jct").value(&unfinished), None);
+        let round = TimelineRow { free_gpus: 3, admission_backlog: None, ..Default::default() };
+        assert_eq!(TimelineMetric::named("free_gpus").value(&round), Some(3.0));
+        assert_eq!(TimelineMetric::named("admission_backlog").value(&round), None);
+    }
+}

@@ -2,11 +2,11 @@
 //!
 //! A table is a list of [`Column`]s in file order. A column names itself, holds the functions
 //! that take its value from the in-memory row and put it back, and by the Rust type of that value
-//! ([`Access`]) fixes its Arrow type and nullability. The Parquet writer and reader
-//! (`tables`) and the metric names, captions and units of figures and expected values
-//! ([`super::metric`]) all derive from these lists, so they cannot drift apart.
+//! (`Access`) fixes its Arrow type and nullability. The Parquet writer and reader (`tables`) and
+//! the metric names, captions and units of figures and expected values ([`super::metric`]) all
+//! derive from these lists, so they cannot drift apart.
 //!
-//! Every table starts with [`STAMP`], the run's grid keys and provenance, repeated on each row;
+//! Every table starts with `STAMP`, the run's grid keys and provenance, repeated on each row;
 //! then come the table's own columns ([`TableRow::COLUMNS`]): `RUNS` over [`RunRow`], `JOBS` over
 //! [`JobRecord`] and `TIMELINE` over [`TimelineRow`].
 //!
@@ -23,7 +23,7 @@ use super::RunRow;
 use crate::core::{JobRecord, TimelineRow};
 
 /// One column of a results table over rows of type `R`.
-pub struct Column<R: 'static> {
+pub struct Column<R> {
     name: &'static str,
     pub(super) access: Access<R>,
     metric: Option<MetricInfo>,
@@ -59,7 +59,7 @@ pub(super) enum Access<R> {
 
 /// How a metric's stored value is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetricUnit {
+pub(super) enum MetricUnit {
     /// Seconds, shown in the figure's or check's [`TimeUnit`](super::metric::TimeUnit).
     Seconds,
     /// A 0-1 fraction, shown in percent.
@@ -79,7 +79,7 @@ pub(super) struct MetricInfo {
 
 /// A row type with a results table of its own; the reader sets each field of a default row.
 pub trait TableRow: Default + 'static {
-    /// The table's columns after [`STAMP`], in file order.
+    /// The table's columns after the `STAMP` columns, in file order.
     const COLUMNS: &'static [Column<Self>];
     /// The names of its metric columns, in column order, which spec errors list.
     const METRIC_NAMES: &'static [&'static str];

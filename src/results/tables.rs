@@ -481,7 +481,7 @@ fn rows_of<'a, R: Default + 'static>(
 type Setter<'a, R> = Box<dyn Fn(&mut R, usize) -> Result<(), ResultsErrorKind> + 'a>;
 
 /// How `column` of the batch is read into rows; `None` for a derived column, which is not read.
-fn setter<'a, R>(c: &Columns<'a>, column: &Column<R>) -> Result<Option<Setter<'a, R>>, ResultsErrorKind> {
+fn setter<'a, R: 'a>(c: &Columns<'a>, column: &Column<R>) -> Result<Option<Setter<'a, R>>, ResultsErrorKind> {
     let name = column.name();
     Ok(Some(match column.access {
         Access::Text(_, set) => {
@@ -602,11 +602,11 @@ pub(super) mod tests {
                 promoted_jobs: 2,
                 gpu_utilization: 0.75,
                 deadlines: DeadlineStats {
-                    deadline_jobs: 1,
+                    deadline_jobs: 2,
                     accepted: 1,
-                    declined: 0,
-                    deadline_ratio: Some(1.0),
-                    best_effort_avg_jct: None,
+                    declined: 1,
+                    deadline_ratio: Some(0.5),
+                    best_effort_avg_jct: Some(7200.25),
                 },
             },
             jobs: vec![job(0, true), job(1, true), job(2, false), never_started],
@@ -655,6 +655,8 @@ pub(super) mod tests {
         names
     }
 
+    /// The fixtures give every field a value other than its default somewhere, so a field that no
+    /// column of the schema reads back would show here.
     #[test]
     fn all_three_tables_round_trip() {
         let dir = tempfile::tempdir().unwrap();
@@ -897,12 +899,8 @@ pub(super) mod tests {
         let path = runs_file(dir.path(), "old");
         let run = run_row(&info("old"), &provenance(), &output(), 1.0);
         let full = table_batch(&run, std::slice::from_ref(&run)).unwrap();
-        let write = |batch: &RecordBatch| {
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), None).unwrap();
-            writer.write(batch).unwrap();
-            writer.close().unwrap();
-        };
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let write = |batch: &RecordBatch| write_batch(&path, batch);
 
         let mut without_wall_time = full.clone();
         without_wall_time.remove_column(full.schema().index_of("wall_time_s").unwrap());
@@ -918,6 +916,55 @@ pub(super) mod tests {
         write(&RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap());
         let error = read_runs(dir.path()).unwrap_err().to_string();
         assert!(error.contains("column `nodes` has type Utf8, expected Int64"), "{error}");
+    }
+
+    /// The files hold exactly the schema's columns, in its order and with its nullability, and
+    /// the reader needs every column it sets a field from: with the round trips above, the schema
+    /// is the one place that defines a column.
+    #[test]
+    fn the_schema_alone_decides_the_files_columns_and_what_is_read_back() {
+        fn declared<R: TableRow>() -> Vec<(&'static str, bool)> {
+            let stamp = STAMP.iter().map(|column| (column.name(), column.nullable()));
+            stamp.chain(R::COLUMNS.iter().map(|column| (column.name(), column.nullable()))).collect()
+        }
+        fn read_back<R>(columns: &[Column<R>]) -> Vec<&'static str> {
+            columns.iter().filter(|column| !matches!(column.access, Access::DerivedF64(_))).map(Column::name).collect()
+        }
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path(), &info("r"), &output(), 1.0, &provenance()).unwrap();
+        let tables = [
+            (RUNS_TABLE, declared::<RunRow>(), [read_back(STAMP), read_back(RunRow::COLUMNS)].concat()),
+            (JOBS_TABLE, declared::<JobRecord>(), read_back(JobRecord::COLUMNS)),
+            (TIMELINE_TABLE, declared::<TimelineRow>(), read_back(TimelineRow::COLUMNS)),
+        ];
+        let read = |table| match table {
+            RUNS_TABLE => read_runs(dir.path()).map(drop),
+            JOBS_TABLE => read_jobs(dir.path(), "r").map(drop),
+            _ => read_timeline(dir.path(), "r").map(drop),
+        };
+        for (table, declared, read_back) in tables {
+            let path = dir.path().join(table).join("r.parquet");
+            let batch = read_batch(&path);
+            let schema = batch.schema();
+            let written: Vec<(&str, bool)> =
+                schema.fields().iter().map(|f| (f.name().as_str(), f.is_nullable())).collect();
+            assert_eq!(written, declared, "{table}");
+            for column in read_back {
+                let mut without = batch.clone();
+                without.remove_column(schema.index_of(column).unwrap());
+                write_batch(&path, &without);
+                let error = read(table).unwrap_err().to_string();
+                assert!(error.contains(&format!("missing column `{column}`")), "{table}: {error}");
+            }
+            write_batch(&path, &batch);
+            read(table).unwrap();
+        }
+    }
+
+    fn write_batch(path: &Path, batch: &RecordBatch) {
+        let mut writer = ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
+        writer.write(batch).unwrap();
+        writer.close().unwrap();
     }
 
     fn read_batch(path: &Path) -> RecordBatch {
