@@ -486,40 +486,49 @@ fn setter<'a, R: 'a>(c: &Columns<'a>, column: &Column<R>) -> Result<Option<Sette
     Ok(Some(match column.access {
         Access::Text(_, set) => {
             let values = c.utf8(name)?;
-            Box::new(move |row, i| Ok(set(row, values.value(i)?)))
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
         }
         Access::U64(_, set) => {
             let values = c.int64(name)?;
-            Box::new(move |row, i| Ok(set(row, values.value(i)?)))
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
         }
         Access::U32(_, set) => {
             let values = c.int64(name)?;
-            Box::new(move |row, i| Ok(set(row, values.value(i)?)))
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
         }
         Access::OptionalU32(_, set) => {
             let values = c.int64(name)?;
-            Box::new(move |row, i| Ok(set(row, values.optional(i)?)))
+            Box::new(move |row, i| values.optional(i).map(|value| set(row, value)))
         }
         Access::F64(_, set) => {
             let values = c.float64(name)?;
-            Box::new(move |row, i| Ok(set(row, values.value(i)?)))
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
         }
         Access::F64NanAsNull(_, set) => {
             let values = c.float64(name)?;
-            Box::new(move |row, i| Ok(set(row, values.or_nan(i))))
+            Box::new(move |row, i| {
+                set(row, values.or_nan(i));
+                Ok(())
+            })
         }
         Access::OptionalF64(_, set) => {
             let values = c.float64(name)?;
-            Box::new(move |row, i| Ok(set(row, values.optional(i))))
+            Box::new(move |row, i| {
+                set(row, values.optional(i));
+                Ok(())
+            })
         }
         Access::DerivedF64(_) => return Ok(None),
         Access::Bool(_, set) => {
             let values = c.boolean(name)?;
-            Box::new(move |row, i| Ok(set(row, values.value(i)?)))
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
         }
         Access::OptionalBool(_, set) => {
             let values = c.boolean(name)?;
-            Box::new(move |row, i| Ok(set(row, values.optional(i))))
+            Box::new(move |row, i| {
+                set(row, values.optional(i));
+                Ok(())
+            })
         }
     }))
 }
