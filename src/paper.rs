@@ -132,13 +132,7 @@ pub fn read_expected(path: &Path) -> Result<Expected, String> {
 pub fn evaluate(expected: &Expected, rows: &[RunRow]) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for check in &expected.checks {
-        let unit = if check.metric.is_time() {
-            check.unit.name().to_string()
-        } else if check.metric == RunMetric::GpuUtilization {
-            "%".into()
-        } else {
-            String::new()
-        };
+        let unit = check.metric.unit_name(check.unit).to_string();
         for v in &check.values {
             let mut matching: Vec<f64> = rows
                 .iter()
@@ -148,7 +142,7 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow]) -> Vec<Outcome> {
                         && v.cluster.as_ref().is_none_or(|c| *c == r.info.cluster)
                         && v.workload.as_ref().is_none_or(|w| *w == r.info.workload)
                 })
-                .map(|r| check.metric.display_value(&r.summary, check.unit))
+                .map(|r| check.metric.display_value(r, check.unit))
                 .collect();
             let actual = check.aggregate.of(&mut matching);
             let tolerance = v.tolerance.unwrap_or(check.tolerance);
@@ -188,7 +182,7 @@ fn highest_outcomes(check: &Check, label: &str, unit: &str, rows: &[RunRow]) -> 
             points.push(point_of(r));
         }
     }
-    let value = |r: &RunRow| check.metric.display_value(&r.summary, check.unit);
+    let value = |r: &RunRow| check.metric.display_value(r, check.unit);
     points
         .iter()
         .map(|p| {
@@ -264,6 +258,7 @@ mod tests {
     fn row(label: &str, load: f64, avg_jct_s: f64) -> RunRow {
         RunRow {
             spec_sha256: String::new(),
+            blox_version: String::new(),
             info: RunInfo {
                 experiment: "e".into(),
                 run_key: format!("{label}{load}"),

@@ -221,7 +221,7 @@ fn figures_draw_the_seeds_spread_and_csv_values_the_tables_hold() {
         let values: Vec<f64> = runs
             .iter()
             .filter(|r| r.info.label == row["series"] && r.info.load == Some(number(row, "x")))
-            .map(|r| RunMetric::AvgJct.display_value(&r.summary, TimeUnit::Hours))
+            .map(|r| RunMetric::named("avg_jct").display_value(r, TimeUnit::Hours))
             .collect();
         assert_eq!(values.len(), 2, "two seeds per point");
         let mean = values.iter().sum::<f64>() / 2.0;

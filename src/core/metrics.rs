@@ -3,7 +3,7 @@
 use super::{JobId, SimTime};
 
 /// The life of one tracked job.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobRecord {
     pub id: JobId,
     /// Submission time ([`crate::core::JobSpec::submitted`]), the start of JCT.
@@ -40,7 +40,7 @@ impl JobRecord {
 }
 
 /// Cluster state after one round's decisions.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct TimelineRow {
     pub time: SimTime,
     pub free_gpus: u32,
@@ -59,7 +59,7 @@ pub struct TimelineRow {
 }
 
 /// Deadline outcomes of a run, ElasticFlow's metric: best-effort jobs are left out.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct DeadlineStats {
     /// Jobs with a deadline whose outcome is known.
     pub deadline_jobs: u64,
@@ -90,7 +90,7 @@ impl DeadlineStats {
 }
 
 /// Aggregates of one run. JCT and responsiveness statistics cover finished tracked jobs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunSummary {
     pub tracked_jobs: u64,
     pub tracked_finished: u64,

@@ -406,7 +406,7 @@ fn metric_vs(f: &MetricVsFigure, rows: &[&RunRow], order: &Order) -> Result<Buil
             axis_name(f.x)
         ));
     }
-    let table = tabulate(&rows, f.x, order, |r| f.y.display_value(&r.summary, f.unit));
+    let table = tabulate(&rows, f.x, order, |r| f.y.display_value(r, f.unit));
     let mut y_label = f.y_label.clone().unwrap_or_else(|| f.y.axis_label(f.unit));
     let points = match &f.normalize_to {
         Some(baseline) => {
@@ -489,7 +489,7 @@ fn load_fallback(f: &MetricVsFigure, rows: &[&RunRow], order: &Order) -> Result<
 }
 
 fn bars(f: &BarsFigure, rows: &[&RunRow], order: &Order) -> Result<Built, String> {
-    let table = tabulate(rows, f.categories, order, |r| f.y.display_value(&r.summary, f.unit));
+    let table = tabulate(rows, f.categories, order, |r| f.y.display_value(r, f.unit));
     let mut y_label = f.y_label.clone().unwrap_or_else(|| f.y.axis_label(f.unit));
     let points = match &f.normalize_to {
         Some(baseline) => {
@@ -619,7 +619,7 @@ fn timeline(f: &TimelineFigure, experiment_dir: &Path, rows: &[&RunRow], order: 
             return Err(format!("run {} has no timeline (was `output: {{timeline: false}}` set?)", r.info.run_key));
         }
         let points: Vec<(f64, f64)> =
-            rounds.iter().map(|row| (f.unit.from_seconds(row.time), f.series.value(row))).collect();
+            rounds.iter().map(|row| (f.unit.from_seconds(row.time), f.series.value(row).unwrap_or(f64::NAN))).collect();
         series.push(Series {
             label: split.name(&r.info),
             style: order.style(&split.axes, &r.info, one_policy),
@@ -708,7 +708,7 @@ mod tests {
             gpu_utilization: 0.5,
             deadlines,
         };
-        RunRow { info, spec_sha256: String::new(), summary, wall_time_s: 0.0 }
+        RunRow { info, spec_sha256: String::new(), blox_version: String::new(), summary, wall_time_s: 0.0 }
     }
 
     fn metric_vs(x: GridAxis, select: Selection) -> FigureSpec {
@@ -716,7 +716,7 @@ mod tests {
             name: FigureName("f".into()),
             title: None,
             x,
-            y: RunMetric::AvgJct,
+            y: RunMetric::named("avg_jct"),
             unit: TimeUnit::Hours,
             x_log: false,
             y_log: false,

@@ -185,7 +185,7 @@ fn figure_size<'de, D: Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
 }
 
 fn jct() -> JobMetric {
-    JobMetric::Jct
+    const { JobMetric::named("jct") }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -5,6 +5,7 @@
 mod error;
 pub mod export;
 pub mod metric;
+pub mod schema;
 pub mod store;
 mod tables;
 mod trace_table;
@@ -19,7 +20,7 @@ pub use trace_table::write_trace_parquet;
 use crate::core::RunSummary;
 
 /// Every grid key of one run, written as columns of all three tables.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunInfo {
     pub experiment: String,
     /// Stable file-name-safe key of the run: a readable prefix plus a hash of its resolved config.
@@ -52,11 +53,13 @@ pub struct Provenance {
 }
 
 /// One row of the runs table as read back.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunRow {
     pub info: RunInfo,
     /// The `spec_sha256` column: which version of the spec the run was written under.
     pub spec_sha256: String,
+    /// The `blox_version` column: the build that wrote it.
+    pub blox_version: String,
     pub summary: RunSummary,
     pub wall_time_s: f64,
 }

@@ -1,11 +1,11 @@
 //! Writing and reading the three Parquet tables of a run.
 //!
 //! Under the experiment directory: `runs/<run_key>.parquet` (one row), `jobs/<run_key>.parquet`
-//! (one row per tracked job) and `timeline/<run_key>.parquet` (one row per round). Every table
-//! starts with the run's grid keys, so each can be filtered or joined on its own. Types are chosen
-//! for every reader (pyarrow, DuckDB, Polars, Spark): simulated times and durations are Float64
-//! seconds with an `_s` suffix, ids and counts Int64 (Java has no unsigned integers), names Utf8,
-//! and a missing value is null, never NaN.
+//! (one row per tracked job) and `timeline/<run_key>.parquet` (one row per round). Their columns
+//! are declared in [`schema`](super::schema); this module writes and reads any table from that
+//! declaration. Types are chosen for every reader (pyarrow, DuckDB, Polars, Spark): simulated
+//! times and durations are Float64 seconds with an `_s` suffix, ids and counts Int64 (Java has no
+//! unsigned integers), names Utf8, and a missing value is null, never NaN.
 
 use std::any::type_name;
 use std::collections::HashMap;
@@ -25,9 +25,10 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
 use super::error::{AtPath, ResultsError, ResultsErrorKind};
+use super::schema::{Access, Column, STAMP, TableRow, nan_to_null};
 use super::store::create_temp;
 use super::{Provenance, RunInfo, RunRow};
-use crate::core::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};
+use crate::core::{JobRecord, RunOutput, TimelineRow};
 
 pub(super) const RUNS_TABLE: &str = "runs";
 const JOBS_TABLE: &str = "jobs";
@@ -67,10 +68,11 @@ pub fn write_run(
         _ => {}
     }
     let properties = writer_properties(&info.run_key, provenance);
+    let run = run_row(info, provenance, output, wall_time_s);
     let batches = [
-        (JOBS_TABLE, jobs_batch(info, provenance, &output.jobs)),
-        (TIMELINE_TABLE, timeline_batch(info, provenance, &output.timeline)),
-        (RUNS_TABLE, runs_batch(info, provenance, &output.summary, wall_time_s)),
+        (JOBS_TABLE, table_batch(&run, &output.jobs)),
+        (TIMELINE_TABLE, table_batch(&run, &output.timeline)),
+        (RUNS_TABLE, table_batch(&run, std::slice::from_ref(&run))),
     ];
     let mut temporaries = Vec::new();
     let write_and_publish = || {
@@ -138,13 +140,13 @@ pub fn read_runs(experiment_dir: &Path) -> Result<Vec<RunRow>, ResultsError> {
 /// The tracked jobs of one run, in the order the run recorded them.
 pub fn read_jobs(experiment_dir: &Path, run_key: &str) -> Result<Vec<JobRecord>, ResultsError> {
     check_run_key(experiment_dir, run_key)?;
-    read_table(&experiment_dir.join(JOBS_TABLE).join(format!("{run_key}.parquet")), job_rows)
+    read_table(&experiment_dir.join(JOBS_TABLE).join(format!("{run_key}.parquet")), own_rows)
 }
 
 /// The per-round cluster state of one run.
 pub fn read_timeline(experiment_dir: &Path, run_key: &str) -> Result<Vec<TimelineRow>, ResultsError> {
     check_run_key(experiment_dir, run_key)?;
-    read_table(&experiment_dir.join(TIMELINE_TABLE).join(format!("{run_key}.parquet")), timeline_rows)
+    read_table(&experiment_dir.join(TIMELINE_TABLE).join(format!("{run_key}.parquet")), own_rows)
 }
 
 fn is_valid_run_key(run_key: &str) -> bool {
@@ -221,153 +223,58 @@ impl TableBuilder {
         self
     }
 
-    fn utf8<'a>(self, name: &str, values: impl IntoIterator<Item = &'a str>) -> Self {
-        self.column(name, false, Arc::new(StringArray::from_iter_values(values)))
-    }
-
-    /// Unsigned Rust integers as Int64, failing rather than wrapping above `i64::MAX`.
-    fn int64(self, name: &'static str, values: impl IntoIterator<Item = u64>) -> Result<Self, ResultsErrorKind> {
-        let values = values
-            .into_iter()
-            .map(|value| {
-                i64::try_from(value).map_err(|_| ResultsErrorKind::OutOfRange {
-                    column: name,
-                    value: value.to_string(),
-                    target: "Int64",
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(self.column(name, false, Arc::new(Int64Array::from(values))))
-    }
-
-    fn float64(self, name: &str, values: impl IntoIterator<Item = f64>) -> Self {
-        self.column(name, false, Arc::new(Float64Array::from_iter_values(values)))
-    }
-
-    fn nullable_float64(self, name: &str, values: impl IntoIterator<Item = Option<f64>>) -> Self {
-        self.column(name, true, Arc::new(Float64Array::from_iter(values)))
-    }
-
-    fn nullable_int64(self, name: &str, values: impl IntoIterator<Item = Option<u32>>) -> Self {
-        self.column(name, true, Arc::new(Int64Array::from_iter(values.into_iter().map(|v| v.map(i64::from)))))
-    }
-
-    fn nullable_boolean(self, name: &str, values: impl IntoIterator<Item = Option<bool>>) -> Self {
-        self.column(name, true, Arc::new(BooleanArray::from_iter(values)))
-    }
-
-    fn boolean(self, name: &str, values: impl IntoIterator<Item = bool>) -> Self {
-        let values: Vec<bool> = values.into_iter().collect();
-        self.column(name, false, Arc::new(BooleanArray::from(values)))
-    }
-
     pub(super) fn finish(self) -> Result<RecordBatch, ResultsErrorKind> {
         Ok(RecordBatch::try_new(Arc::new(Schema::new(self.fields)), self.columns)?)
     }
 }
 
-/// The grid keys of the run and the versions of the spec and of blox that wrote it, repeated on
-/// each of `rows` rows.
-fn with_run_info<'a>(
-    info: &'a RunInfo,
-    provenance: &'a Provenance,
-    rows: usize,
-) -> Result<TableBuilder, ResultsErrorKind> {
-    let text = |value: &'a str| repeat_n(value, rows);
-    Ok(TableBuilder::default()
-        .utf8("spec_sha256", text(&provenance.spec_sha256))
-        .utf8("blox_version", text(&provenance.blox_version))
-        .utf8("experiment", text(&info.experiment))
-        .utf8("run_key", text(&info.run_key))
-        .utf8("label", text(&info.label))
-        .utf8("scheduler", text(&info.scheduler))
-        .utf8("placement", text(&info.placement))
-        .utf8("admission", text(&info.admission))
-        .utf8("policy_params", text(&info.policy_params))
-        .utf8("cluster", text(&info.cluster))
-        .int64("nodes", repeat_n(u64::from(info.nodes), rows))?
-        .int64("total_gpus", repeat_n(u64::from(info.total_gpus), rows))?
-        .utf8("workload", text(&info.workload))
-        .nullable_float64("load", repeat_n(info.load, rows))
-        .int64("seed", repeat_n(info.seed, rows))?
-        .float64("round_s", repeat_n(info.round_seconds, rows)))
+/// The runs-table row of a run, whose [`STAMP`] columns every table of the run repeats.
+fn run_row(info: &RunInfo, provenance: &Provenance, output: &RunOutput, wall_time_s: f64) -> RunRow {
+    RunRow {
+        info: info.clone(),
+        spec_sha256: provenance.spec_sha256.clone(),
+        blox_version: provenance.blox_version.clone(),
+        summary: output.summary.clone(),
+        wall_time_s,
+    }
 }
 
-/// NaN marks "no value" in [`RunSummary`]; readers expect null for that.
-fn nan_to_null(value: f64) -> Option<f64> {
-    (!value.is_nan()).then_some(value)
+/// The table of `rows`: the [`STAMP`] columns of `run` on every row, then the rows' own columns.
+fn table_batch<R: TableRow>(run: &RunRow, rows: &[R]) -> Result<RecordBatch, ResultsErrorKind> {
+    let mut table = TableBuilder::default();
+    for column in STAMP {
+        table = table.column(column.name(), column.nullable(), array(column, repeat_n(run, rows.len()))?);
+    }
+    for column in R::COLUMNS {
+        table = table.column(column.name(), column.nullable(), array(column, rows.iter())?);
+    }
+    table.finish()
 }
 
-fn runs_batch(
-    info: &RunInfo,
-    provenance: &Provenance,
-    summary: &RunSummary,
-    wall_time_s: f64,
-) -> Result<RecordBatch, ResultsErrorKind> {
-    let s = summary;
-    with_run_info(info, provenance, 1)?
-        .int64("tracked_jobs", [s.tracked_jobs])?
-        .int64("tracked_finished", [s.tracked_finished])?
-        .int64("jobs_finished", [s.jobs_finished])?
-        .int64("jobs_unschedulable", [s.jobs_unschedulable])?
-        .nullable_float64("avg_jct_s", [nan_to_null(s.avg_jct)])
-        .nullable_float64("median_jct_s", [nan_to_null(s.median_jct)])
-        .nullable_float64("p95_jct_s", [nan_to_null(s.p95_jct)])
-        .nullable_float64("p99_jct_s", [nan_to_null(s.p99_jct)])
-        .nullable_float64("avg_responsiveness_s", [nan_to_null(s.avg_responsiveness)])
-        .nullable_float64("makespan_s", [nan_to_null(s.makespan)])
-        .int64("rounds", [s.rounds])?
-        .int64("preemptions", [s.preemptions])?
-        .int64("promoted_jobs", [s.promoted_jobs])?
-        .nullable_float64("gpu_utilization", [nan_to_null(s.gpu_utilization)])
-        .int64("deadline_jobs", [s.deadlines.deadline_jobs])?
-        .int64("accepted", [s.deadlines.accepted])?
-        .int64("declined", [s.deadlines.declined])?
-        .nullable_float64("deadline_ratio", [s.deadlines.deadline_ratio])
-        .nullable_float64("best_effort_avg_jct_s", [s.deadlines.best_effort_avg_jct])
-        .float64("wall_time_s", [wall_time_s])
-        .finish()
-}
-
-fn jobs_batch(info: &RunInfo, provenance: &Provenance, jobs: &[JobRecord]) -> Result<RecordBatch, ResultsErrorKind> {
-    let each = || jobs.iter();
-    with_run_info(info, provenance, jobs.len())?
-        .int64("job_id", each().map(|j| j.id))?
-        .float64("arrival_s", each().map(|j| j.arrival))
-        .int64("gpus", each().map(|j| u64::from(j.gpus)))?
-        .float64("work_s", each().map(|j| j.work))
-        .nullable_float64("first_start_s", each().map(|j| j.first_start))
-        .nullable_float64("first_progress_s", each().map(|j| j.first_progress))
-        .nullable_float64("finish_s", each().map(|j| j.finish))
-        .nullable_float64("jct_s", each().map(JobRecord::jct))
-        .nullable_float64("responsiveness_s", each().map(JobRecord::responsiveness))
-        .nullable_float64("queueing_delay_s", each().map(|j| j.first_start.map(|start| start - j.arrival)))
-        .int64("preemptions", each().map(|j| u64::from(j.preemptions)))?
-        .float64("attained_service_s", each().map(|j| j.attained_service))
-        .boolean("promoted", each().map(|j| j.promoted))
-        .nullable_float64("deadline_s", each().map(|j| j.deadline))
-        .boolean("best_effort", each().map(|j| j.best_effort))
-        .nullable_boolean("met_deadline", each().map(|j| j.met_deadline))
-        .nullable_int64("final_gpus", each().map(|j| j.final_gpus))
-        .finish()
-}
-
-fn timeline_batch(
-    info: &RunInfo,
-    provenance: &Provenance,
-    timeline: &[TimelineRow],
-) -> Result<RecordBatch, ResultsErrorKind> {
-    let each = || timeline.iter();
-    with_run_info(info, provenance, timeline.len())?
-        .float64("time_s", each().map(|t| t.time))
-        .int64("free_gpus", each().map(|t| u64::from(t.free_gpus)))?
-        .int64("gpu_demand", each().map(|t| t.gpu_demand))?
-        .int64("running", each().map(|t| u64::from(t.running)))?
-        .int64("queued", each().map(|t| u64::from(t.queued)))?
-        .nullable_int64("admission_backlog", each().map(|t| t.admission_backlog))
-        .int64("preemptions", each().map(|t| u64::from(t.preemptions)))?
-        .nullable_float64("cluster_efficiency", each().map(|t| t.cluster_efficiency))
-        .finish()
+/// One column's values of `rows` as the Arrow array its [`Access`] calls for.
+fn array<'a, R: 'a>(column: &Column<R>, rows: impl Iterator<Item = &'a R>) -> Result<ArrayRef, ResultsErrorKind> {
+    Ok(match column.access {
+        Access::Text(get, _) => Arc::new(StringArray::from_iter_values(rows.map(get))),
+        Access::U64(get, _) => {
+            // Failing rather than wrapping above `i64::MAX`.
+            let values = rows.map(|row| {
+                let value = get(row);
+                i64::try_from(value).map_err(|_| ResultsErrorKind::OutOfRange {
+                    column: column.name(),
+                    value: value.to_string(),
+                    target: "Int64",
+                })
+            });
+            Arc::new(Int64Array::from(values.collect::<Result<Vec<_>, _>>()?))
+        }
+        Access::U32(get, _) => Arc::new(Int64Array::from_iter_values(rows.map(|row| i64::from(get(row))))),
+        Access::OptionalU32(get, _) => Arc::new(Int64Array::from_iter(rows.map(|row| get(row).map(i64::from)))),
+        Access::F64(get, _) => Arc::new(Float64Array::from_iter_values(rows.map(get))),
+        Access::F64NanAsNull(get, _) => Arc::new(Float64Array::from_iter(rows.map(|row| nan_to_null(get(row))))),
+        Access::OptionalF64(get, _) | Access::DerivedF64(get) => Arc::new(Float64Array::from_iter(rows.map(get))),
+        Access::Bool(get, _) => Arc::new(BooleanArray::from(rows.map(get).collect::<Vec<_>>())),
+        Access::OptionalBool(get, _) => Arc::new(BooleanArray::from_iter(rows.map(get))),
+    })
 }
 
 /// The visible `*.parquet` files of `dir` in name order, or none if `dir` does not exist yet.
@@ -445,41 +352,41 @@ impl<'a> Columns<'a> {
         &self,
         name: &'static str,
         expected: &'static str,
-    ) -> Result<Column<'a, A>, ResultsErrorKind> {
+    ) -> Result<TypedColumn<'a, A>, ResultsErrorKind> {
         let array = self.batch.column_by_name(name).ok_or(ResultsErrorKind::MissingColumn(name))?;
         let typed = array.as_any().downcast_ref::<A>().ok_or_else(|| ResultsErrorKind::WrongType {
             column: name,
             expected,
             found: array.data_type().clone(),
         })?;
-        Ok(Column { name, array: typed, first_row: self.first_row })
+        Ok(TypedColumn { name, array: typed, first_row: self.first_row })
     }
 
-    fn utf8(&self, name: &'static str) -> Result<Column<'a, StringArray>, ResultsErrorKind> {
+    fn utf8(&self, name: &'static str) -> Result<TypedColumn<'a, StringArray>, ResultsErrorKind> {
         self.typed(name, "Utf8")
     }
 
-    fn int64(&self, name: &'static str) -> Result<Column<'a, Int64Array>, ResultsErrorKind> {
+    fn int64(&self, name: &'static str) -> Result<TypedColumn<'a, Int64Array>, ResultsErrorKind> {
         self.typed(name, "Int64")
     }
 
-    fn float64(&self, name: &'static str) -> Result<Column<'a, Float64Array>, ResultsErrorKind> {
+    fn float64(&self, name: &'static str) -> Result<TypedColumn<'a, Float64Array>, ResultsErrorKind> {
         self.typed(name, "Float64")
     }
 
-    fn boolean(&self, name: &'static str) -> Result<Column<'a, BooleanArray>, ResultsErrorKind> {
+    fn boolean(&self, name: &'static str) -> Result<TypedColumn<'a, BooleanArray>, ResultsErrorKind> {
         self.typed(name, "Boolean")
     }
 }
 
 /// One typed column; `value` fails on null, naming the column and the row.
-struct Column<'a, A> {
+struct TypedColumn<'a, A> {
     name: &'static str,
     array: &'a A,
     first_row: usize,
 }
 
-impl<A: Array> Column<'_, A> {
+impl<A: Array> TypedColumn<'_, A> {
     fn non_null(&self, row: usize) -> Result<(), ResultsErrorKind> {
         if self.array.is_null(row) {
             return Err(ResultsErrorKind::NullValue { column: self.name, row: self.first_row + row });
@@ -488,14 +395,14 @@ impl<A: Array> Column<'_, A> {
     }
 }
 
-impl Column<'_, StringArray> {
+impl TypedColumn<'_, StringArray> {
     fn value(&self, row: usize) -> Result<String, ResultsErrorKind> {
         self.non_null(row)?;
         Ok(self.array.value(row).to_owned())
     }
 }
 
-impl Column<'_, Int64Array> {
+impl TypedColumn<'_, Int64Array> {
     fn optional<T: TryFrom<i64>>(&self, row: usize) -> Result<Option<T>, ResultsErrorKind> {
         if self.array.is_null(row) { Ok(None) } else { self.value(row).map(Some) }
     }
@@ -511,7 +418,7 @@ impl Column<'_, Int64Array> {
     }
 }
 
-impl Column<'_, Float64Array> {
+impl TypedColumn<'_, Float64Array> {
     fn value(&self, row: usize) -> Result<f64, ResultsErrorKind> {
         self.non_null(row)?;
         Ok(self.array.value(row))
@@ -527,7 +434,7 @@ impl Column<'_, Float64Array> {
     }
 }
 
-impl Column<'_, BooleanArray> {
+impl TypedColumn<'_, BooleanArray> {
     fn value(&self, row: usize) -> Result<bool, ResultsErrorKind> {
         self.non_null(row)?;
         Ok(self.array.value(row))
@@ -538,157 +445,98 @@ impl Column<'_, BooleanArray> {
     }
 }
 
+/// Runs-table rows: the [`STAMP`] and the run's own columns.
 fn run_rows(c: &Columns<'_>) -> Result<Vec<RunRow>, ResultsErrorKind> {
-    let spec_sha256 = c.utf8("spec_sha256")?;
-    let experiment = c.utf8("experiment")?;
-    let run_key = c.utf8("run_key")?;
-    let label = c.utf8("label")?;
-    let scheduler = c.utf8("scheduler")?;
-    let placement = c.utf8("placement")?;
-    let admission = c.utf8("admission")?;
-    let policy_params = c.utf8("policy_params")?;
-    let cluster = c.utf8("cluster")?;
-    let nodes = c.int64("nodes")?;
-    let total_gpus = c.int64("total_gpus")?;
-    let workload = c.utf8("workload")?;
-    let load = c.float64("load")?;
-    let seed = c.int64("seed")?;
-    let round_s = c.float64("round_s")?;
-    let tracked_jobs = c.int64("tracked_jobs")?;
-    let tracked_finished = c.int64("tracked_finished")?;
-    let jobs_finished = c.int64("jobs_finished")?;
-    let jobs_unschedulable = c.int64("jobs_unschedulable")?;
-    let avg_jct_s = c.float64("avg_jct_s")?;
-    let median_jct_s = c.float64("median_jct_s")?;
-    let p95_jct_s = c.float64("p95_jct_s")?;
-    let p99_jct_s = c.float64("p99_jct_s")?;
-    let avg_responsiveness_s = c.float64("avg_responsiveness_s")?;
-    let makespan_s = c.float64("makespan_s")?;
-    let rounds = c.int64("rounds")?;
-    let preemptions = c.int64("preemptions")?;
-    let promoted_jobs = c.int64("promoted_jobs")?;
-    let gpu_utilization = c.float64("gpu_utilization")?;
-    let deadline_jobs = c.int64("deadline_jobs")?;
-    let accepted = c.int64("accepted")?;
-    let declined = c.int64("declined")?;
-    let deadline_ratio = c.float64("deadline_ratio")?;
-    let best_effort_avg_jct_s = c.float64("best_effort_avg_jct_s")?;
-    let wall_time_s = c.float64("wall_time_s")?;
+    rows_of(c, STAMP.iter().chain(RunRow::COLUMNS))
+}
+
+/// Jobs or timeline rows: their own columns (the stamp is the run's, read from the runs table).
+fn own_rows<R: TableRow>(c: &Columns<'_>) -> Result<Vec<R>, ResultsErrorKind> {
+    rows_of(c, R::COLUMNS.iter())
+}
+
+/// Every row of the batch, each field set from its column. All columns are looked up (missing
+/// and mistyped ones fail, the first in column order) before any value is read (nulls fail at the
+/// first row and column that has one).
+fn rows_of<'a, R: Default + 'static>(
+    c: &Columns<'a>,
+    columns: impl Iterator<Item = &'static Column<R>>,
+) -> Result<Vec<R>, ResultsErrorKind> {
+    let mut setters = Vec::new();
+    for column in columns {
+        setters.extend(setter(c, column)?);
+    }
     c.rows()
         .map(|row| {
-            Ok(RunRow {
-                spec_sha256: spec_sha256.value(row)?,
-                info: RunInfo {
-                    experiment: experiment.value(row)?,
-                    run_key: run_key.value(row)?,
-                    label: label.value(row)?,
-                    scheduler: scheduler.value(row)?,
-                    placement: placement.value(row)?,
-                    admission: admission.value(row)?,
-                    policy_params: policy_params.value(row)?,
-                    cluster: cluster.value(row)?,
-                    nodes: nodes.value(row)?,
-                    total_gpus: total_gpus.value(row)?,
-                    workload: workload.value(row)?,
-                    load: load.optional(row),
-                    seed: seed.value(row)?,
-                    round_seconds: round_s.value(row)?,
-                },
-                summary: RunSummary {
-                    tracked_jobs: tracked_jobs.value(row)?,
-                    tracked_finished: tracked_finished.value(row)?,
-                    jobs_finished: jobs_finished.value(row)?,
-                    jobs_unschedulable: jobs_unschedulable.value(row)?,
-                    avg_jct: avg_jct_s.or_nan(row),
-                    median_jct: median_jct_s.or_nan(row),
-                    p95_jct: p95_jct_s.or_nan(row),
-                    p99_jct: p99_jct_s.or_nan(row),
-                    avg_responsiveness: avg_responsiveness_s.or_nan(row),
-                    makespan: makespan_s.or_nan(row),
-                    rounds: rounds.value(row)?,
-                    preemptions: preemptions.value(row)?,
-                    promoted_jobs: promoted_jobs.value(row)?,
-                    gpu_utilization: gpu_utilization.or_nan(row),
-                    deadlines: DeadlineStats {
-                        deadline_jobs: deadline_jobs.value(row)?,
-                        accepted: accepted.value(row)?,
-                        declined: declined.value(row)?,
-                        deadline_ratio: deadline_ratio.optional(row),
-                        best_effort_avg_jct: best_effort_avg_jct_s.optional(row),
-                    },
-                },
-                wall_time_s: wall_time_s.value(row)?,
-            })
+            let mut value = R::default();
+            for set in &setters {
+                set(&mut value, row)?;
+            }
+            Ok(value)
         })
         .collect()
 }
 
-fn job_rows(c: &Columns<'_>) -> Result<Vec<JobRecord>, ResultsErrorKind> {
-    let job_id = c.int64("job_id")?;
-    let arrival_s = c.float64("arrival_s")?;
-    let gpus = c.int64("gpus")?;
-    let work_s = c.float64("work_s")?;
-    let first_start_s = c.float64("first_start_s")?;
-    let first_progress_s = c.float64("first_progress_s")?;
-    let finish_s = c.float64("finish_s")?;
-    let preemptions = c.int64("preemptions")?;
-    let attained_service_s = c.float64("attained_service_s")?;
-    let promoted = c.boolean("promoted")?;
-    let deadline_s = c.float64("deadline_s")?;
-    let best_effort = c.boolean("best_effort")?;
-    let met_deadline = c.boolean("met_deadline")?;
-    let final_gpus = c.int64("final_gpus")?;
-    c.rows()
-        .map(|row| {
-            Ok(JobRecord {
-                id: job_id.value(row)?,
-                arrival: arrival_s.value(row)?,
-                gpus: gpus.value(row)?,
-                work: work_s.value(row)?,
-                first_start: first_start_s.optional(row),
-                first_progress: first_progress_s.optional(row),
-                finish: finish_s.optional(row),
-                preemptions: preemptions.value(row)?,
-                attained_service: attained_service_s.value(row)?,
-                promoted: promoted.value(row)?,
-                deadline: deadline_s.optional(row),
-                best_effort: best_effort.value(row)?,
-                met_deadline: met_deadline.optional(row),
-                final_gpus: final_gpus.optional(row)?,
-            })
-        })
-        .collect()
-}
+/// Sets one field of a row from the value in the given row of the batch.
+type Setter<'a, R> = Box<dyn Fn(&mut R, usize) -> Result<(), ResultsErrorKind> + 'a>;
 
-fn timeline_rows(c: &Columns<'_>) -> Result<Vec<TimelineRow>, ResultsErrorKind> {
-    let time_s = c.float64("time_s")?;
-    let free_gpus = c.int64("free_gpus")?;
-    let gpu_demand = c.int64("gpu_demand")?;
-    let running = c.int64("running")?;
-    let queued = c.int64("queued")?;
-    let admission_backlog = c.int64("admission_backlog")?;
-    let preemptions = c.int64("preemptions")?;
-    let cluster_efficiency = c.float64("cluster_efficiency")?;
-    c.rows()
-        .map(|row| {
-            Ok(TimelineRow {
-                time: time_s.value(row)?,
-                free_gpus: free_gpus.value(row)?,
-                gpu_demand: gpu_demand.value(row)?,
-                running: running.value(row)?,
-                queued: queued.value(row)?,
-                admission_backlog: admission_backlog.optional(row)?,
-                preemptions: preemptions.value(row)?,
-                cluster_efficiency: cluster_efficiency.optional(row),
+/// How `column` of the batch is read into rows; `None` for a derived column, which is not read.
+fn setter<'a, R: 'a>(c: &Columns<'a>, column: &Column<R>) -> Result<Option<Setter<'a, R>>, ResultsErrorKind> {
+    let name = column.name();
+    Ok(Some(match column.access {
+        Access::Text(_, set) => {
+            let values = c.utf8(name)?;
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
+        }
+        Access::U64(_, set) => {
+            let values = c.int64(name)?;
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
+        }
+        Access::U32(_, set) => {
+            let values = c.int64(name)?;
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
+        }
+        Access::OptionalU32(_, set) => {
+            let values = c.int64(name)?;
+            Box::new(move |row, i| values.optional(i).map(|value| set(row, value)))
+        }
+        Access::F64(_, set) => {
+            let values = c.float64(name)?;
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
+        }
+        Access::F64NanAsNull(_, set) => {
+            let values = c.float64(name)?;
+            Box::new(move |row, i| {
+                set(row, values.or_nan(i));
+                Ok(())
             })
-        })
-        .collect()
+        }
+        Access::OptionalF64(_, set) => {
+            let values = c.float64(name)?;
+            Box::new(move |row, i| {
+                set(row, values.optional(i));
+                Ok(())
+            })
+        }
+        Access::DerivedF64(_) => return Ok(None),
+        Access::Bool(_, set) => {
+            let values = c.boolean(name)?;
+            Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
+        }
+        Access::OptionalBool(_, set) => {
+            let values = c.boolean(name)?;
+            Box::new(move |row, i| {
+                set(row, values.optional(i));
+                Ok(())
+            })
+        }
+    }))
 }
 
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::results::RunRow;
+    use crate::core::{DeadlineStats, RunSummary};
 
     pub(in crate::results) fn info(run_key: &str) -> RunInfo {
         RunInfo {
@@ -763,11 +611,11 @@ pub(super) mod tests {
                 promoted_jobs: 2,
                 gpu_utilization: 0.75,
                 deadlines: DeadlineStats {
-                    deadline_jobs: 1,
+                    deadline_jobs: 2,
                     accepted: 1,
-                    declined: 0,
-                    deadline_ratio: Some(1.0),
-                    best_effort_avg_jct: None,
+                    declined: 1,
+                    deadline_ratio: Some(0.5),
+                    best_effort_avg_jct: Some(7200.25),
                 },
             },
             jobs: vec![job(0, true), job(1, true), job(2, false), never_started],
@@ -816,6 +664,8 @@ pub(super) mod tests {
         names
     }
 
+    /// The fixtures give every field a value other than its default somewhere, so a field that no
+    /// column of the schema reads back would show here.
     #[test]
     fn all_three_tables_round_trip() {
         let dir = tempfile::tempdir().unwrap();
@@ -823,8 +673,7 @@ pub(super) mod tests {
         assert_eq!(complete_run(dir.path(), "las-0001").unwrap(), None);
         write_run(dir.path(), &info, &output, 1.25, &provenance()).unwrap();
 
-        let expected =
-            RunRow { info, spec_sha256: provenance().spec_sha256, summary: output.summary, wall_time_s: 1.25 };
+        let expected = run_row(&info, &provenance(), &output, 1.25);
         assert_eq!(complete_run(dir.path(), "las-0001").unwrap(), Some(expected.clone()));
         assert_eq!(read_runs(dir.path()).unwrap(), vec![expected]);
         assert_eq!(read_jobs(dir.path(), "las-0001").unwrap(), output.jobs);
@@ -1057,13 +906,10 @@ pub(super) mod tests {
     fn older_or_foreign_files_name_the_missing_or_mistyped_column() {
         let dir = tempfile::tempdir().unwrap();
         let path = runs_file(dir.path(), "old");
-        let full = runs_batch(&info("old"), &provenance(), &output().summary, 1.0).unwrap();
-        let write = |batch: &RecordBatch| {
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), None).unwrap();
-            writer.write(batch).unwrap();
-            writer.close().unwrap();
-        };
+        let run = run_row(&info("old"), &provenance(), &output(), 1.0);
+        let full = table_batch(&run, std::slice::from_ref(&run)).unwrap();
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let write = |batch: &RecordBatch| write_batch(&path, batch);
 
         let mut without_wall_time = full.clone();
         without_wall_time.remove_column(full.schema().index_of("wall_time_s").unwrap());
@@ -1079,6 +925,55 @@ pub(super) mod tests {
         write(&RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap());
         let error = read_runs(dir.path()).unwrap_err().to_string();
         assert!(error.contains("column `nodes` has type Utf8, expected Int64"), "{error}");
+    }
+
+    /// The files hold exactly the schema's columns, in its order and with its nullability, and
+    /// the reader needs every column it sets a field from: with the round trips above, the schema
+    /// is the one place that defines a column.
+    #[test]
+    fn the_schema_alone_decides_the_files_columns_and_what_is_read_back() {
+        fn declared<R: TableRow>() -> Vec<(&'static str, bool)> {
+            let stamp = STAMP.iter().map(|column| (column.name(), column.nullable()));
+            stamp.chain(R::COLUMNS.iter().map(|column| (column.name(), column.nullable()))).collect()
+        }
+        fn read_back<R>(columns: &[Column<R>]) -> Vec<&'static str> {
+            columns.iter().filter(|column| !matches!(column.access, Access::DerivedF64(_))).map(Column::name).collect()
+        }
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path(), &info("r"), &output(), 1.0, &provenance()).unwrap();
+        let tables = [
+            (RUNS_TABLE, declared::<RunRow>(), [read_back(STAMP), read_back(RunRow::COLUMNS)].concat()),
+            (JOBS_TABLE, declared::<JobRecord>(), read_back(JobRecord::COLUMNS)),
+            (TIMELINE_TABLE, declared::<TimelineRow>(), read_back(TimelineRow::COLUMNS)),
+        ];
+        let read = |table| match table {
+            RUNS_TABLE => read_runs(dir.path()).map(drop),
+            JOBS_TABLE => read_jobs(dir.path(), "r").map(drop),
+            _ => read_timeline(dir.path(), "r").map(drop),
+        };
+        for (table, declared, read_back) in tables {
+            let path = dir.path().join(table).join("r.parquet");
+            let batch = read_batch(&path);
+            let schema = batch.schema();
+            let written: Vec<(&str, bool)> =
+                schema.fields().iter().map(|f| (f.name().as_str(), f.is_nullable())).collect();
+            assert_eq!(written, declared, "{table}");
+            for column in read_back {
+                let mut without = batch.clone();
+                without.remove_column(schema.index_of(column).unwrap());
+                write_batch(&path, &without);
+                let error = read(table).unwrap_err().to_string();
+                assert!(error.contains(&format!("missing column `{column}`")), "{table}: {error}");
+            }
+            write_batch(&path, &batch);
+            read(table).unwrap();
+        }
+    }
+
+    fn write_batch(path: &Path, batch: &RecordBatch) {
+        let mut writer = ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), None).unwrap();
+        writer.write(batch).unwrap();
+        writer.close().unwrap();
     }
 
     fn read_batch(path: &Path) -> RecordBatch {
