@@ -8,8 +8,8 @@ mod common;
 
 use blox::core::RunOutput;
 use blox::core::events::EventPolicy;
-use blox::policies::edf_elastic::EdfElastic;
-use blox::policies::elasticflow::ElasticFlow;
+use blox::policies::events::elasticflow::ElasticFlow;
+use blox::policies::events::elasticflow::edf_elastic::EdfElastic;
 use blox::profiles::ThroughputTable;
 use common::{Log, compare_jobs, config, figure_8a_run, figure_10_run, head_log, paper_log, trace_run};
 

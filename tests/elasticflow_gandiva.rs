@@ -7,7 +7,7 @@
 mod common;
 
 use blox::core::RunOutput;
-use blox::policies::gandiva::Gandiva;
+use blox::policies::events::gandiva::Gandiva;
 use blox::profiles::ThroughputTable;
 use common::{Log, compare_jobs, config, figure_8a_run, figure_10_run, head_log, paper_log, trace_run};
 

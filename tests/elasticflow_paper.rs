@@ -8,9 +8,9 @@ mod common;
 use blox::core::ClusterSpec;
 use blox::core::events::{EventConfig, EventEngine, EventPolicy};
 use blox::core::{JobSpec, RunOutput};
-use blox::policies::edf::Edf;
-use blox::policies::edf_admission::EdfAdmission;
-use blox::policies::tiresias::Tiresias;
+use blox::policies::events::edf::Edf;
+use blox::policies::events::edf::edf_admission::EdfAdmission;
+use blox::policies::events::tiresias::Tiresias;
 use blox::profiles::ThroughputTable;
 use common::{
     Log, compare_jobs, figure_8a_run, figure_10_csv, figure_10_run, figure_10_trace_file, head_log, paper_log,

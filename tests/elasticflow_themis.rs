@@ -6,7 +6,7 @@
 mod common;
 
 use blox::core::JobRecord;
-use blox::policies::themis::Themis;
+use blox::policies::events::themis::Themis;
 use common::{Log, compare_jobs, figure_8a_run, figure_10_run, head_log, paper_log};
 
 /// (job id, num_gpu, end, ddl, preempt) of every row of an original `job.csv`, in file order.

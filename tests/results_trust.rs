@@ -324,7 +324,7 @@ fn completions_man_page_and_version_work() {
 fn event_timelines_count_preemptions_and_have_no_backlog() {
     use blox::core::ClusterSpec;
     use blox::core::events::{EventConfig, EventEngine, EventPolicy};
-    use blox::policies::{themis::Themis, tiresias::Tiresias};
+    use blox::policies::events::{themis::Themis, tiresias::Tiresias};
     use blox::profiles::ThroughputTable;
     use blox::workload::elasticflow_generator::{ElasticflowGeneratorParams, job_stream};
     use std::num::NonZeroUsize;

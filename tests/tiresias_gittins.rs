@@ -7,7 +7,7 @@ mod common;
 
 use blox::core::events::{EventConfig, EventEngine};
 use blox::core::{ClusterSpec, JobSpec, RunOutput};
-use blox::policies::tiresias::Tiresias;
+use blox::policies::events::tiresias::Tiresias;
 use blox::profiles::{GpuTimeDistribution, ThroughputTable};
 use std::process::Command;
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 use blox::core::ClusterSpec;
 use blox::core::events::{EventConfig, EventEngine, EventPlacement, YarnPlacement};
 use blox::core::{JobSpec, RunError, RunOutput};
-use blox::policies::tiresias::Tiresias;
+use blox::policies::events::tiresias::Tiresias;
 use blox::profiles::ThroughputTable;
 use blox::results;
 use std::path::Path;

@@ -11,8 +11,8 @@ mod summary;
 mod trace;
 mod validate;
 
-use crate::policies::{AdmissionSpec, Entry, OverheadSpec, PlacementSpec, SchedulerSpec};
-use crate::spec::{Spec, SpecError, SpecSource};
+use crate::policies::Kind;
+use crate::spec::{EngineMode, Spec, SpecError, SpecSource};
 use crate::workload::WorkloadSpec;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -146,22 +146,46 @@ fn man(dir: Option<PathBuf>) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Every registered policy by kind, from its descriptor (summary; the engine when it is not the
+/// default; options with an example; source), then the workload generators.
 fn list() -> Result<ExitCode, String> {
-    let sections: [(&str, &[Entry]); 5] = [
-        ("schedulers (policies[].scheduler)", SchedulerSpec::ALL),
-        ("placements (policies[].placement)", PlacementSpec::ALL),
-        ("admissions (policies[].admission)", AdmissionSpec::ALL),
-        ("overhead models (engine.overhead)", OverheadSpec::ALL),
-        ("workloads (workloads[])", WorkloadSpec::ALL),
-    ];
+    fn line(text: &mut String, name: &str, content: &str) {
+        *text += &format!("  {name:<24} {content}\n");
+    }
     let mut text = String::new();
-    for (title, entries) in sections {
-        text += &format!("{title}:\n");
-        for e in entries {
-            text += &format!("  {:<24} {}\n", e.name, e.summary);
+    for kind in Kind::ALL {
+        text += &format!("{}:\n", kind.heading());
+        for info in kind.policies() {
+            line(&mut text, info.name, info.summary);
+            if info.engine == EngineMode::Events {
+                let mut engine = "engine: events".to_string();
+                if let Some(own) = &info.placement {
+                    engine += &format!("; placement: its own ({})", own.name);
+                    for alternative in own.alternatives {
+                        engine += &format!(" or {}", alternative.name);
+                    }
+                }
+                let accepted_by = info.accepted_by();
+                if !accepted_by.is_empty() {
+                    engine += &format!("; for {}", accepted_by.join(", "));
+                }
+                line(&mut text, "", &engine);
+            }
+            if !info.options.is_empty() {
+                line(&mut text, "", &format!("options, e.g. {}:", info.example()));
+                for option in info.options {
+                    line(&mut text, "", &format!("  {}: {}", option.name, option.meaning));
+                }
+            }
+            line(&mut text, "", &format!("source: {}", info.source));
         }
         text += "\n";
     }
+    text += "workloads (workloads[]):\n";
+    for workload in WorkloadSpec::ALL {
+        line(&mut text, workload.name, workload.summary);
+    }
+    text += "\n";
     emit(&text);
     Ok(ExitCode::SUCCESS)
 }

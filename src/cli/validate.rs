@@ -183,7 +183,7 @@ fn check_jobs(
 ) -> Result<u64, String> {
     let table = cluster.gpu.throughput();
     // Themis rates every job at the GPU count it asks for (its isolated finish time).
-    let themis = spec.policies.value.iter().find(|p| matches!(p.scheduler.value, SchedulerSpec::Themis));
+    let themis = spec.policies.value.iter().find(|p| matches!(p.scheduler.value, SchedulerSpec::Themis(_)));
     let mut count = 0u64;
     for job in jobs {
         count += 1;

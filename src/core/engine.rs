@@ -433,9 +433,10 @@ fn record_of(job: &ActiveJob, finish: Option<SimTime>) -> JobRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policies::{
-        accept_all::AcceptAll, fifo::Fifo, fixed_overhead::FixedOverhead, las::Las, scattered::Scattered,
-    };
+    use crate::policies::rounds::admission::accept_all::AcceptAll;
+    use crate::policies::rounds::overhead::fixed::FixedOverhead;
+    use crate::policies::rounds::placement::scattered::Scattered;
+    use crate::policies::rounds::scheduling::{fifo::Fifo, las::Las};
 
     fn job(id: JobId, arrival: f64, gpus: u32, work: f64) -> JobSpec {
         JobSpec { id, arrival, submitted: arrival, gpus, work, ..JobSpec::default() }

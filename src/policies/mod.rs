@@ -1,43 +1,551 @@
-//! Every admission, scheduling and placement policy, one file each, and the registry that maps
-//! spec names to them.
+//! Every pluggable policy (scheduler, placement, admission, launch overhead), one file each, and
+//! the registry that names them.
 //!
-//! The registry is the serde enums below: the spec parser, `blox list` and the docs all read them,
-//! so a policy added here is usable everywhere. Each file's doc comment states its rule and source.
+//! Layout. [`rounds`] holds the round engine's policies by the decision they make, because that
+//! engine composes one of each kind per run (admission x scheduling x placement, plus an overhead
+//! model). [`events`] holds the event engine's schedulers by family, because each of them makes
+//! every decision itself and what policies share there is a planner or a placement. Helpers sit
+//! beside the policies that use them.
+//!
+//! Registry. Each policy file declares its descriptor, `INFO` ([`PolicyInfo`]: name, kind,
+//! engine, summary, options, source), and the options a spec gives it, `Options`, which
+//! implements its kind's options trait ([`SchedulerOptions`] and so on: descriptor, canonical
+//! parameters, construction). [`ALL`] lists the descriptors; `blox list`, the valid names in spec
+//! errors, the engine checks, the placement a runs row records and the canonical form that run
+//! keys hash all derive from them. The enums [`SchedulerSpec`], [`PlacementSpec`],
+//! [`AdmissionSpec`] and [`OverheadSpec`] exist because serde needs a type per choice to parse
+//! into: each variant wraps one policy's `Options`, and a test pairs variants and descriptors one
+//! to one.
 
-pub mod accept_all;
-pub mod consolidated;
-pub mod edf;
-pub mod edf_admission;
-pub mod edf_elastic;
-pub mod edf_planner;
-pub mod elasticflow;
-pub mod fifo;
-pub mod fixed_overhead;
-pub mod gandiva;
-pub mod gandiva_placement;
-pub mod las;
-pub mod load_based;
-pub mod mss_planner;
-pub mod optimus_oracle;
-pub mod priority_walk;
-pub mod scattered;
-pub mod srtf;
-pub mod themis;
-pub mod tiresias;
+pub mod events;
+pub mod rounds;
 
-use crate::core::events::EventPolicy;
+use crate::core::events::{EventPlacement, EventPolicy};
 use crate::core::{Admission, OverheadModel, Placement, Scheduler};
 use crate::data;
 use crate::profiles::GpuTimeDistribution;
+use crate::spec::EngineMode;
+use events::{edf, elasticflow, gandiva, themis, tiresias, yarn};
+use rounds::admission::{accept_all, load_based};
+use rounds::overhead::{fixed, none};
+use rounds::placement::{consolidated, scattered};
+use rounds::scheduling::{fifo, las, optimus_oracle, srtf};
 use serde::{Deserialize, Deserializer, Serialize, de};
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-/// What a policy may depend on besides its own parameters.
+/// Every policy's descriptor: the one list a new policy is added to. `blox list` shows them in
+/// this order, grouped by kind.
+pub const ALL: &[&PolicyInfo] = &[
+    &fifo::INFO,
+    &las::INFO,
+    &srtf::INFO,
+    &optimus_oracle::INFO,
+    &edf::INFO,
+    &edf::edf_admission::INFO,
+    &elasticflow::edf_elastic::INFO,
+    &elasticflow::INFO,
+    &tiresias::INFO,
+    &themis::INFO,
+    &gandiva::INFO,
+    &scattered::INFO,
+    &consolidated::INFO,
+    &yarn::INFO,
+    &accept_all::INFO,
+    &load_based::INFO,
+    &none::INFO,
+    &fixed::INFO,
+];
+
+/// What a policy decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Scheduler,
+    Placement,
+    Admission,
+    Overhead,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 4] = [Kind::Scheduler, Kind::Placement, Kind::Admission, Kind::Overhead];
+
+    /// What spec errors call one.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Scheduler => "scheduler",
+            Kind::Placement => "placement",
+            Kind::Admission => "admission policy",
+            Kind::Overhead => "overhead model",
+        }
+    }
+
+    /// `blox list`'s heading: the kind and where a spec names it.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Kind::Scheduler => "schedulers (policies[].scheduler)",
+            Kind::Placement => "placements (policies[].placement)",
+            Kind::Admission => "admissions (policies[].admission)",
+            Kind::Overhead => "overhead models (engine.overhead)",
+        }
+    }
+
+    /// The names of this kind's policies, in [`ALL`] order.
+    pub fn names(self) -> Vec<&'static str> {
+        self.policies().map(|info| info.name).collect()
+    }
+
+    /// This kind's descriptors, in [`ALL`] order.
+    pub fn policies(self) -> impl Iterator<Item = &'static PolicyInfo> {
+        ALL.iter().copied().filter(move |info| info.kind == self)
+    }
+}
+
+/// A policy's descriptor: what the registry, the spec checks and `blox list` know of it.
+#[derive(Debug)]
+pub struct PolicyInfo {
+    /// The name specs use (`scheduler: fifo`), unique within its kind.
+    pub name: &'static str,
+    pub kind: Kind,
+    /// The engine it runs on, which `engine.mode` must name.
+    pub engine: EngineMode,
+    /// One line for `blox list`.
+    pub summary: &'static str,
+    /// The options a spec may give (`{name: {option: value}}`); empty when it takes none.
+    pub options: &'static [OptionDoc],
+    /// What it reproduces.
+    pub source: &'static str,
+    /// Event-engine schedulers: the placement they bring. `None` for every other policy.
+    pub placement: Option<OwnPlacement>,
+}
+
+impl PolicyInfo {
+    /// The policy as a spec writes it, every option at its example value.
+    pub fn example(&self) -> String {
+        if self.options.is_empty() {
+            return self.name.to_string();
+        }
+        let options: Vec<String> = self.options.iter().map(|o| format!("{}: {}", o.name, o.example)).collect();
+        format!("{{{}: {{{}}}}}", self.name, options.join(", "))
+    }
+
+    /// Whether a spec may give this scheduler `placement` instead of its own.
+    pub fn accepts(&self, placement: &PolicyInfo) -> bool {
+        self.placement.as_ref().is_some_and(|own| own.alternatives.iter().any(|a| a.name == placement.name))
+    }
+
+    /// The schedulers that accept this placement instead of their own.
+    pub fn accepted_by(&self) -> Vec<&'static str> {
+        Kind::Scheduler.policies().filter(|scheduler| scheduler.accepts(self)).map(|scheduler| scheduler.name).collect()
+    }
+}
+
+/// One option of a policy, for `blox list`.
+#[derive(Debug)]
+pub struct OptionDoc {
+    pub name: &'static str,
+    /// A value as a spec writes it; a test parses every example.
+    pub example: &'static str,
+    /// What it does, and its default when it has one.
+    pub meaning: &'static str,
+}
+
+/// The placement an event-engine scheduler brings.
+#[derive(Debug)]
+pub struct OwnPlacement {
+    /// Its name in the runs table's `placement` column.
+    pub name: &'static str,
+    /// The placements a spec may choose instead (`placement: yarn`).
+    pub alternatives: &'static [&'static PolicyInfo],
+}
+
+/// A policy's options as run keys hash them and the runs table's `policy_params` records them:
+/// option name to value, sorted by name.
+pub type Params = BTreeMap<&'static str, Value>;
+
+/// The options a spec gave one policy; each policy file implements it for its `Options`.
+pub trait PolicyOptions {
+    /// The policy's descriptor.
+    fn info(&self) -> &'static PolicyInfo;
+
+    /// Every option that decides a run; a test checks that each documented option appears.
+    fn params(&self) -> Params {
+        Params::new()
+    }
+}
+
+/// A scheduler's options; it builds the policy for the engine its descriptor names.
+pub trait SchedulerOptions: PolicyOptions {
+    /// The round-engine scheduler.
+    fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
+        None
+    }
+
+    /// The event-engine policy; `gpu_time` is the distribution of
+    /// [`SchedulerOptions::gpu_time_source`], read by the caller.
+    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        None
+    }
+
+    /// The GPU-time distribution the scheduler reads, if any.
+    fn gpu_time_source(&self) -> Option<&GpuTimeSource> {
+        None
+    }
+}
+
+/// A placement's options; it builds the placement for the engine its descriptor names.
+pub trait PlacementOptions: PolicyOptions {
+    /// The round-engine placement.
+    fn build(&self) -> Option<Box<dyn Placement>> {
+        None
+    }
+
+    /// The event engine's placement, replacing the scheduler's own.
+    fn event_placement(&self) -> Option<EventPlacement> {
+        None
+    }
+}
+
+pub trait AdmissionOptions: PolicyOptions {
+    fn build(&self) -> Box<dyn Admission>;
+}
+
+pub trait OverheadOptions: PolicyOptions {
+    /// `None` when launches cost nothing.
+    fn build(&self) -> Option<Box<dyn OverheadModel>>;
+}
+
+/// What a policy may depend on besides its own options.
 #[derive(Debug, Clone, Copy)]
 pub struct BuildContext {
     /// The run's offered load in jobs per hour, when the workload has one.
     pub load: Option<f64>,
+}
+
+/// The scheduler of a policy entry: one variant per scheduler file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(remote = "Self", rename_all = "kebab-case")]
+pub enum SchedulerSpec {
+    Fifo(fifo::Options),
+    Las(las::Options),
+    Srtf(srtf::Options),
+    OptimusOracle(optimus_oracle::Options),
+    Edf(edf::Options),
+    EdfAdmission(edf::edf_admission::Options),
+    EdfElastic(elasticflow::edf_elastic::Options),
+    Elasticflow(elasticflow::Options),
+    Tiresias(tiresias::Options),
+    Themis(themis::Options),
+    Gandiva(gandiva::Options),
+}
+
+impl SchedulerSpec {
+    pub fn options(&self) -> &dyn SchedulerOptions {
+        match self {
+            SchedulerSpec::Fifo(o) => o,
+            SchedulerSpec::Las(o) => o,
+            SchedulerSpec::Srtf(o) => o,
+            SchedulerSpec::OptimusOracle(o) => o,
+            SchedulerSpec::Edf(o) => o,
+            SchedulerSpec::EdfAdmission(o) => o,
+            SchedulerSpec::EdfElastic(o) => o,
+            SchedulerSpec::Elasticflow(o) => o,
+            SchedulerSpec::Tiresias(o) => o,
+            SchedulerSpec::Themis(o) => o,
+            SchedulerSpec::Gandiva(o) => o,
+        }
+    }
+
+    pub fn info(&self) -> &'static PolicyInfo {
+        self.options().info()
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.info().name
+    }
+
+    pub fn canonical(&self) -> Value {
+        canonical(self.options())
+    }
+
+    /// The round-engine scheduler; `None` for event-driven ones.
+    pub fn build(&self, ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
+        self.options().build(ctx)
+    }
+
+    /// The event-engine policy; `None` for round-based schedulers.
+    pub fn build_event(&self, gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        self.options().build_event(gpu_time)
+    }
+
+    pub fn gpu_time_source(&self) -> Option<&GpuTimeSource> {
+        self.options().gpu_time_source()
+    }
+}
+
+/// The placement of a policy entry: one variant per placement file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(remote = "Self", rename_all = "kebab-case")]
+pub enum PlacementSpec {
+    Scattered(scattered::Options),
+    Consolidated(consolidated::Options),
+    Yarn(yarn::Options),
+}
+
+/// Blox's placement. The event engine reads it as "the scheduler's own".
+impl Default for PlacementSpec {
+    fn default() -> Self {
+        PlacementSpec::Scattered(scattered::Options {})
+    }
+}
+
+impl PlacementSpec {
+    pub fn options(&self) -> &dyn PlacementOptions {
+        match self {
+            PlacementSpec::Scattered(o) => o,
+            PlacementSpec::Consolidated(o) => o,
+            PlacementSpec::Yarn(o) => o,
+        }
+    }
+
+    pub fn info(&self) -> &'static PolicyInfo {
+        self.options().info()
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.info().name
+    }
+
+    pub fn canonical(&self) -> Value {
+        canonical(self.options())
+    }
+
+    /// The round-engine placement; `None` for event-engine ones.
+    pub fn build(&self) -> Option<Box<dyn Placement>> {
+        self.options().build()
+    }
+
+    /// The event engine's placement when it replaces the scheduler's own.
+    pub fn event_placement(&self) -> Option<EventPlacement> {
+        self.options().event_placement()
+    }
+}
+
+/// The admission policy of a policy entry: one variant per admission file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(remote = "Self", rename_all = "kebab-case")]
+pub enum AdmissionSpec {
+    AcceptAll(accept_all::Options),
+    LoadBased(load_based::Options),
+}
+
+/// Blox's default: every arrival enters.
+impl Default for AdmissionSpec {
+    fn default() -> Self {
+        AdmissionSpec::AcceptAll(accept_all::Options {})
+    }
+}
+
+impl AdmissionSpec {
+    pub fn options(&self) -> &dyn AdmissionOptions {
+        match self {
+            AdmissionSpec::AcceptAll(o) => o,
+            AdmissionSpec::LoadBased(o) => o,
+        }
+    }
+
+    pub fn info(&self) -> &'static PolicyInfo {
+        self.options().info()
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.info().name
+    }
+
+    pub fn canonical(&self) -> Value {
+        canonical(self.options())
+    }
+
+    pub fn build(&self) -> Box<dyn Admission> {
+        self.options().build()
+    }
+}
+
+/// The launch overhead model of `engine.overhead`: one variant per overhead file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(remote = "Self", rename_all = "kebab-case")]
+pub enum OverheadSpec {
+    None(none::Options),
+    Fixed(fixed::Options),
+}
+
+/// Blox's simulator: launches are free.
+impl Default for OverheadSpec {
+    fn default() -> Self {
+        OverheadSpec::None(none::Options {})
+    }
+}
+
+impl OverheadSpec {
+    pub fn options(&self) -> &dyn OverheadOptions {
+        match self {
+            OverheadSpec::None(o) => o,
+            OverheadSpec::Fixed(o) => o,
+        }
+    }
+
+    pub fn info(&self) -> &'static PolicyInfo {
+        self.options().info()
+    }
+
+    pub fn canonical(&self) -> Value {
+        canonical(self.options())
+    }
+
+    pub fn build(&self) -> Option<Box<dyn OverheadModel>> {
+        self.options().build()
+    }
+}
+
+/// A policy as run keys hash it and the runs table's `policy_params` records it: its name, or a
+/// one-key map from its name to its [`Params`] when it has any. Built from the descriptor rather
+/// than serde's representation, so renaming a variant or a type never changes it.
+fn canonical<O: PolicyOptions + ?Sized>(options: &O) -> Value {
+    let name = options.info().name;
+    let params = options.params();
+    if params.is_empty() {
+        return Value::from(name);
+    }
+    let params = params.into_iter().map(|(option, value)| (option.to_string(), value)).collect();
+    Value::Object([(name.to_string(), Value::Object(params))].into_iter().collect())
+}
+
+/// The spec enums, which the registry parses by name.
+trait Registered: Sized {
+    const KIND: Kind;
+
+    /// serde's derived parser of a one-key map `{variant: options}`.
+    fn deserialize_variant<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error>;
+}
+
+impl Registered for SchedulerSpec {
+    const KIND: Kind = Kind::Scheduler;
+    fn deserialize_variant<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        SchedulerSpec::deserialize(d)
+    }
+}
+
+impl Registered for PlacementSpec {
+    const KIND: Kind = Kind::Placement;
+    fn deserialize_variant<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        PlacementSpec::deserialize(d)
+    }
+}
+
+impl Registered for AdmissionSpec {
+    const KIND: Kind = Kind::Admission;
+    fn deserialize_variant<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        AdmissionSpec::deserialize(d)
+    }
+}
+
+impl Registered for OverheadSpec {
+    const KIND: Kind = Kind::Overhead;
+    fn deserialize_variant<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        OverheadSpec::deserialize(d)
+    }
+}
+
+impl<'de> Deserialize<'de> for SchedulerSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ByName(PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for PlacementSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ByName(PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for AdmissionSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ByName(PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for OverheadSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ByName(PhantomData))
+    }
+}
+
+/// Parses a policy by its registered name: a bare name (`tiresias`, the policy with its default
+/// options) or a one-key map from the name to its options (`{tiresias: {starvation_knob: 8}}`).
+/// An unknown name is an error listing the kind's names from [`ALL`].
+struct ByName<T>(PhantomData<T>);
+
+impl<T: Registered> ByName<T> {
+    fn check<E: de::Error>(name: &str) -> Result<(), E> {
+        let names = T::KIND.names();
+        if names.contains(&name) {
+            Ok(())
+        } else {
+            Err(E::custom(format!("unknown {} `{name}`, expected one of {}", T::KIND.noun(), names.join(", "))))
+        }
+    }
+}
+
+impl<'de, T: Registered> de::Visitor<'de> for ByName<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let noun = T::KIND.noun();
+        write!(f, "a {noun} name or a map from a {noun} name to its options")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<T, E> {
+        Self::check(name)?;
+        let no_options = de::value::MapDeserializer::<_, E>::new(std::iter::empty::<(&str, &str)>());
+        let entry = de::value::MapDeserializer::new(std::iter::once((name, no_options)));
+        T::deserialize_variant(de::value::MapAccessDeserializer::new(entry))
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        let Some(name) = map.next_key::<String>()? else {
+            return Err(de::Error::invalid_length(0, &self));
+        };
+        Self::check(&name)?;
+        let entry = NameFirst { name: Some(name), rest: &mut map };
+        let value = T::deserialize_variant(de::value::MapAccessDeserializer::new(entry))?;
+        if map.next_key::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom(format!("name one {} here, not several", T::KIND.noun())));
+        }
+        Ok(value)
+    }
+}
+
+/// A map whose first key, already read to check it, is given again.
+struct NameFirst<'a, A> {
+    name: Option<String>,
+    rest: &'a mut A,
+}
+
+impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for NameFirst<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        match self.name.take() {
+            Some(name) => seed.deserialize(de::value::StringDeserializer::new(name)).map(Some),
+            None => self.rest.next_key_seed(seed),
+        }
+    }
+
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.rest.next_value_seed(seed)
+    }
 }
 
 /// A positive, finite number (GPU-demand thresholds, multipliers).
@@ -57,8 +565,7 @@ impl<'de> Deserialize<'de> for Positive {
 }
 
 /// A non-negative, finite number of seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Seconds(pub f64);
 
 impl<'de> Deserialize<'de> for Seconds {
@@ -72,69 +579,19 @@ impl<'de> Deserialize<'de> for Seconds {
     }
 }
 
-/// One line of `blox list`.
+/// One line of `blox list` for the workloads, which have no descriptors of their own yet.
 pub struct Entry {
     pub name: &'static str,
     pub summary: &'static str,
 }
 
-/// The schedulers. `serde(remote = "Self")` derives inherent `serialize`/`deserialize` that the
-/// trait impls below wrap, so that `tiresias` is both a plain name and `{tiresias: {...}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(remote = "Self", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum SchedulerSpec {
-    Fifo,
-    Las,
-    Srtf,
-    OptimusOracle(OptimusParams),
-    Edf,
-    EdfAdmission,
-    Tiresias(TiresiasParams),
-    Themis,
-    Gandiva,
-    Elasticflow,
-    EdfElastic,
-}
-
-/// Parameters of `optimus-oracle`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OptimusParams {
-    /// Progress multiplier by load (jobs/hour), e.g. `{1: 5, 2: 3, 3: 1.4}`.
-    #[serde(default)]
-    pub progress_multiplier: LoadTable,
-    /// Multiplier for loads not in the table.
-    #[serde(default = "one")]
-    pub default_multiplier: Positive,
-}
-
-fn one() -> Positive {
-    Positive(1.0)
-}
-
-/// Options of `tiresias`; the default (plain `tiresias`) is ElasticFlow's `dlas-gpu`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TiresiasParams {
-    /// Tiresias' `dlas-gpu-K`: a starved job returns to queue 0 once it has waited K times its
-    /// attained service.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub starvation_knob: Option<Positive>,
-    /// Tiresias' `dlas-gpu-gittins`: order each queue by the Gittins index of this GPU-time
-    /// distribution.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gittins: Option<GpuTimeSource>,
-}
-
 /// A job-size distribution file (a `duration` column of GPU-seconds): exactly one of `path`
 /// (relative to the spec file's directory unless absolute) and `dataset` (`DATASET/PATH`, e.g.
 /// `tiresias/yarn-gput1000.csv`, fetched and verified into the data cache).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(try_from = "GpuTimeSourceFields")]
 pub enum GpuTimeSource {
-    #[serde(rename = "path")]
     Path(PathBuf),
-    #[serde(rename = "dataset")]
     Dataset(String),
 }
 
@@ -174,15 +631,30 @@ impl GpuTimeSource {
     pub fn load(&self, base_dir: &Path) -> Result<GpuTimeDistribution, String> {
         GpuTimeDistribution::read(&self.local_path(base_dir)?).map_err(|e| e.to_string())
     }
+
+    /// `{"path": ...}` or `{"dataset": ...}`, as written in the spec.
+    pub fn canonical(&self) -> Value {
+        match self {
+            GpuTimeSource::Path(path) => serde_json::json!({ "path": path.to_string_lossy() }),
+            GpuTimeSource::Dataset(reference) => serde_json::json!({ "dataset": reference }),
+        }
+    }
 }
 
 /// A map from load (jobs/hour) to a positive value, written `{1: 5, 2.5: 3}` in YAML.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LoadTable(pub Vec<(f64, f64)>);
 
 impl LoadTable {
     pub fn get(&self, load: f64) -> Option<f64> {
         self.0.iter().find(|(l, _)| *l == load).map(|(_, v)| *v)
+    }
+
+    /// `[[load, value], ...]` by increasing load: the same table however the spec orders it.
+    pub fn canonical(&self) -> Value {
+        let mut entries = self.0.clone();
+        entries.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Value::from(entries.into_iter().map(|(load, value)| Value::from(vec![load, value])).collect::<Vec<_>>())
     }
 }
 
@@ -209,307 +681,5 @@ impl<'de> Deserialize<'de> for LoadTable {
     }
 }
 
-impl Serialize for SchedulerSpec {
-    /// Plain `tiresias` stays a bare name, so its run keys do not change.
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            SchedulerSpec::Tiresias(p) if *p == TiresiasParams::default() => {
-                s.serialize_unit_variant("SchedulerSpec", 6, "tiresias")
-            }
-            _ => SchedulerSpec::serialize(self, s),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for SchedulerSpec {
-    /// A bare name (`fifo`, `tiresias`) or a one-key map (`{tiresias: {starvation_knob: 8}}`).
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> de::Visitor<'de> for Visitor {
-            type Value = SchedulerSpec;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a scheduler name or a map from a scheduler name to its options")
-            }
-            fn visit_str<E: de::Error>(self, name: &str) -> Result<SchedulerSpec, E> {
-                if name == "tiresias" {
-                    return Ok(SchedulerSpec::Tiresias(TiresiasParams::default()));
-                }
-                SchedulerSpec::deserialize(de::IntoDeserializer::<E>::into_deserializer(name))
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<SchedulerSpec, A::Error> {
-                SchedulerSpec::deserialize(de::value::MapAccessDeserializer::new(map))
-            }
-        }
-        d.deserialize_any(Visitor)
-    }
-}
-
-impl SchedulerSpec {
-    pub const ALL: &[Entry] = &[
-        Entry { name: "fifo", summary: "first come, first served by submission time (Blox Fifo)" },
-        Entry {
-            name: "las",
-            summary: "least attained service first, preemptive (Blox Las, which Blox labels \"Tiresias\"; the discretized 2D-LAS is `tiresias`)",
-        },
-        Entry { name: "srtf", summary: "shortest remaining time first with oracle job lengths (Blox Srtf)" },
-        Entry {
-            name: "optimus-oracle",
-            summary: "SRTF order plus a per-load progress multiplier {progress_multiplier: {load: x}} (Blox Optimus)",
-        },
-        Entry {
-            name: "edf",
-            summary: "earliest deadline first, elastic widths, no admission control (ElasticFlow's EDF; engine mode events)",
-        },
-        Entry {
-            name: "edf-admission",
-            summary: "EDF with admission control: an arrival enters iff the EDF plan meets every deadline (ElasticFlow's edf-accessctrl; engine mode events)",
-        },
-        Entry {
-            name: "edf-elastic",
-            summary: "EDF + elastic scaling: ElasticFlow's planner without admission control (ef; engine mode events)",
-        },
-        Entry {
-            name: "elasticflow",
-            summary: "ElasticFlow: minimum satisfactory shares, all-or-nothing admission, leftover GPUs by marginal GPU time (ef-accessctrl; engine mode events)",
-        },
-        Entry {
-            name: "tiresias",
-            summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s (ElasticFlow's dlas-gpu; engine mode events); options {tiresias: {starvation_knob: K, gittins: {dataset: D | path: P}}}: K promotes starved jobs back to queue 0 (Tiresias dlas-gpu-K), gittins orders each queue by the Gittins index of a GPU-time distribution CSV (dlas-gpu-gittins)",
-        },
-        Entry {
-            name: "themis",
-            summary: "finish-time fairness: each slot-long round minimises the largest rho, fitting jobs by share (ElasticFlow's themis; engine mode events)",
-        },
-        Entry {
-            name: "gandiva",
-            summary: "node sets per job size, over-subscription with 60 s time slicing, non-elastic (ElasticFlow's gandiva; engine mode events)",
-        },
-    ];
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            SchedulerSpec::Fifo => "fifo",
-            SchedulerSpec::Las => "las",
-            SchedulerSpec::Srtf => "srtf",
-            SchedulerSpec::OptimusOracle(_) => "optimus-oracle",
-            SchedulerSpec::Edf => "edf",
-            SchedulerSpec::EdfAdmission => "edf-admission",
-            SchedulerSpec::Tiresias(_) => "tiresias",
-            SchedulerSpec::Themis => "themis",
-            SchedulerSpec::Gandiva => "gandiva",
-            SchedulerSpec::Elasticflow => "elasticflow",
-            SchedulerSpec::EdfElastic => "edf-elastic",
-        }
-    }
-
-    /// Whether the scheduler runs on the event-driven engine (`engine.mode: events`).
-    pub fn is_event_driven(&self) -> bool {
-        !self.is_round_based()
-    }
-
-    /// Whether the event-engine policy places whole jobs picked by GPU count, so `placement:
-    /// yarn` can replace its buddy placement (see [`crate::core::events::YarnPlacement`]).
-    pub fn can_place_with_yarn(&self) -> bool {
-        matches!(self, SchedulerSpec::Tiresias(_) | SchedulerSpec::Themis)
-    }
-
-    /// The placement an event-engine policy brings: Gandiva's node sets, else the buddy one.
-    pub fn own_placement(&self) -> &'static str {
-        if *self == SchedulerSpec::Gandiva { "gandiva" } else { "elastic" }
-    }
-
-    fn is_round_based(&self) -> bool {
-        matches!(self, SchedulerSpec::Fifo | SchedulerSpec::Las | SchedulerSpec::Srtf | SchedulerSpec::OptimusOracle(_))
-    }
-
-    /// The round-engine scheduler; `None` for event-driven ones.
-    pub fn build(&self, ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
-        Some(match self {
-            SchedulerSpec::Fifo => Box::new(fifo::Fifo::default()),
-            SchedulerSpec::Las => Box::new(las::Las::default()),
-            SchedulerSpec::Srtf => Box::new(srtf::Srtf::default()),
-            SchedulerSpec::OptimusOracle(p) => {
-                let m = ctx.load.and_then(|l| p.progress_multiplier.get(l)).unwrap_or(p.default_multiplier.0);
-                Box::new(optimus_oracle::OptimusOracle::new(m))
-            }
-            _ => return None,
-        })
-    }
-
-    /// The GPU-time distribution the scheduler reads, if any.
-    pub fn gpu_time_source(&self) -> Option<&GpuTimeSource> {
-        match self {
-            SchedulerSpec::Tiresias(p) => p.gittins.as_ref(),
-            _ => None,
-        }
-    }
-
-    /// The event-engine policy; `None` for round-based schedulers. `gpu_time` is the distribution
-    /// of [`SchedulerSpec::gpu_time_source`], read by the caller.
-    pub fn build_event(&self, gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        match self {
-            SchedulerSpec::Edf => Some(Box::new(edf::Edf::default())),
-            SchedulerSpec::EdfAdmission => Some(Box::new(edf_admission::EdfAdmission::default())),
-            SchedulerSpec::Tiresias(p) => {
-                let mut policy = tiresias::Tiresias::default();
-                if let Some(k) = p.starvation_knob {
-                    policy = policy.with_starvation_knob(k.0);
-                }
-                if let Some(distribution) = gpu_time {
-                    policy = policy.with_gittins(distribution);
-                }
-                Some(Box::new(policy))
-            }
-            SchedulerSpec::Themis => Some(Box::new(themis::Themis::default())),
-            SchedulerSpec::Gandiva => Some(Box::new(gandiva::Gandiva::default())),
-            SchedulerSpec::Elasticflow => Some(Box::new(elasticflow::ElasticFlow::default())),
-            SchedulerSpec::EdfElastic => Some(Box::new(edf_elastic::EdfElastic::default())),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub enum PlacementSpec {
-    Scattered,
-    Consolidated,
-    /// Events mode only: Tiresias' MS-YARN instead of the policy's buddy placement.
-    Yarn,
-}
-
-impl PlacementSpec {
-    pub const ALL: &[Entry] = &[
-        Entry {
-            name: "scattered",
-            summary: "first free GPUs in node order, preempting lowest-priority jobs (Blox \"Place\")",
-        },
-        Entry {
-            name: "consolidated",
-            summary: "fewest nodes per job (exact fit, then best fit), preempting like scattered",
-        },
-        Entry {
-            name: "yarn",
-            summary: "events mode, tiresias and themis: Tiresias' MS-YARN, whole free nodes plus one node with the remainder, else the first node that fits; a picked job that does not fit waits (ElasticFlow's --scheme=yarn; default: the buddy placement)",
-        },
-    ];
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            PlacementSpec::Scattered => "scattered",
-            PlacementSpec::Consolidated => "consolidated",
-            PlacementSpec::Yarn => "yarn",
-        }
-    }
-
-    /// The round-engine placement; `None` for `yarn`, which only the event engine runs.
-    pub fn build(&self) -> Option<Box<dyn Placement>> {
-        match self {
-            PlacementSpec::Scattered => Some(Box::new(scattered::Scattered::default())),
-            PlacementSpec::Consolidated => Some(Box::new(consolidated::Consolidated::default())),
-            PlacementSpec::Yarn => None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub enum AdmissionSpec {
-    AcceptAll,
-    LoadBased {
-        /// Admit while active GPU demand <= threshold x cluster GPUs (Blox: 1.0, 1.2, 1.4, 1.5).
-        threshold: Positive,
-    },
-}
-
-impl AdmissionSpec {
-    pub const ALL: &[Entry] = &[
-        Entry { name: "accept-all", summary: "admit every arrival at once (Blox AcceptAll)" },
-        Entry {
-            name: "load-based",
-            summary: "FIFO backlog; admit while GPU demand <= {threshold: x} times cluster GPUs (Blox LoadBasedAccept)",
-        },
-    ];
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            AdmissionSpec::AcceptAll => "accept-all",
-            AdmissionSpec::LoadBased { .. } => "load-based",
-        }
-    }
-
-    pub fn build(&self) -> Box<dyn Admission> {
-        match self {
-            AdmissionSpec::AcceptAll => Box::new(accept_all::AcceptAll),
-            AdmissionSpec::LoadBased { threshold } => Box::new(load_based::LoadBased::new(threshold.0)),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub enum OverheadSpec {
-    None,
-    Fixed {
-        #[serde(default = "zero_seconds")]
-        first_launch_s: Seconds,
-        #[serde(default = "zero_seconds")]
-        resume_s: Seconds,
-    },
-}
-
-fn zero_seconds() -> Seconds {
-    Seconds(0.0)
-}
-
-impl OverheadSpec {
-    pub const ALL: &[Entry] = &[
-        Entry { name: "none", summary: "launches and preemptions are free (Blox's simulator)" },
-        Entry { name: "fixed", summary: "{first_launch_s, resume_s} seconds of no progress after each (re)launch" },
-    ];
-
-    pub fn build(&self) -> Option<Box<dyn OverheadModel>> {
-        match self {
-            OverheadSpec::None => None,
-            OverheadSpec::Fixed { first_launch_s, resume_s } => {
-                Some(Box::new(fixed_overhead::FixedOverhead { first_launch_s: first_launch_s.0, resume_s: resume_s.0 }))
-            }
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_tiresias_parses_and_serialises_as_before() {
-        let plain: SchedulerSpec = serde_saphyr::from_str("tiresias").unwrap();
-        assert_eq!(plain, SchedulerSpec::Tiresias(TiresiasParams::default()));
-        // Run keys hash this JSON: it must stay the bare name.
-        assert_eq!(serde_json::to_string(&plain).unwrap(), r#""tiresias""#);
-        let fifo: SchedulerSpec = serde_saphyr::from_str("fifo").unwrap();
-        assert_eq!(serde_json::to_string(&fifo).unwrap(), r#""fifo""#);
-    }
-
-    #[test]
-    fn tiresias_options_parse_from_a_map() {
-        let spec: SchedulerSpec =
-            serde_saphyr::from_str("{tiresias: {starvation_knob: 8, gittins: {dataset: tiresias/yarn-gput1000.csv}}}")
-                .unwrap();
-        let params = TiresiasParams {
-            starvation_knob: Some(Positive(8.0)),
-            gittins: Some(GpuTimeSource::Dataset("tiresias/yarn-gput1000.csv".into())),
-        };
-        assert_eq!(spec, SchedulerSpec::Tiresias(params));
-        assert_eq!(
-            serde_json::to_string(&spec).unwrap(),
-            r#"{"tiresias":{"starvation_knob":8.0,"gittins":{"dataset":"tiresias/yarn-gput1000.csv"}}}"#
-        );
-        let optimus: SchedulerSpec = serde_saphyr::from_str("{optimus-oracle: {default_multiplier: 2}}").unwrap();
-        assert!(matches!(optimus, SchedulerSpec::OptimusOracle(_)));
-        for bad in ["{tiresias: {knob: 8}}", "{tiresias: {gittins: {}}}", "sjf", "{tiresias: {starvation_knob: -1}}"] {
-            assert!(serde_saphyr::from_str::<SchedulerSpec>(bad).is_err(), "{bad}");
-        }
-    }
-}
+mod tests;

@@ -48,12 +48,10 @@ impl RunPlan {
         })
     }
 
-    /// The event engine's placement: yarn when the spec asks for it, else the policy's own.
+    /// The event engine's placement: the spec's when it names one for the event engine (yarn),
+    /// else the buddy placement, which policies with their own placement override.
     pub fn event_placement(&self) -> EventPlacement {
-        match self.policy.placement.value {
-            PlacementSpec::Yarn => EventPlacement::Yarn,
-            _ => EventPlacement::Elastic,
-        }
+        self.policy.placement.value.event_placement().unwrap_or(EventPlacement::Elastic)
     }
 
     /// The event engine's configuration: the cluster, the slot and its GPU type's throughputs.
@@ -101,7 +99,7 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                                     "mode": "rounds",
                                     "round_s": engine.round_s.0,
                                     "starvation_guard_h": engine.starvation_guard_h.map(|h| h.0),
-                                    "overhead": engine.overhead,
+                                    "overhead": engine.overhead.canonical(),
                                 }),
                                 json!({"nodes": cluster.nodes.0, "gpus_per_node": cluster.gpus_per_node.0}),
                             ),
@@ -114,31 +112,32 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                                 }),
                             ),
                         };
-                        // Events runs without `placement: yarn` keep the keys they had before
-                        // yarn existed (the unused round-engine default, `scattered`).
+                        // Policies in their canonical form (name and sorted options), which the
+                        // runs table records too. Events runs without `placement: yarn` keep the
+                        // unused round-engine default, `scattered`.
+                        let policy_params = json!({
+                            "scheduler": policy.scheduler.value.canonical(),
+                            "placement": policy.placement.value.canonical(),
+                            "admission": policy.admission.canonical(),
+                        });
+                        let tracking_json = match tracking {
+                            Tracking::All => json!("all"),
+                            Tracking::Ids { first, last } => json!({ "ids": [first, last] }),
+                        };
                         let resolved = json!({
                             "blox_version": env!("CARGO_PKG_VERSION"),
                             "blox_source": crate::version::SOURCE_HASH,
                             "label": policy.label.value.0,
                             "inputs": [inputs.of_workload(workload), inputs.of_scheduler(&policy.scheduler.value)],
                             "engine": engine_json,
-                            "policy": {
-                                "scheduler": policy.scheduler.value,
-                                "placement": policy.placement.value,
-                                "admission": policy.admission,
-                            },
+                            "policy": policy_params,
                             "cluster": cluster_json,
                             "workload": workload,
                             "load": load,
                             "seed": seed,
-                            "tracking": format!("{tracking:?}"),
+                            "tracking": tracking_json,
                             "horizon_s": config.horizon,
                             "timeline": config.record_timeline,
-                        });
-                        let policy_params = json!({
-                            "scheduler": policy.scheduler.value,
-                            "placement": policy.placement.value,
-                            "admission": policy.admission,
                         });
                         let load_part = load.map(|l| format!("_load{}", fmt_number(l))).unwrap_or_default();
                         let prefix = sanitize(&format!(
@@ -156,12 +155,7 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             run_key,
                             label: policy.label.value.0.clone(),
                             scheduler: policy.scheduler.value.name().into(),
-                            placement: match (engine.mode, &policy.placement.value) {
-                                (EngineMode::Events, PlacementSpec::Scattered) => {
-                                    policy.scheduler.value.own_placement().into()
-                                }
-                                (_, placement) => placement.name().into(),
-                            },
+                            placement: placement_used(policy, engine.mode).into(),
                             admission: policy.admission.name().into(),
                             policy_params: policy_params.to_string(),
                             cluster: cluster.label(),
@@ -194,6 +188,15 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
         }
     }
     plans
+}
+
+/// The placement a run of `policy` uses, as the runs table names it: in events mode the spec's
+/// default stands for the scheduler's own placement.
+fn placement_used(policy: &PolicyEntry, mode: EngineMode) -> &'static str {
+    match &policy.scheduler.value.info().placement {
+        Some(own) if mode == EngineMode::Events && policy.placement.value == PlacementSpec::default() => own.name,
+        _ => policy.placement.value.name(),
+    }
 }
 
 /// `8` for 8.0, `1.5` for 1.5: loads as people write them.

@@ -10,7 +10,7 @@ pub mod grid;
 pub mod inputs;
 
 use crate::figures::declare::FigureSpec;
-use crate::policies::{AdmissionSpec, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
+use crate::policies::{AdmissionSpec, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
 use crate::profiles::ThroughputTable;
 use crate::text::escape_control;
 use crate::workload::WorkloadSpec;
@@ -224,7 +224,7 @@ fn default_guard() -> Option<Positive> {
     Some(Positive(1000.0))
 }
 fn default_overhead() -> OverheadSpec {
-    OverheadSpec::None
+    OverheadSpec::default()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -262,10 +262,10 @@ pub struct PolicyEntry {
 }
 
 fn default_placement() -> Spanned<PlacementSpec> {
-    Spanned::new(PlacementSpec::Scattered, serde_saphyr::Location::UNKNOWN, serde_saphyr::Location::UNKNOWN)
+    Spanned::new(PlacementSpec::default(), serde_saphyr::Location::UNKNOWN, serde_saphyr::Location::UNKNOWN)
 }
 fn default_admission() -> AdmissionSpec {
-    AdmissionSpec::AcceptAll
+    AdmissionSpec::default()
 }
 
 /// A label of at most [`MAX_LABEL_CHARS`] characters, not blank, not starting with `.` (`..`,
@@ -734,48 +734,51 @@ impl Spec {
         Ok(())
     }
 
-    /// Schedulers must match the engine mode; the event engine runs whole workloads with the
-    /// policy's own placement, or `yarn` for the policies that can use it, and no admission
-    /// policy of the round engine.
+    /// Schedulers and placements must run on the engine mode their descriptors name; the event
+    /// engine runs a scheduler with its own placement, or one its descriptor lists as an
+    /// alternative, and no admission policy of the round engine.
     fn validate_engine(&self) -> Result<(), (serde_saphyr::Location, String)> {
         let mode = self.engine.mode;
         for p in &self.policies.value {
-            let scheduler = &p.scheduler.value;
-            let at = p.scheduler.referenced;
-            if scheduler.is_event_driven() != (mode == EngineMode::Events) {
-                let needed = if scheduler.is_event_driven() { "events" } else { "rounds" };
+            let label = &p.label.value.0;
+            let scheduler = p.scheduler.value.info();
+            if scheduler.engine != mode {
+                let needed = scheduler.engine.name();
                 return Err((
-                    at,
+                    p.scheduler.referenced,
                     format!(
-                        "policy `{}`: scheduler `{}` runs on the {needed} engine, but `engine.mode` is `{}`; \
+                        "policy `{label}`: scheduler `{}` runs on the {needed} engine, but `engine.mode` is `{}`; \
                          set `engine: {{mode: {needed}}}` or run it in another spec",
-                        p.label.value.0,
-                        scheduler.name(),
+                        scheduler.name,
                         mode.name()
                     ),
                 ));
             }
-            let placement = &p.placement.value;
-            if *placement == PlacementSpec::Yarn && !(mode == EngineMode::Events && scheduler.can_place_with_yarn()) {
+            let placement = p.placement.value.info();
+            if placement.engine == EngineMode::Events && !scheduler.accepts(placement) {
                 return Err((
                     p.placement.referenced,
                     format!(
-                        "policy `{}`: placement `yarn` is for the event-driven schedulers that place whole jobs \
-                         (tiresias, themis), not `{}`",
-                        p.label.value.0,
-                        scheduler.name()
+                        "policy `{label}`: placement `{}` is for the event-driven schedulers {}, not `{}`",
+                        placement.name,
+                        placement.accepted_by().join(", "),
+                        scheduler.name
                     ),
                 ));
             }
-            if mode == EngineMode::Events
-                && (!matches!(placement, PlacementSpec::Scattered | PlacementSpec::Yarn)
-                    || p.admission != AdmissionSpec::AcceptAll)
-            {
+            let round_placement =
+                placement.engine == EngineMode::Rounds && p.placement.value != PlacementSpec::default();
+            if mode == EngineMode::Events && (round_placement || p.admission != AdmissionSpec::default()) {
+                let alternatives: Vec<String> = Kind::Placement
+                    .policies()
+                    .filter(|placement| placement.engine == EngineMode::Events)
+                    .map(|placement| format!("`{}`", placement.name))
+                    .collect();
                 return Err((
                     p.label.referenced,
                     format!(
-                        "policy `{}`: event-driven schedulers bring their own placement (or `yarn`) and admission; remove `placement` and `admission`",
-                        p.label.value.0
+                        "policy `{label}`: event-driven schedulers bring their own placement (or {}) and admission; remove `placement` and `admission`",
+                        alternatives.join(", ")
                     ),
                 ));
             }

@@ -27,12 +27,24 @@
 //! Not used: `cpu_milli`, `memory_mib`, `qos`, and `gpu_spec` (GPU models a pod may run on, e.g.
 //! `V100M16|V100M32`; blox's clusters have one GPU type, and the default list leaves it empty).
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
 
-const FORMAT: &str = "alibaba-2023";
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Alibaba2023,
+    name: "alibaba-2023",
+    summary: "Alibaba cluster-trace-gpu-v2023 openb_pod_list_*.csv (pods, fractional GPU shares)",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// `num_gpu`, `gpu_milli` and `creation_time` among the columns.
+fn detect(head: &Head) -> bool {
+    ["num_gpu", "gpu_milli", "creation_time"].iter().all(|c| head.has(c))
+}
 
 /// `gpu_milli` of a whole GPU.
 const WHOLE_GPU_MILLI: u32 = 1000;
@@ -55,7 +67,7 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         let scheduled_at = row.opt_non_negative(scheduled)?;
         let deleted_at = row.opt_non_negative(deleted)?;
         if n == 0 {
-            report.drop_row(FORMAT, "0 GPUs (CPU-only pod)");
+            report.drop_row(FORMAT.name, "0 GPUs (CPU-only pod)");
             continue;
         }
         if milli == 0 || milli > WHOLE_GPU_MILLI {
@@ -72,11 +84,11 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
             other => other,
         };
         let Some(scheduled_at) = scheduled_at else {
-            report.drop_row(FORMAT, "never scheduled (no scheduled_time)");
+            report.drop_row(FORMAT.name, "never scheduled (no scheduled_time)");
             continue;
         };
         let Some(deleted_at) = deleted_at else {
-            report.drop_row(FORMAT, "no deletion_time");
+            report.drop_row(FORMAT.name, "no deletion_time");
             continue;
         };
         if scheduled_at < created_at {
@@ -95,7 +107,7 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         job.duration_s = Some(deleted_at - scheduled_at);
         if milli < WHOLE_GPU_MILLI {
             job.gpu_share = Some(f64::from(milli) / f64::from(WHOLE_GPU_MILLI));
-            report.adjust_rows(FORMAT, "shares one GPU (gpu_milli < 1000): kept as 1 GPU with gpu_share", 1);
+            report.adjust_rows(FORMAT.name, "shares one GPU (gpu_milli < 1000): kept as 1 GPU with gpu_share", 1);
         }
         job.status = phase.and_then(|c| row.opt_str(c)).map(str::to_string);
         jobs.push(job);

@@ -34,6 +34,7 @@
 //! `pai_instance_table.csv` (663 MB compressed), which this reader does not read. A task ending
 //! before it starts is dropped and counted.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Errors, Header, Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::collections::HashMap;
@@ -41,7 +42,19 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-const FORMAT: &str = "alibaba-pai-2020";
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::AlibabaPai2020,
+    name: "alibaba-pai-2020",
+    summary: "Alibaba PAI 2020 pai_task_table.csv joined with pai_job_table.csv beside it (headerless); gang GPUs = instances x per-instance GPUs",
+    detect: Detect::FirstRow(detect),
+    read,
+};
+
+/// A task-table row: [`TASK_COLUMNS`] with a known `status`.
+fn detect(head: &Head) -> bool {
+    head.columns.len() == TASK_COLUMNS.len()
+        && matches!(head.columns[3], "Terminated" | "Failed" | "Running" | "Waiting" | "Interrupted")
+}
 
 /// The job table, looked for beside the task table.
 const JOB_TABLE: &str = "pai_job_table.csv";
@@ -127,23 +140,23 @@ fn read_tasks(
         let started = row.opt_non_negative(start)?.filter(|&t| t > 0.0);
         let ended = row.opt_non_negative(end)?.filter(|&t| t > 0.0);
         if percent == 0.0 {
-            report.drop_row(FORMAT, "no GPU (plan_gpu empty or 0)");
+            report.drop_row(FORMAT.name, "no GPU (plan_gpu empty or 0)");
             continue;
         }
         if inst_num == 0 {
-            report.drop_row(FORMAT, "0 instances");
+            report.drop_row(FORMAT.name, "0 instances");
             continue;
         }
         let Some(started) = started else {
-            report.drop_row(FORMAT, "no start_time (never launched)");
+            report.drop_row(FORMAT.name, "no start_time (never launched)");
             continue;
         };
         let Some(ended) = ended else {
-            report.drop_row(FORMAT, "no end_time (still running at the end of the trace)");
+            report.drop_row(FORMAT.name, "no end_time (still running at the end of the trace)");
             continue;
         };
         if ended < started {
-            report.drop_row(FORMAT, "end_time before start_time");
+            report.drop_row(FORMAT.name, "end_time before start_time");
             continue;
         }
         let per_instance = percent / WHOLE_GPU_PERCENT;
@@ -156,18 +169,22 @@ fn read_tasks(
         if per_instance < 1.0 {
             out.gpu_share = Some(per_instance);
             report.adjust_rows(
-                FORMAT,
+                FORMAT.name,
                 "shares one GPU per instance (plan_gpu < 100): kept as whole GPUs with gpu_share",
                 1,
             );
         } else if whole != per_instance {
-            report.adjust_rows(FORMAT, "non-whole GPUs per instance (plan_gpu not a multiple of 100) rounded up", 1);
+            report.adjust_rows(
+                FORMAT.name,
+                "non-whole GPUs per instance (plan_gpu not a multiple of 100) rounded up",
+                1,
+            );
         }
         out.duration_s = Some(ended - started);
         out.status = row.opt_str(status).map(str::to_string);
         match users.get(job_name) {
             Some(user) => out.user = Some(user.clone()).filter(|u| !u.is_empty()),
-            None => report.adjust_rows(FORMAT, "job missing from pai_job_table.csv: no user", 1),
+            None => report.adjust_rows(FORMAT.name, "job missing from pai_job_table.csv: no user", 1),
         }
         jobs.push(out);
     }

@@ -16,10 +16,24 @@
 //!
 //! Any other column is an error, so a typo never silently drops data.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::BloxCsv,
+    name: "blox-csv",
+    summary: "job_id,arrival_s,gpus,duration_s[,model]: blox's own plain CSV",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// Any header with `job_id`, `arrival_s`, `gpus` and `duration_s`.
+fn detect(head: &Head) -> bool {
+    ["job_id", "arrival_s", "gpus", "duration_s"].iter().all(|c| head.has(c))
+}
 
 const REQUIRED: [&str; 4] = ["job_id", "arrival_s", "gpus", "duration_s"];
 const OPTIONAL: [&str; 1] = ["model"];

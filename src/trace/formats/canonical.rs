@@ -3,11 +3,25 @@
 //! blox's units (seconds, whole GPUs, `gpu_share` a fraction of one GPU, `best_effort` 0/1).
 //! Stage times are all present or all empty.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Row, Table, TableOptions};
 use crate::trace::write::CANONICAL_COLUMNS;
 use crate::trace::{ReadReport, StageTimes, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Canonical,
+    name: "canonical",
+    summary: "blox's canonical trace CSV, as `blox trace convert --to csv` writes it",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// Exactly the canonical columns.
+fn detect(head: &Head) -> bool {
+    head.columns == CANONICAL_COLUMNS
+}
 
 pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;

@@ -33,10 +33,24 @@
 //!
 //! Every row is a job; none is dropped.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Elasticflow,
+    name: "elasticflow",
+    summary: "ElasticFlow traces: generator output, elasticVpollux, philly_103959, elasticflow-traces (model, batch, iterations, deadline, best-effort)",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// `model_name`, `batch_size` and a deadline (`ddl` or `deadline`) among the columns.
+fn detect(head: &Head) -> bool {
+    head.has("model_name") && head.has("batch_size") && (head.has("ddl") || head.has("deadline"))
+}
 
 pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;

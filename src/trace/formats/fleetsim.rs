@@ -21,12 +21,24 @@
 //! GPU), `num_nodes` (8-GPU nodes; placement decides), `walltime_limit_s` (the scheduler-visible
 //! estimate, equal to `duration_s` in the slice).
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
 
-const FORMAT: &str = "fleetsim";
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Fleetsim,
+    name: "fleetsim",
+    summary: "fleetsim canonical CSV, e.g. the real Helios Venus slice (# preamble, num_chips, duration_s)",
+    detect: Detect::HeaderAfterComments(detect),
+    read,
+};
+
+/// `num_chips`, `submit_time` and `duration_s` among the columns after the preamble.
+fn detect(head: &Head) -> bool {
+    ["num_chips", "submit_time", "duration_s"].iter().all(|c| head.has(c))
+}
 
 const MICROS_PER_SECOND: f64 = 1e6;
 
@@ -46,7 +58,7 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         let n = row.count(chips)?;
         let seconds = row.non_negative(duration)?;
         if n == 0 {
-            report.drop_row(FORMAT, "0 chips (CPU-only job)");
+            report.drop_row(FORMAT.name, "0 chips (CPU-only job)");
             continue;
         }
         let mut job = TraceJob::new(row.str(id), at, n);

@@ -25,10 +25,24 @@
 //!
 //! Every row is a GPU job; none is dropped.
 
+use super::{Detect, FormatInfo, Head, Layout, TraceFormat};
 use crate::trace::input::{Errors, Header, Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Gavel,
+    name: "gavel",
+    summary: "Gavel .trace TSV (msr per-VC traces and physical-cluster traces): job type, steps, arrival, scale factor",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// A tab-separated first row of 7 or 10 fields.
+fn detect(head: &Head) -> bool {
+    matches!(head.layout, Layout::Tabs(7 | 10))
+}
 
 const MSR_COLUMNS: &[&str] =
     &["job_type", "command", "num_steps_arg", "needs_data_dir", "total_steps", "arrival_time", "scale_factor"];

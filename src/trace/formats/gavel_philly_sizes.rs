@@ -10,10 +10,24 @@
 //! The file has no arrivals, so every job is submitted at 0 (a transform can spread them);
 //! `source_id` is the 0-based row number. Every row is a GPU job; none is dropped.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::GavelPhillySizes,
+    name: "gavel-philly-sizes",
+    summary: "Gavel's Philly (duration_s,num_gpus) distribution; no arrival times (all at 0)",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// Exactly `duration_s,num_gpus`.
+fn detect(head: &Head) -> bool {
+    head.columns == ["duration_s", "num_gpus"]
+}
 
 pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;

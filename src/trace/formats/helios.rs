@@ -16,12 +16,24 @@
 //! - `duration`: seconds the job ran (`end_time - start_time`); a job with an empty duration never
 //!   ran and is dropped (counted).
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Row, Table, TableOptions, parse_datetime, parse_f64};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
 
-const FORMAT: &str = "helios";
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Helios,
+    name: "helios",
+    summary: "Helios cluster_log.csv (SenseTime, SC'21): job_id,user,vc,gpu_num,...,state,submit_time,...",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// `gpu_num`, `submit_time` and `state` among the columns.
+fn detect(head: &Head) -> bool {
+    ["gpu_num", "submit_time", "state"].iter().all(|c| head.has(c))
+}
 
 /// How a file writes `submit_time`; the first data row decides.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,11 +60,11 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         let at = submit_time(&row, submit, &mut form)?;
         let seconds = row.opt_non_negative(duration)?;
         if n == 0 {
-            report.drop_row(FORMAT, "0 GPUs (CPU-only job)");
+            report.drop_row(FORMAT.name, "0 GPUs (CPU-only job)");
             continue;
         }
         let Some(seconds) = seconds else {
-            report.drop_row(FORMAT, "no duration (the job never ran)");
+            report.drop_row(FORMAT.name, "no duration (the job never ran)");
             continue;
         };
         let mut job = TraceJob::new(row.str(id), 0.0, n);

@@ -10,10 +10,24 @@
 //!
 //! Every row is a job that ran; none is dropped.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Itp,
+    name: "itp",
+    summary: "Microsoft ITP raw traces (ElasticFlow): job_id,submission_time,duration,num_gpu",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// Exactly the ITP columns.
+fn detect(head: &Head) -> bool {
+    head.columns == ["job_id", "submission_time", "duration", "num_gpu"]
+}
 
 pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;

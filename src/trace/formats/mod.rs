@@ -1,6 +1,8 @@
-//! The registry of trace formats: names, one-line descriptions, detection from the header and
-//! dispatch to the reader. One file per format; each reader's doc comment names the source and the
-//! meaning of every column it uses.
+//! The trace formats: one reader file per format, each declaring its descriptor (`FORMAT`, a
+//! [`FormatInfo`]: name, one-line summary, how its files are recognised, its reader), and
+//! [`FORMATS`], the one list of them, from which names, `blox trace formats`, detection and
+//! dispatch derive. Each reader's doc comment names the source and the meaning of every column it
+//! uses.
 //!
 //! Readers share one contract: parse every row (an unparseable row is an error with file:line and
 //! column, never skipped), count each row in `report.rows_read`, drop rows the format itself
@@ -29,7 +31,131 @@ use serde::{Deserialize, Serialize};
 use std::io::BufRead;
 use std::path::Path;
 
-/// A trace file format, named in specs as `format: philly-csv` and so on.
+/// Every format's descriptor: the one list a new reader is added to. `blox trace formats` shows
+/// them in this order, and detection tries them in this order, so a format whose header would also
+/// satisfy another's test comes first (`elasticflow` and `muri` before `tiresias`).
+pub const FORMATS: &[&FormatInfo] = &[
+    &blox_csv::FORMAT,
+    &canonical::FORMAT,
+    &philly_json::FORMAT,
+    &philly_csv::FORMAT,
+    &helios::FORMAT,
+    &fleetsim::FORMAT,
+    &alibaba_pai_2020::FORMAT,
+    &alibaba_2023::FORMAT,
+    &itp::FORMAT,
+    &elasticflow::FORMAT,
+    &muri::FORMAT,
+    &tiresias::FORMAT,
+    &gavel::FORMAT,
+    &gavel_philly_sizes::FORMAT,
+    &pollux::FORMAT,
+    &synergy_deploy::FORMAT,
+];
+
+/// A trace format's descriptor.
+pub struct FormatInfo {
+    pub format: TraceFormat,
+    /// The name specs (`format: philly-csv`) and `--format` use.
+    pub name: &'static str,
+    /// One line for `blox trace formats`.
+    pub summary: &'static str,
+    pub detect: Detect,
+    pub read: Reader,
+}
+
+/// Reads every job of a file; see the module documentation for the contract.
+pub type Reader = fn(&Path, Box<dyn BufRead + '_>, &mut ReadReport) -> Result<Vec<TraceJob>, TraceError>;
+
+/// Whether the start of a file is in a format.
+pub type Test = fn(&Head) -> bool;
+
+/// How a format's files are recognised from their first bytes ([`TraceFormat::detect`]).
+#[derive(Clone, Copy)]
+pub enum Detect {
+    /// By its header, or the opening of a JSON or tab-separated file.
+    Header(Test),
+    /// By its header, which `#` comment lines may precede; a comma-separated file with such a
+    /// preamble is no other format's.
+    HeaderAfterComments(Test),
+    /// By the first row of a headerless file; tried after every header and every known non-trace
+    /// file, which a row heuristic could mistake for one.
+    FirstRow(Test),
+}
+
+impl Detect {
+    fn by_header(self) -> Option<Test> {
+        match self {
+            Detect::Header(test) | Detect::HeaderAfterComments(test) => Some(test),
+            Detect::FirstRow(_) => None,
+        }
+    }
+
+    fn by_row(self) -> Option<Test> {
+        match self {
+            Detect::FirstRow(test) => Some(test),
+            Detect::Header(_) | Detect::HeaderAfterComments(_) => None,
+        }
+    }
+}
+
+/// The start of a file as detection reads it.
+pub struct Head<'a> {
+    /// The first line that is neither blank nor a `#` comment, trimmed.
+    pub first_line: &'a str,
+    pub layout: Layout,
+    /// `first_line` split at commas and trimmed; empty unless the layout is [`Layout::Commas`].
+    pub columns: Vec<&'a str>,
+    /// Whether the file opens with `#` comment lines.
+    pub commented: bool,
+}
+
+/// How the first line is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A JSON array of objects (or an empty one).
+    JsonArray,
+    /// Tab-separated, with this many fields.
+    Tabs(usize),
+    Commas,
+}
+
+impl<'a> Head<'a> {
+    /// Reads `text` (after any byte-order mark). A JSON object or an INI file (`[section]`), which
+    /// no format is, is an error saying what it probably is.
+    fn new(text: &'a str) -> Result<Head<'a>, &'static str> {
+        let trimmed = text.trim_start();
+        let json_array = match trimmed.strip_prefix('[') {
+            Some(rest) if rest.trim_start().starts_with(['{', ']']) || rest.trim_start().is_empty() => true,
+            Some(_) => return Err("an INI configuration file (e.g. a Synergy cluster config)"),
+            None if trimmed.starts_with('{') => {
+                return Err("a JSON object (a Gavel throughput table or a cluster spec?)");
+            }
+            None => false,
+        };
+        let first_line = text.lines().find(|l| !l.trim().is_empty() && !l.starts_with('#')).unwrap_or("").trim();
+        let layout = if json_array {
+            Layout::JsonArray
+        } else if first_line.contains('\t') {
+            Layout::Tabs(first_line.split('\t').count())
+        } else {
+            Layout::Commas
+        };
+        let columns = match layout {
+            Layout::Commas => first_line.split(',').map(str::trim).collect(),
+            _ => Vec::new(),
+        };
+        Ok(Head { first_line, layout, columns, commented: text.starts_with('#') })
+    }
+
+    /// Whether the header has `column`.
+    pub fn has(&self, column: &str) -> bool {
+        self.columns.contains(&column)
+    }
+}
+
+/// A trace file format, named in specs as `format: philly-csv` and so on; its descriptor is in
+/// [`FORMATS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TraceFormat {
@@ -45,8 +171,8 @@ pub enum TraceFormat {
     Alibaba2023,
     Itp,
     Elasticflow,
-    Tiresias,
     Muri,
+    Tiresias,
     Gavel,
     GavelPhillySizes,
     Pollux,
@@ -64,91 +190,31 @@ pub enum Detection {
 }
 
 impl TraceFormat {
-    pub const ALL: [TraceFormat; 16] = [
-        TraceFormat::BloxCsv,
-        TraceFormat::Canonical,
-        TraceFormat::PhillyJson,
-        TraceFormat::PhillyCsv,
-        TraceFormat::Helios,
-        TraceFormat::Fleetsim,
-        TraceFormat::AlibabaPai2020,
-        TraceFormat::Alibaba2023,
-        TraceFormat::Itp,
-        TraceFormat::Elasticflow,
-        TraceFormat::Tiresias,
-        TraceFormat::Muri,
-        TraceFormat::Gavel,
-        TraceFormat::GavelPhillySizes,
-        TraceFormat::Pollux,
-        TraceFormat::SynergyDeploy,
-    ];
+    /// Every format, in [`FORMATS`] order.
+    pub const ALL: [TraceFormat; FORMATS.len()] = {
+        let mut all = [TraceFormat::BloxCsv; FORMATS.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = FORMATS[i].format;
+            i += 1;
+        }
+        all
+    };
+
+    pub fn info(self) -> &'static FormatInfo {
+        FORMATS.iter().find(|info| info.format == self).expect("every format has a descriptor in FORMATS")
+    }
 
     pub fn name(self) -> &'static str {
-        match self {
-            TraceFormat::BloxCsv => "blox-csv",
-            TraceFormat::Canonical => "canonical",
-            TraceFormat::PhillyJson => "philly-json",
-            TraceFormat::PhillyCsv => "philly-csv",
-            TraceFormat::Helios => "helios",
-            TraceFormat::Fleetsim => "fleetsim",
-            TraceFormat::AlibabaPai2020 => "alibaba-pai-2020",
-            TraceFormat::Alibaba2023 => "alibaba-2023",
-            TraceFormat::Itp => "itp",
-            TraceFormat::Elasticflow => "elasticflow",
-            TraceFormat::Tiresias => "tiresias",
-            TraceFormat::Muri => "muri",
-            TraceFormat::Gavel => "gavel",
-            TraceFormat::GavelPhillySizes => "gavel-philly-sizes",
-            TraceFormat::Pollux => "pollux",
-            TraceFormat::SynergyDeploy => "synergy-deploy",
-        }
+        self.info().name
     }
 
     pub fn summary(self) -> &'static str {
-        match self {
-            TraceFormat::BloxCsv => "job_id,arrival_s,gpus,duration_s[,model]: blox's own plain CSV",
-            TraceFormat::Canonical => "blox's canonical trace CSV, as `blox trace convert --to csv` writes it",
-            TraceFormat::PhillyJson => {
-                "Philly cluster_job_log (msr-fiddle/philly-traces): JSON array, streamed; sum of attempts, GPUs of the last attempt"
-            }
-            TraceFormat::PhillyCsv => {
-                "processed Philly table timestamp,duration,num_gpus,gpu_time,cluster (Pollux/Sia artifacts)"
-            }
-            TraceFormat::Helios => {
-                "Helios cluster_log.csv (SenseTime, SC'21): job_id,user,vc,gpu_num,...,state,submit_time,..."
-            }
-            TraceFormat::Fleetsim => {
-                "fleetsim canonical CSV, e.g. the real Helios Venus slice (# preamble, num_chips, duration_s)"
-            }
-            TraceFormat::AlibabaPai2020 => {
-                "Alibaba PAI 2020 pai_task_table.csv joined with pai_job_table.csv beside it (headerless); gang GPUs = instances x per-instance GPUs"
-            }
-            TraceFormat::Alibaba2023 => {
-                "Alibaba cluster-trace-gpu-v2023 openb_pod_list_*.csv (pods, fractional GPU shares)"
-            }
-            TraceFormat::Itp => "Microsoft ITP raw traces (ElasticFlow): job_id,submission_time,duration,num_gpu",
-            TraceFormat::Elasticflow => {
-                "ElasticFlow traces: generator output, elasticVpollux, philly_103959, elasticflow-traces (model, batch, iterations, deadline, best-effort)"
-            }
-            TraceFormat::Tiresias => {
-                "Tiresias job CSV job_id,num_gpu,submit_time,iterations,model_name,duration,interval (and the old tf_job format)"
-            }
-            TraceFormat::Muri => "Muri trace CSV in milliseconds, with per-stage resource times",
-            TraceFormat::Gavel => {
-                "Gavel .trace TSV (msr per-VC traces and physical-cluster traces): job type, steps, arrival, scale factor"
-            }
-            TraceFormat::GavelPhillySizes => {
-                "Gavel's Philly (duration_s,num_gpus) distribution; no arrival times (all at 0)"
-            }
-            TraceFormat::Pollux => {
-                "Pollux / Sia workload CSV name,time,application,num_replicas,batch_size (no durations)"
-            }
-            TraceFormat::SynergyDeploy => "Synergy deploy trace (headerless): job_id,model,arrival,iterations,gpus",
-        }
+        self.info().summary
     }
 
     pub fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|f| f.name()).collect()
+        FORMATS.iter().map(|info| info.name).collect()
     }
 
     /// Reads every job of the file; see the module documentation for the contract.
@@ -158,92 +224,39 @@ impl TraceFormat {
         input: Box<dyn BufRead + '_>,
         report: &mut ReadReport,
     ) -> Result<Vec<TraceJob>, TraceError> {
-        match self {
-            TraceFormat::BloxCsv => blox_csv::read(file, input, report),
-            TraceFormat::Canonical => canonical::read(file, input, report),
-            TraceFormat::PhillyJson => philly_json::read(file, input, report),
-            TraceFormat::PhillyCsv => philly_csv::read(file, input, report),
-            TraceFormat::Helios => helios::read(file, input, report),
-            TraceFormat::Fleetsim => fleetsim::read(file, input, report),
-            TraceFormat::AlibabaPai2020 => alibaba_pai_2020::read(file, input, report),
-            TraceFormat::Alibaba2023 => alibaba_2023::read(file, input, report),
-            TraceFormat::Itp => itp::read(file, input, report),
-            TraceFormat::Elasticflow => elasticflow::read(file, input, report),
-            TraceFormat::Tiresias => tiresias::read(file, input, report),
-            TraceFormat::Muri => muri::read(file, input, report),
-            TraceFormat::Gavel => gavel::read(file, input, report),
-            TraceFormat::GavelPhillySizes => gavel_philly_sizes::read(file, input, report),
-            TraceFormat::Pollux => pollux::read(file, input, report),
-            TraceFormat::SynergyDeploy => synergy_deploy::read(file, input, report),
-        }
+        (self.info().read)(file, input, report)
     }
 
-    /// Recognises a format from the first bytes of a file.
+    /// Recognises a format from the first bytes of a file: the first format in [`FORMATS`] whose
+    /// header test passes, else a known non-trace file, else the first whose row test passes.
+    /// Headers are read after any `#` comment lines, which only [`Detect::HeaderAfterComments`]
+    /// formats may have.
     pub fn detect(head: &[u8]) -> Detection {
         let text = String::from_utf8_lossy(&head[..head.len().min(8192)]);
-        let text = text.trim_start_matches('\u{feff}');
-        let trimmed = text.trim_start();
-        if let Some(rest) = trimmed.strip_prefix('[') {
-            // A JSON array of objects; `[section]` opens an INI file.
-            return if rest.trim_start().starts_with(['{', ']']) || rest.trim_start().is_empty() {
-                Detection::Format(TraceFormat::PhillyJson)
-            } else {
-                Detection::NotATrace("an INI configuration file (e.g. a Synergy cluster config)")
-            };
-        }
-        if trimmed.starts_with('{') {
-            return Detection::NotATrace("a JSON object (a Gavel throughput table or a cluster spec?)");
-        }
-        // The fleetsim preamble is `#` comment lines; the header is the first other line.
-        let first = text.lines().find(|l| !l.trim().is_empty() && !l.starts_with('#')).unwrap_or("").trim();
-        let fleetsim_preamble = text.starts_with('#');
-        if first.contains('\t') {
-            let fields = first.split('\t').count();
-            return if fields == 7 || fields == 10 {
-                Detection::Format(TraceFormat::Gavel)
-            } else {
-                Detection::Unknown(first.chars().take(200).collect())
-            };
-        }
-        let cols: Vec<&str> = first.split(',').map(str::trim).collect();
-        let has = |c: &str| cols.contains(&c);
-        let detected = if cols == crate::trace::write::CANONICAL_COLUMNS {
-            TraceFormat::Canonical
-        } else if has("job_id") && has("arrival_s") && has("gpus") && has("duration_s") {
-            TraceFormat::BloxCsv
-        } else if cols == ["timestamp", "duration", "num_gpus", "gpu_time", "cluster"] {
-            TraceFormat::PhillyCsv
-        } else if has("gpu_num") && has("submit_time") && has("state") {
-            TraceFormat::Helios
-        } else if has("num_chips") && has("submit_time") && has("duration_s") {
-            TraceFormat::Fleetsim
-        } else if has("num_gpu") && has("gpu_milli") && has("creation_time") {
-            TraceFormat::Alibaba2023
-        } else if cols == ["job_id", "submission_time", "duration", "num_gpu"] {
-            TraceFormat::Itp
-        } else if has("model_name") && has("batch_size") && (has("ddl") || has("deadline")) {
-            TraceFormat::Elasticflow
-        } else if has("iteration_time") && has("resource_time_0") {
-            TraceFormat::Muri
-        } else if has("job_id") && has("num_gpu") && has("submit_time") && has("duration") {
-            TraceFormat::Tiresias
-        } else if cols == ["name", "time", "application", "num_replicas", "batch_size"] {
-            TraceFormat::Pollux
-        } else if cols == ["duration_s", "num_gpus"] {
-            TraceFormat::GavelPhillySizes
-        } else if let Some(what) = not_a_trace(&cols) {
-            return Detection::NotATrace(what);
-        } else if looks_like_pai_task_row(&cols) {
-            TraceFormat::AlibabaPai2020
-        } else if looks_like_synergy_row(&cols) {
-            TraceFormat::SynergyDeploy
-        } else {
-            return Detection::Unknown(first.chars().take(200).collect());
+        let head = match Head::new(text.trim_start_matches('\u{feff}')) {
+            Ok(head) => head,
+            Err(what) => return Detection::NotATrace(what),
         };
-        if fleetsim_preamble && detected != TraceFormat::Fleetsim {
-            return Detection::Unknown(first.chars().take(200).collect());
+        let first = |kind: fn(Detect) -> Option<Test>| {
+            FORMATS.iter().find(|info| kind(info.detect).is_some_and(|test| test(&head)))
+        };
+        let found = match first(Detect::by_header) {
+            Some(info) => info,
+            None => {
+                if let Some(what) = not_a_trace(&head.columns) {
+                    return Detection::NotATrace(what);
+                }
+                match first(Detect::by_row) {
+                    Some(info) => info,
+                    None => return Detection::Unknown(head.first_line.chars().take(200).collect()),
+                }
+            }
+        };
+        let preamble_allowed = matches!(found.detect, Detect::HeaderAfterComments(_));
+        if head.commented && head.layout == Layout::Commas && !preamble_allowed {
+            return Detection::Unknown(head.first_line.chars().take(200).collect());
         }
-        Detection::Format(detected)
+        Detection::Format(found.format)
     }
 }
 
@@ -264,19 +277,6 @@ fn not_a_trace(cols: &[&str]) -> Option<&'static str> {
         "experiment" => "a table of experiment results",
         _ => return None,
     })
-}
-
-/// A headerless PAI task-table row: job_name,task_name,inst_num,status,start,end,plan_cpu,plan_mem,plan_gpu,gpu_type.
-fn looks_like_pai_task_row(cols: &[&str]) -> bool {
-    cols.len() == 10 && matches!(cols[3], "Terminated" | "Failed" | "Running" | "Waiting" | "Interrupted")
-}
-
-/// A headerless Synergy deploy row: integer id, model name, arrival, iterations, GPUs.
-fn looks_like_synergy_row(cols: &[&str]) -> bool {
-    cols.len() == 5
-        && cols[0].parse::<u64>().is_ok()
-        && cols[1].parse::<f64>().is_err()
-        && cols[2..].iter().all(|c| c.parse::<f64>().is_ok())
 }
 
 /// Reads `text` as `format` from a file named `file`, for the readers' unit tests: the jobs and
@@ -360,12 +360,21 @@ mod tests {
         assert_eq!(detect(""), Detection::Unknown(String::new()));
     }
 
+    /// Every variant has exactly one descriptor, under its serde name, and every descriptor a
+    /// variant.
     #[test]
-    fn names_round_trip_through_serde() {
-        for format in TraceFormat::ALL {
-            let yaml = format.name().to_string();
-            let parsed: TraceFormat = serde_saphyr::from_str(&yaml).unwrap();
-            assert_eq!(parsed, format);
+    fn variants_and_descriptors_pair_one_to_one() {
+        use serde::de::value::{Error, StrDeserializer};
+        // serde lists the variants when a name is unknown: "... expected one of `a`, `b`, ...".
+        let unknown = TraceFormat::deserialize(StrDeserializer::<Error>::new("?")).unwrap_err().to_string();
+        let variants: Vec<&str> =
+            unknown.split_once("expected one of ").unwrap().1.split(", ").map(|v| v.trim_matches('`')).collect();
+        assert_eq!(variants.len(), FORMATS.len(), "{unknown}");
+        for name in variants {
+            let matching: Vec<_> = FORMATS.iter().filter(|info| info.name == name).collect();
+            assert_eq!(matching.len(), 1, "`{name}` has {} descriptors", matching.len());
+            let parsed: TraceFormat = serde_saphyr::from_str(name).unwrap();
+            assert_eq!(parsed, matching[0].format, "`{name}`");
         }
     }
 }

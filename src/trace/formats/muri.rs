@@ -23,10 +23,24 @@
 //!
 //! Every row is a GPU job; none is dropped.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, StageTimes, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Muri,
+    name: "muri",
+    summary: "Muri trace CSV in milliseconds, with per-stage resource times",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// `iteration_time` and `resource_time_0` among the columns.
+fn detect(head: &Head) -> bool {
+    head.has("iteration_time") && head.has("resource_time_0")
+}
 
 /// Milliseconds per second.
 const MS_PER_S: f64 = 1000.0;

@@ -12,12 +12,24 @@
 //! Rows are in `cluster_job_log` order, not submission order; reading sorts them. Jobs with
 //! 0 GPUs are dropped and counted (the table has none; other Philly extracts do).
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions, parse_datetime};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
 
-const FORMAT: &str = "philly-csv";
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::PhillyCsv,
+    name: "philly-csv",
+    summary: "processed Philly table timestamp,duration,num_gpus,gpu_time,cluster (Pollux/Sia artifacts)",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// Exactly the processed table's columns.
+fn detect(head: &Head) -> bool {
+    head.columns == ["timestamp", "duration", "num_gpus", "gpu_time", "cluster"]
+}
 
 pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
@@ -35,7 +47,7 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         let n = row.count(gpus)?;
         let seconds = row.non_negative(duration)?;
         if n == 0 {
-            report.drop_row(FORMAT, "0 GPUs");
+            report.drop_row(FORMAT.name, "0 GPUs");
             continue;
         }
         let mut job = TraceJob::new((report.rows_read - 1).to_string(), 0.0, n);

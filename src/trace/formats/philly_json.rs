@@ -28,6 +28,7 @@
 //! window 1897.37 s < duration < 600,000 s ("gavel/gandiva like") and its 16-GPU cap in multi-GPU
 //! mode are workload choices, done by transforms.
 
+use super::{Detect, FormatInfo, Head, Layout, TraceFormat};
 use crate::trace::input::{Errors, parse_datetime};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use serde::Deserialize;
@@ -39,7 +40,18 @@ use std::io::{self, BufRead, Read};
 use std::marker::PhantomData;
 use std::path::Path;
 
-const FORMAT: &str = "philly-json";
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::PhillyJson,
+    name: "philly-json",
+    summary: "Philly cluster_job_log (msr-fiddle/philly-traces): JSON array, streamed; sum of attempts, GPUs of the last attempt",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// A JSON array of objects.
+fn detect(head: &Head) -> bool {
+    head.layout == Layout::JsonArray
+}
 
 /// The largest job object accepted. Real Philly jobs are a few KiB; a larger element means the
 /// file is corrupt or not a job log.
@@ -91,14 +103,14 @@ struct Jobs<'a> {
 impl Jobs<'_> {
     fn add(&mut self, raw: RawJob) {
         let Some(last) = raw.attempts.last() else {
-            self.report.drop_row(FORMAT, "no attempts (the job never ran)");
+            self.report.drop_row(FORMAT.name, "no attempts (the job never ran)");
             return;
         };
         self.origin = Some(self.origin.map_or(raw.submitted, |o| o.min(raw.submitted)));
         let gpus = match last.usable() {
             Ok((_, gpus)) => gpus,
             Err(why) => {
-                self.report.drop_row(FORMAT, why.of_last_attempt());
+                self.report.drop_row(FORMAT.name, why.of_last_attempt());
                 return;
             }
         };
@@ -112,7 +124,7 @@ impl Jobs<'_> {
         }
         if skipped {
             self.report.adjust_rows(
-                FORMAT,
+                FORMAT.name,
                 "earlier attempts without times, lasting <= 0 s or without GPUs left out of the duration",
                 1,
             );

@@ -17,10 +17,24 @@
 //! There is no duration: the simulators run each job until its application reaches its training
 //! target. Every row is a GPU job; none is dropped.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Pollux,
+    name: "pollux",
+    summary: "Pollux / Sia workload CSV name,time,application,num_replicas,batch_size (no durations)",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// Exactly the workload columns.
+fn detect(head: &Head) -> bool {
+    head.columns == ["name", "time", "application", "num_replicas", "batch_size"]
+}
 
 pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;

@@ -14,10 +14,28 @@
 //! There is no duration: Synergy derives it from the iterations and the model's profile. Every
 //! row is a GPU job; none is dropped.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Header, Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::SynergyDeploy,
+    name: "synergy-deploy",
+    summary: "Synergy deploy trace (headerless): job_id,model,arrival,iterations,gpus",
+    detect: Detect::FirstRow(detect),
+    read,
+};
+
+/// A deploy row: integer id, model name, arrival, iterations, GPUs.
+fn detect(head: &Head) -> bool {
+    let cols = &head.columns;
+    cols.len() == 5
+        && cols[0].parse::<u64>().is_ok()
+        && cols[1].parse::<f64>().is_err()
+        && cols[2..].iter().all(|c| c.parse::<f64>().is_ok())
+}
 
 const COLUMNS: &[&str] = &["job_id", "model", "arrival", "iterations", "gpus"];
 

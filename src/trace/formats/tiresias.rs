@@ -18,10 +18,24 @@
 //!
 //! Every row is a GPU job; none is dropped.
 
+use super::{Detect, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
 use std::path::Path;
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    format: TraceFormat::Tiresias,
+    name: "tiresias",
+    summary: "Tiresias job CSV job_id,num_gpu,submit_time,iterations,model_name,duration,interval (and the old tf_job format)",
+    detect: Detect::Header(detect),
+    read,
+};
+
+/// `job_id`, `num_gpu`, `submit_time` and `duration` among the columns.
+fn detect(head: &Head) -> bool {
+    ["job_id", "num_gpu", "submit_time", "duration"].iter().all(|c| head.has(c))
+}
 
 pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;

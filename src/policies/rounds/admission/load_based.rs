@@ -11,7 +11,47 @@
 //! Figures 12 and 13.
 
 use crate::core::{Admission, AdmissionContext, JobSpec};
+use crate::policies::{AdmissionOptions, Kind, OptionDoc, Params, PolicyInfo, PolicyOptions, Positive};
+use crate::spec::EngineMode;
+use serde::Deserialize;
 use std::collections::VecDeque;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "load-based",
+    kind: Kind::Admission,
+    engine: EngineMode::Rounds,
+    summary: "FIFO backlog; admit while GPU demand <= threshold x cluster GPUs",
+    options: &[OptionDoc {
+        name: "threshold",
+        example: "1.2",
+        meaning: "admit while the active jobs' GPU demand is at most this many times the cluster's GPUs (Blox: 1.0, 1.2, 1.4, 1.5); required",
+    }],
+    source: "Blox LoadBasedAccept (admission_control/load_based_accept.py), EuroSys'24 Figures 12 and 13",
+    placement: None,
+};
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    pub threshold: Positive,
+}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+
+    fn params(&self) -> Params {
+        let Options { threshold } = self;
+        Params::from([("threshold", threshold.0.into())])
+    }
+}
+
+impl AdmissionOptions for Options {
+    fn build(&self) -> Box<dyn Admission> {
+        Box::new(LoadBased::new(self.threshold.0))
+    }
+}
 
 pub struct LoadBased {
     threshold: f64,

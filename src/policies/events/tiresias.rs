@@ -50,8 +50,83 @@
 
 use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
+use crate::policies::events::BUDDY_OR_YARN;
+use crate::policies::{GpuTimeSource, Kind, OptionDoc, Params, PolicyInfo, PolicyOptions, Positive, SchedulerOptions};
 use crate::profiles::GpuTimeDistribution;
+use crate::spec::EngineMode;
+use serde::Deserialize;
 use std::sync::Arc;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "tiresias",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Events,
+    summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s",
+    options: &[
+        OptionDoc {
+            name: "starvation_knob",
+            example: "8",
+            meaning: "K: a starved job returns to queue 0 once it has waited K times its attained service (Tiresias dlas-gpu-K)",
+        },
+        OptionDoc {
+            name: "gittins",
+            example: "{dataset: tiresias/yarn-gput1000.csv}",
+            meaning: "order each queue by the Gittins index of a GPU-time distribution CSV, {dataset: D} or {path: P} (Tiresias dlas-gpu-gittins)",
+        },
+    ],
+    source: "ElasticFlow's dlas-gpu (Tiresias, NSDI'19; scheduler.py dlas_sim_jobs)",
+    placement: Some(BUDDY_OR_YARN),
+};
+
+/// Options of `tiresias`; the default (plain `tiresias`) is ElasticFlow's `dlas-gpu`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// Tiresias' `dlas-gpu-K`: a starved job returns to queue 0 once it has waited K times its
+    /// attained service.
+    #[serde(default)]
+    pub starvation_knob: Option<Positive>,
+    /// Tiresias' `dlas-gpu-gittins`: order each queue by the Gittins index of this GPU-time
+    /// distribution.
+    #[serde(default)]
+    pub gittins: Option<GpuTimeSource>,
+}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+
+    /// Only the options given: plain `tiresias` stays a bare name.
+    fn params(&self) -> Params {
+        let Options { starvation_knob, gittins } = self;
+        let mut params = Params::new();
+        if let Some(k) = starvation_knob {
+            params.insert("starvation_knob", k.0.into());
+        }
+        if let Some(source) = gittins {
+            params.insert("gittins", source.canonical());
+        }
+        params
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build_event(&self, gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        let mut policy = Tiresias::default();
+        if let Some(k) = self.starvation_knob {
+            policy = policy.with_starvation_knob(k.0);
+        }
+        if let Some(distribution) = gpu_time {
+            policy = policy.with_gittins(distribution);
+        }
+        Some(Box::new(policy))
+    }
+
+    fn gpu_time_source(&self) -> Option<&GpuTimeSource> {
+        self.gittins.as_ref()
+    }
+}
 
 /// GPU-seconds after which a job leaves queue 0 and queue 1 (the last queue has no limit).
 const LIMITS: [f64; 2] = [3250.0, 7200.0];

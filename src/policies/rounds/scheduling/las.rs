@@ -10,6 +10,35 @@
 
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{JobSlot, JobTable, Scheduler, SimTime};
+use crate::policies::{BuildContext, Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::spec::EngineMode;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "las",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Rounds,
+    summary: "least attained service first, preemptive (Blox labels it \"Tiresias\"; the discretized 2D-LAS is `tiresias`)",
+    options: &[],
+    source: "Blox Las (schedulers/las.py)",
+    placement: None,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(Las::default()))
+    }
+}
 
 #[derive(Default)]
 pub struct Las {

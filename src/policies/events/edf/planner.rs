@@ -1,5 +1,5 @@
 //! ElasticFlow's EDF planner (`scheduler.py` `EDF_estimate_all_jobs` / `edf_sim_allocation`
-//! @ b3f5ea4; `docs/elasticflow-semantics.md` §4), shared by `edf` and, later, `edf-accessctrl`.
+//! @ b3f5ea4; `docs/elasticflow-semantics.md` §4), shared by `edf` and `edf-admission`.
 //!
 //! Jobs are planned one after another in deadline order on a timeline of free GPUs that starts
 //! empty at the decision time. Each job runs as wide as possible (up to `min(max_gpus, cluster)`)

@@ -19,10 +19,41 @@
 //! runnable, as `elasticflow` does. No original output exists to check this policy against
 //! (its Figure 9 traces have unseeded deadlines, §13).
 
-use super::elasticflow::place_by_class;
-use super::mss_planner::MssPlanner;
+use super::place_by_class;
+use super::planner::MssPlanner;
 use crate::core::events::{EventPolicy, EventSim, JobIdx};
 use crate::core::{RunError, SimTime};
+use crate::policies::events::BUDDY;
+use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::profiles::GpuTimeDistribution;
+use crate::spec::EngineMode;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "edf-elastic",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Events,
+    summary: "EDF + elastic scaling: ElasticFlow's planner without admission control",
+    options: &[],
+    source: "ElasticFlow's ef (ASPLOS'23 Figure 9 baseline, scheduler.py ef_sim_jobs)",
+    placement: Some(BUDDY),
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        Some(Box::new(EdfElastic::default()))
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct EdfElastic {
@@ -109,7 +140,7 @@ impl EventPolicy for EdfElastic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policies::elasticflow::tests::three_jobs;
+    use crate::policies::events::elasticflow::tests::three_jobs;
 
     #[test]
     /// Without admission control the infeasible job 1 (earliest deadline) is admitted, holds the

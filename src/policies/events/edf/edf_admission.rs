@@ -20,9 +20,40 @@
 //! order leaves a job without room the original fails an assertion; blox places that decision
 //! widest first instead (placement never changes speed).
 
-use super::edf_planner::EdfPlanner;
+use super::planner::EdfPlanner;
 use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
+use crate::policies::events::BUDDY;
+use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::profiles::GpuTimeDistribution;
+use crate::spec::EngineMode;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "edf-admission",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Events,
+    summary: "EDF with admission control: an arrival enters iff the EDF plan meets every deadline",
+    options: &[],
+    source: "ElasticFlow's edf-accessctrl (ASPLOS'23 baseline, scheduler.py one_queue_edf_sim_jobs_access_control)",
+    placement: Some(BUDDY),
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        Some(Box::new(EdfAdmission::default()))
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct EdfAdmission {

@@ -13,9 +13,43 @@
 //! deadline), which fixes the order of later completions. Running jobs may drop to 0 GPUs and
 //! stay started; no overhead is ever charged.
 
-use super::edf_planner::EdfPlanner;
+pub mod edf_admission;
+pub mod planner;
+
 use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
+use crate::policies::events::BUDDY;
+use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::profiles::GpuTimeDistribution;
+use crate::spec::EngineMode;
+use planner::EdfPlanner;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "edf",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Events,
+    summary: "earliest deadline first, elastic widths, no admission control",
+    options: &[],
+    source: "ElasticFlow's edf (ASPLOS'23 baseline, scheduler.py one_queue_edf_sim_jobs)",
+    placement: Some(BUDDY),
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        Some(Box::new(Edf::default()))
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct Edf {

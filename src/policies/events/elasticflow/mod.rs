@@ -31,9 +31,43 @@
 //! a8c66e6 a job scaled up by the leftover allocation kept the `real_end_time` of its MSS plan
 //! (§11). Only HEAD is in the spec registry.
 
-use super::mss_planner::MssPlanner;
+pub mod edf_elastic;
+pub mod planner;
+
 use crate::core::events::{CLASSES, EventPolicy, EventSim, JobIdx};
 use crate::core::{RunError, SimTime};
+use crate::policies::events::BUDDY;
+use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::profiles::GpuTimeDistribution;
+use crate::spec::EngineMode;
+use planner::MssPlanner;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "elasticflow",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Events,
+    summary: "minimum satisfactory shares, all-or-nothing admission, leftover GPUs by marginal GPU time",
+    options: &[],
+    source: "ElasticFlow (ASPLOS'23) itself: ef-accessctrl of its simulator (scheduler.py ef_sim_jobs_access_control)",
+    placement: Some(BUDDY),
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        Some(Box::new(ElasticFlow::default()))
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct ElasticFlow {
@@ -57,7 +91,7 @@ impl ElasticFlow {
 
 /// Places the jobs of `order` holding GPUs (§6.3): jobs of whole nodes or more in that order,
 /// then each smaller class from the largest down, in that order within a class.
-pub(super) fn place_by_class(sim: &mut EventSim, order: &[JobIdx]) -> Result<(), RunError> {
+fn place_by_class(sim: &mut EventSim, order: &[JobIdx]) -> Result<(), RunError> {
     let gpn = sim.placement.gpus_per_node();
     for &j in order {
         if sim.jobs[j].gpus >= gpn {
@@ -199,7 +233,7 @@ impl EventPolicy for ElasticFlow {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
     use crate::core::events::{EventConfig, EventEngine};
     use crate::core::{ClusterSpec, JobSpec, RunOutput};
@@ -208,7 +242,7 @@ pub(super) mod tests {
 
     /// One 8-GPU A100 node, 240 s slot: jobs 0 (feasible alone) and 1 (no level meets its
     /// deadline) arrive together; job 2 arrives alone later.
-    pub(in crate::policies) fn three_jobs(policy: Box<dyn EventPolicy>) -> RunOutput {
+    pub(super) fn three_jobs(policy: Box<dyn EventPolicy>) -> RunOutput {
         let job = |id: u64, arrival: f64, iterations: f64, deadline: f64| JobSpec {
             id,
             arrival,

@@ -1,7 +1,7 @@
 //! `gandiva`: Gandiva's (OSDI'18) node sets with over-subscription and time slicing, as the
 //! ElasticFlow (ASPLOS'23) simulator runs it as a baseline: `scheduler.py` `gandiva_sim_jobs`
 //! with scheme `gandiva` @ b3f5ea4 (`docs/elasticflow-semantics.md` §9; placement in
-//! [`super::gandiva_placement`]).
+//! [`node_sets`]).
 //!
 //! Rule: non-elastic: every job runs on the GPUs its trace asks for and progresses in seconds
 //! against its duration. An arriving job joins a node set of its size class, a new set on free
@@ -22,12 +22,44 @@
 //! not run is cleared only for jobs that once waited (the original clears it over its `runnable`
 //! list, which jobs placed on arrival never join), so a job placed on arrival that sits behind
 //! others keeps its stale overhead until it runs. Dropping the stale overhead, the skip, or the
-//! expansion rule of [`super::gandiva_placement`] each changes 12 to 165 rows of the Figure 10
+//! expansion rule of [`node_sets`] each changes 12 to 165 rows of the Figure 10
 //! or Figure 8a logs, which all match with them.
 
-use super::gandiva_placement::GandivaNodeSets;
+pub mod node_sets;
+
 use crate::core::events::{CLASSES, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
+use crate::policies::{Kind, OwnPlacement, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::profiles::GpuTimeDistribution;
+use crate::spec::EngineMode;
+use node_sets::GandivaNodeSets;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gandiva",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Events,
+    summary: "node sets per job size, over-subscription with 60 s time slicing, non-elastic",
+    options: &[],
+    source: "ElasticFlow's gandiva (Gandiva, OSDI'18; scheduler.py gandiva_sim_jobs)",
+    placement: Some(OwnPlacement { name: "gandiva", alternatives: &[] }),
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        Some(Box::new(Gandiva::default()))
+    }
+}
 
 /// Time-slicing period: over-subscribed sets rotate at steps whose time is a multiple of it.
 const ROTATION_S: f64 = 60.0;

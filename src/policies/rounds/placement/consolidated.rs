@@ -12,6 +12,35 @@
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
 use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};
+use crate::policies::{Kind, PlacementOptions, PolicyInfo, PolicyOptions};
+use crate::spec::EngineMode;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "consolidated",
+    kind: Kind::Placement,
+    engine: EngineMode::Rounds,
+    summary: "fewest nodes per job (exact fit, then best fit), preempting like scattered",
+    options: &[],
+    source: "Blox placement/placement.py _consolidated_placement, extended to multi-node jobs as Tiresias' YARN-style consolidation",
+    placement: None,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl PlacementOptions for Options {
+    fn build(&self) -> Option<Box<dyn Placement>> {
+        Some(Box::new(Consolidated::default()))
+    }
+}
 
 #[derive(Default)]
 pub struct Consolidated {

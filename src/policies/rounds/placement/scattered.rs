@@ -9,6 +9,35 @@
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
 use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};
+use crate::policies::{Kind, PlacementOptions, PolicyInfo, PolicyOptions};
+use crate::spec::EngineMode;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "scattered",
+    kind: Kind::Placement,
+    engine: EngineMode::Rounds,
+    summary: "first free GPUs in node order, preempting lowest-priority jobs",
+    options: &[],
+    source: "Blox \"Place\" (placement/placement.py _scattered_placement)",
+    placement: None,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl PlacementOptions for Options {
+    fn build(&self) -> Option<Box<dyn Placement>> {
+        Some(Box::new(Scattered::default()))
+    }
+}
 
 #[derive(Default)]
 pub struct Scattered {

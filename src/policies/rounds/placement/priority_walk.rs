@@ -64,7 +64,7 @@ impl PriorityWalk {
 #[cfg(test)]
 mod tests {
     use crate::core::{ActiveJob, Cluster, ClusterSpec, JobSlot, JobSpec, JobTable, Placement, PlacementDecisions};
-    use crate::policies::scattered::Scattered;
+    use crate::policies::rounds::placement::scattered::Scattered;
 
     fn table(gpus: &[u32]) -> (JobTable, Vec<JobSlot>) {
         let mut jobs = JobTable::default();

@@ -44,6 +44,37 @@
 
 use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
+use crate::policies::events::BUDDY_OR_YARN;
+use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::profiles::GpuTimeDistribution;
+use crate::spec::EngineMode;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "themis",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Events,
+    summary: "finish-time fairness: each slot-long round minimises the largest rho, fitting jobs by share",
+    options: &[],
+    source: "ElasticFlow's themis (Themis, NSDI'20; scheduler.py themis_sim_jobs)",
+    placement: Some(BUDDY_OR_YARN),
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        Some(Box::new(Themis::default()))
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct Themis {

@@ -1,0 +1,36 @@
+//! `yarn`: Tiresias' MS-YARN placement for the event engine, ElasticFlow's `--scheme=yarn`: a job
+//! takes whole free nodes plus one node with the remainder, else the first node that fits; a job
+//! picked to run that does not fit waits. A spec gives it to the schedulers whose own placement
+//! lists it as an alternative (those that place whole jobs picked by GPU count). The placement
+//! itself is the engine's ([`crate::core::events::YarnPlacement`]); this file registers it.
+
+use crate::core::events::EventPlacement;
+use crate::policies::{Kind, PlacementOptions, PolicyInfo, PolicyOptions};
+use crate::spec::EngineMode;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "yarn",
+    kind: Kind::Placement,
+    engine: EngineMode::Events,
+    summary: "Tiresias' MS-YARN: whole free nodes plus one node with the remainder, else the first node that fits; a picked job that does not fit waits (default: the buddy placement)",
+    options: &[],
+    source: "ElasticFlow's --scheme=yarn (Tiresias, NSDI'19)",
+    placement: None,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl PlacementOptions for Options {
+    fn event_placement(&self) -> Option<EventPlacement> {
+        Some(EventPlacement::Yarn)
+    }
+}

@@ -1,0 +1,5 @@
+//! Launch overhead models: seconds without progress after a job (re)starts
+//! ([`crate::core::OverheadModel`]).
+
+pub mod fixed;
+pub mod none;

@@ -1,0 +1,48 @@
+//! `fifo`: first come, first served.
+//!
+//! Rule: order active jobs by submission time (ties by job id). A running job is never behind a
+//! waiting one, so FIFO never preempts except for jobs promoted by the starvation guard.
+//! Source: Blox `schedulers/fifo.py` (key `submit_time`), EuroSys'24 Figures 6, 7 and 12.
+
+use crate::core::policy::sort_by_priority_key;
+use crate::core::{JobSlot, JobTable, Scheduler, SimTime};
+use crate::policies::{BuildContext, Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::spec::EngineMode;
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "fifo",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Rounds,
+    summary: "first come, first served by submission time",
+    options: &[],
+    source: "Blox Fifo (schedulers/fifo.py)",
+    placement: None,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
+        Some(Box::new(Fifo::default()))
+    }
+}
+
+#[derive(Default)]
+pub struct Fifo {
+    scratch: Vec<(bool, f64, u64, JobSlot)>,
+}
+
+impl Scheduler for Fifo {
+    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) {
+        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.submitted);
+    }
+}
