@@ -7,6 +7,7 @@ use crate::core::RunError;
 use crate::core::events::ElasticJob;
 use crate::data;
 use crate::policies::{GpuTimeSource, SchedulerSpec};
+use crate::profiles::ThroughputTable;
 use crate::spec::{ClusterEntry, EngineMode, Spec, SpecError, SpecSource, TrackSpec};
 use crate::text::escape_control;
 use crate::workload::{TraceParams, WorkloadContext, WorkloadSpec};
@@ -114,7 +115,7 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
         for &cluster in &clusters {
             for &load in &loads {
                 for &seed in &spec.seeds.value {
-                    if seen.insert((cluster.total_gpus(), cluster.gpu, load.map(f64::to_bits), seed)) {
+                    if seen.insert((cluster.total_gpus(), cluster.gpu_type().cloned(), load.map(f64::to_bits), seed)) {
                         points.push((cluster, load, seed));
                     }
                 }
@@ -181,15 +182,19 @@ fn check_jobs(
     jobs: impl Iterator<Item = JobSpec>,
     name: &dyn Fn(u64) -> String,
 ) -> Result<u64, String> {
-    let table = cluster.gpu.throughput();
+    if spec.engine.mode != EngineMode::Events {
+        return Ok(jobs.count() as u64);
+    }
+    // Spec validation has checked that an events-mode cluster has one GPU type with a profile.
+    let gpu = cluster.gpu_type().map_or("", |t| t.name());
+    let Some(table) = ThroughputTable::for_gpu(gpu) else {
+        return Err(format!("cluster `{}`: no throughput profile for `gpu: {gpu}`", cluster.label()));
+    };
     // Themis rates every job at the GPU count it asks for (its isolated finish time).
     let themis = spec.policies.value.iter().find(|p| matches!(p.scheduler.value, SchedulerSpec::Themis(_)));
     let mut count = 0u64;
     for job in jobs {
         count += 1;
-        if spec.engine.mode != EngineMode::Events {
-            continue;
-        }
         let reason = match ElasticJob::new(&job, table) {
             Err(RunError::InvalidJob { id, reason }) => format!("job {id}{}: {reason}", name(id)),
             Err(other) => other.to_string(),
@@ -208,11 +213,7 @@ fn check_jobs(
                 _ => continue,
             },
         };
-        return Err(format!(
-            "the events engine cannot run it on `gpu: {}` ({}): {reason}",
-            gpu_name(cluster),
-            table.source()
-        ));
+        return Err(format!("the events engine cannot run it on `gpu: {gpu}` ({}): {reason}", table.source()));
     }
     Ok(count)
 }
@@ -234,11 +235,4 @@ fn check_window(spec: &Spec, source: &SpecSource, label: &str, where_: &str, cou
         count.saturating_sub(1)
     );
     Err(SpecError { file: source.file.clone(), position, message }.to_string())
-}
-
-fn gpu_name(cluster: &ClusterEntry) -> &'static str {
-    match cluster.gpu {
-        crate::spec::GpuType::A100 => "a100",
-        crate::spec::GpuType::T4 => "t4",
-    }
 }

@@ -95,6 +95,19 @@ impl ThroughputTable {
         &ELASTICFLOW_T4
     }
 
+    /// The table measured on GPUs of type `gpu` (a spec's `gpu:` name); `None` for a type no
+    /// table covers (see [`ThroughputTable::GPU_TYPES`]).
+    pub fn for_gpu(gpu: &str) -> Option<&'static Self> {
+        match gpu {
+            "a100" => Some(Self::elasticflow_a100()),
+            "t4" => Some(Self::elasticflow_t4()),
+            _ => None,
+        }
+    }
+
+    /// The GPU types [`ThroughputTable::for_gpu`] knows.
+    pub const GPU_TYPES: [&'static str; 2] = ["a100", "t4"];
+
     /// Reads a long-format table (see the module documentation); `source_name` names it in
     /// errors. Every error carries the 1-based line.
     pub fn parse(text: &str, source_name: &str) -> Result<Self, ProfileError> {

@@ -365,7 +365,7 @@ fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag) -> Result<crate::co
         EngineMode::Events => {
             let gpu_time = scheduler.gpu_time_source().map(|source| source.load(base_dir)).transpose()?;
             let policy = scheduler.build_event(gpu_time.as_ref()).ok_or_else(wrong_engine)?;
-            EventEngine::new(plan.event_config(), policy, jobs)
+            EventEngine::new(plan.event_config()?, policy, jobs)
                 .and_then(|engine| engine.with_placement(plan.event_placement()).with_stop(stop).run())
         }
     };

@@ -12,8 +12,9 @@ use super::inputs::InputDigests;
 use super::{ClusterEntry, EngineMode, PolicyEntry, Spec, TrackSpec};
 use crate::core::engine::Policies;
 use crate::core::events::{EventConfig, EventPlacement};
-use crate::core::{ClusterSpec, RunConfig, Tracking};
+use crate::core::{RunConfig, Tracking};
 use crate::policies::{BuildContext, OverheadSpec, PlacementSpec};
+use crate::profiles::ThroughputTable;
 use crate::results::RunInfo;
 use crate::workload::WorkloadSpec;
 use serde_json::json;
@@ -54,14 +55,19 @@ impl RunPlan {
         self.policy.placement.value.event_placement().unwrap_or(EventPlacement::Elastic)
     }
 
-    /// The event engine's configuration: the cluster, the slot and its GPU type's throughputs.
-    pub fn event_config(&self) -> EventConfig {
-        EventConfig {
+    /// The event engine's configuration: the cluster, the slot and its GPU type's throughputs;
+    /// an error for a cluster the event engine cannot run (spec validation rejects it first).
+    pub fn event_config(&self) -> Result<EventConfig, String> {
+        let gpu = self.cluster.gpu_type().map(|t| t.name()).unwrap_or("a mix of types");
+        let table = ThroughputTable::for_gpu(gpu).ok_or_else(|| {
+            format!("cluster `{}`: no throughput profile for `gpu: {gpu}` in the event engine", self.cluster.label())
+        })?;
+        Ok(EventConfig {
             cluster: self.config.cluster.clone(),
             slot: self.slot_s,
-            throughput: Arc::new(self.cluster.gpu.throughput().clone()),
+            throughput: Arc::new(table.clone()),
             record_timeline: self.config.record_timeline,
-        }
+        })
     }
 }
 
@@ -85,7 +91,7 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                 for &load in &loads {
                     for &seed in &spec.seeds.value {
                         let config = RunConfig {
-                            cluster: ClusterSpec::uniform(cluster.nodes.0, cluster.gpus_per_node.0),
+                            cluster: cluster.cluster_spec(),
                             round_seconds: engine.round_s.0,
                             tracking,
                             horizon: spec.measure.horizon_h.map(|h| h.0 * 3600.0),
@@ -101,16 +107,11 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                                     "starvation_guard_h": engine.starvation_guard_h.map(|h| h.0),
                                     "overhead": engine.overhead.canonical(),
                                 }),
-                                json!({"nodes": cluster.nodes.0, "gpus_per_node": cluster.gpus_per_node.0}),
+                                cluster.canonical(false),
                             ),
-                            EngineMode::Events => (
-                                json!({"mode": "events", "slot_s": engine.slot_s.0}),
-                                json!({
-                                    "nodes": cluster.nodes.0,
-                                    "gpus_per_node": cluster.gpus_per_node.0,
-                                    "gpu": cluster.gpu,
-                                }),
-                            ),
+                            EngineMode::Events => {
+                                (json!({"mode": "events", "slot_s": engine.slot_s.0}), cluster.canonical(true))
+                            }
                         };
                         // Policies in their canonical form (name and sorted options), which the
                         // runs table records too. Events runs without `placement: yarn` keep the
@@ -159,8 +160,8 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             admission: policy.admission.name().into(),
                             policy_params: policy_params.to_string(),
                             cluster: cluster.label(),
-                            nodes: cluster.nodes.0,
-                            total_gpus: cluster.nodes.0 * cluster.gpus_per_node.0,
+                            nodes: cluster.nodes(),
+                            total_gpus: cluster.total_gpus(),
                             workload: workload.label(),
                             load,
                             seed,

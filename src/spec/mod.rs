@@ -9,6 +9,7 @@
 pub mod grid;
 pub mod inputs;
 
+use crate::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec};
 use crate::figures::declare::FigureSpec;
 use crate::policies::{AdmissionSpec, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
 use crate::profiles::ThroughputTable;
@@ -301,75 +302,200 @@ pub fn check_label(s: &str) -> Result<(), String> {
     Err(format!("label `{s}` {problem}"))
 }
 
-/// A homogeneous cluster of `nodes` machines with `gpus_per_node` GPUs each, at most
-/// [`MAX_CLUSTER_GPUS`] GPUs in all.
+/// A cluster: groups of identical nodes, at most [`MAX_CLUSTER_GPUS`] GPUs in all.
+///
+/// Written either flat, one group (`{nodes: 8, gpus_per_node: 8, gpu: a100}`, every spec before
+/// node groups), or as `groups:` (`{groups: [{nodes: 9, gpus_per_node: 4, gpu: v100}, ...]}`, a
+/// heterogeneous cluster such as Gavel's). Node ids, and GPU ids, follow the groups in order.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(try_from = "ClusterFields")]
 pub struct ClusterEntry {
-    #[serde(default)]
     pub label: Option<Spanned<Label>>,
+    pub groups: Vec<NodeGroupEntry>,
+    /// Whether the spec wrote the flat form: its run keys and default label stay as they were.
+    flat: bool,
+}
+
+/// `nodes` identical machines of a cluster.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeGroupEntry {
     pub nodes: AtLeastOne,
     pub gpus_per_node: AtLeastOne,
-    /// GPU type, which selects the throughput table of event-driven runs (ElasticFlow's A100 or
-    /// T4 measurements).
+    /// GPU type (default `a100`); event-driven runs resolve it to a throughput profile.
     #[serde(default)]
-    pub gpu: GpuType,
+    pub gpu: GpuName,
+    /// CPU cores per node, for policies that allocate CPUs; unmodelled if absent.
+    #[serde(default)]
+    pub cpus_per_node: Option<AtLeastOne>,
+    /// Memory per node in GB, for policies that allocate memory; unmodelled if absent.
+    #[serde(default)]
+    pub memory_gb_per_node: Option<Positive>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GpuType {
-    #[default]
-    A100,
-    T4,
-}
-
-impl GpuType {
-    pub fn throughput(self) -> &'static ThroughputTable {
-        match self {
-            GpuType::A100 => ThroughputTable::elasticflow_a100(),
-            GpuType::T4 => ThroughputTable::elasticflow_t4(),
+impl NodeGroupEntry {
+    fn node(&self) -> NodeSpec {
+        NodeSpec {
+            gpus: self.gpus_per_node.0,
+            gpu_type: self.gpu.0.clone(),
+            cpus: self.cpus_per_node.map(|c| c.0),
+            memory_gb: self.memory_gb_per_node.map(|m| m.0),
         }
+    }
+
+    /// Canonical form for run keys: the flat form's fields, plus CPUs and memory when given.
+    fn canonical(&self, with_gpu: bool) -> serde_json::Value {
+        let mut v = serde_json::json!({"nodes": self.nodes.0, "gpus_per_node": self.gpus_per_node.0});
+        if with_gpu {
+            v["gpu"] = self.gpu.0.name().into();
+        }
+        if let Some(c) = self.cpus_per_node {
+            v["cpus_per_node"] = c.0.into();
+        }
+        if let Some(m) = self.memory_gb_per_node {
+            v["memory_gb_per_node"] = m.0.into();
+        }
+        v
     }
 }
 
-/// [`ClusterEntry`] as written, before the size check.
+/// A GPU type as a spec names it: lower-case letters, digits and `-`, at most 32 characters
+/// (`a100`, `v100`, `rtx-3090`). Any such name is a valid type for the round engine, whose
+/// policies do not model speed per type; the event engine needs a throughput profile for it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct GpuName(pub GpuType);
+
+impl<'de> Deserialize<'de> for GpuName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let well_formed = !s.is_empty()
+            && s.len() <= 32
+            && s.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !well_formed {
+            return Err(de::Error::custom(format!(
+                "GPU type `{}` is not a name of lower-case letters, digits and `-` (at most 32), e.g. `a100`, `v100`, `t4`",
+                shorten(&s)
+            )));
+        }
+        Ok(GpuName(GpuType::new(&s)))
+    }
+}
+
+/// [`ClusterEntry`] as written, in either form, before the form and size checks.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ClusterFields {
     #[serde(default)]
     label: Option<Spanned<Label>>,
-    nodes: AtLeastOne,
-    gpus_per_node: AtLeastOne,
     #[serde(default)]
-    gpu: GpuType,
+    nodes: Option<AtLeastOne>,
+    #[serde(default)]
+    gpus_per_node: Option<AtLeastOne>,
+    #[serde(default)]
+    gpu: Option<GpuName>,
+    #[serde(default)]
+    cpus_per_node: Option<AtLeastOne>,
+    #[serde(default)]
+    memory_gb_per_node: Option<Positive>,
+    #[serde(default)]
+    groups: Option<Vec<NodeGroupEntry>>,
 }
 
 impl TryFrom<ClusterFields> for ClusterEntry {
     type Error = String;
 
     fn try_from(c: ClusterFields) -> Result<Self, String> {
-        let gpus = u64::from(c.nodes.0) * u64::from(c.gpus_per_node.0);
+        let flat_given = c.nodes.is_some()
+            || c.gpus_per_node.is_some()
+            || c.gpu.is_some()
+            || c.cpus_per_node.is_some()
+            || c.memory_gb_per_node.is_some();
+        let (groups, flat) = match c.groups {
+            Some(_) if flat_given => {
+                return Err(
+                    "a cluster is either flat (`nodes`, `gpus_per_node`, ...) or `groups` of nodes, not both; \
+                     move the node fields into a group"
+                        .into(),
+                );
+            }
+            Some(groups) if groups.is_empty() => {
+                return Err("`groups` is empty; give at least one group of nodes".into());
+            }
+            Some(groups) => (groups, false),
+            None => {
+                let (Some(nodes), Some(gpus_per_node)) = (c.nodes, c.gpus_per_node) else {
+                    let missing = if c.nodes.is_none() { "nodes" } else { "gpus_per_node" };
+                    return Err(format!("missing field `{missing}` (or give `groups` of nodes)"));
+                };
+                let group = NodeGroupEntry {
+                    nodes,
+                    gpus_per_node,
+                    gpu: c.gpu.unwrap_or_default(),
+                    cpus_per_node: c.cpus_per_node,
+                    memory_gb_per_node: c.memory_gb_per_node,
+                };
+                (vec![group], true)
+            }
+        };
+        let gpus: u64 = groups.iter().map(|g| u64::from(g.nodes.0) * u64::from(g.gpus_per_node.0)).sum();
         if gpus > MAX_CLUSTER_GPUS {
+            let sizes: Vec<String> =
+                groups.iter().map(|g| format!("{} nodes x {} GPUs", g.nodes.0, g.gpus_per_node.0)).collect();
             return Err(format!(
-                "a cluster of {} nodes x {} GPUs has {gpus} GPUs; the engine supports at most {MAX_CLUSTER_GPUS}",
-                c.nodes.0, c.gpus_per_node.0
+                "a cluster of {} has {gpus} GPUs; the engine supports at most {MAX_CLUSTER_GPUS}",
+                sizes.join(" + ")
             ));
         }
-        Ok(ClusterEntry { label: c.label, nodes: c.nodes, gpus_per_node: c.gpus_per_node, gpu: c.gpu })
+        Ok(ClusterEntry { label: c.label, groups, flat })
     }
 }
 
 impl ClusterEntry {
     /// GPUs of the whole cluster (at most [`MAX_CLUSTER_GPUS`], so it fits a `u32`).
     pub fn total_gpus(&self) -> u32 {
-        self.nodes.0.saturating_mul(self.gpus_per_node.0)
+        self.groups.iter().map(|g| g.nodes.0 * g.gpus_per_node.0).sum()
+    }
+
+    pub fn nodes(&self) -> u32 {
+        self.groups.iter().map(|g| g.nodes.0).sum()
+    }
+
+    /// The machines as the core models them.
+    pub fn cluster_spec(&self) -> ClusterSpec {
+        let groups: Vec<NodeGroup> =
+            self.groups.iter().map(|g| NodeGroup { count: g.nodes.0, node: g.node() }).collect();
+        ClusterSpec::from_groups(&groups)
+    }
+
+    /// The GPU type of every node, if they share one (`None` for a mixed cluster).
+    pub fn gpu_type(&self) -> Option<&GpuType> {
+        let first = &self.groups.first()?.gpu.0;
+        self.groups.iter().all(|g| &g.gpu.0 == first).then_some(first)
+    }
+
+    /// The cluster's resolved form in run keys. Flat clusters keep the form they had before node
+    /// groups (`gpu` only in events mode, where it selects the throughput profile).
+    pub fn canonical(&self, events: bool) -> serde_json::Value {
+        if self.flat {
+            self.groups[0].canonical(events)
+        } else {
+            serde_json::json!({"groups": self.groups.iter().map(|g| g.canonical(true)).collect::<Vec<_>>()})
+        }
     }
 
     pub fn label(&self) -> String {
         match &self.label {
             Some(l) => l.value.0.clone(),
-            None => format!("{}x{}", self.nodes.0, self.gpus_per_node.0),
+            None if self.flat => format!("{}x{}", self.groups[0].nodes.0, self.groups[0].gpus_per_node.0),
+            None => {
+                let parts: Vec<String> = self
+                    .groups
+                    .iter()
+                    .map(|g| format!("{}x{}{}", g.nodes.0, g.gpus_per_node.0, g.gpu.0.name()))
+                    .collect();
+                parts.join("+")
+            }
         }
     }
 }
@@ -582,10 +708,9 @@ impl Spec {
         // configuration.
         let mut seen = std::collections::HashMap::new();
         for c in &self.clusters.value {
-            let config = (c.nodes, c.gpus_per_node, c.gpu);
-            let clash = match seen.insert(c.label(), config) {
+            let clash = match seen.insert(c.label(), &c.groups) {
                 None => false,
-                Some(first) => first != config || !self.zip_clusters_workloads.value,
+                Some(first) => first != &c.groups || !self.zip_clusters_workloads.value,
             };
             if clash {
                 let at = c.label.as_ref().map_or(self.clusters.referenced, |l| l.referenced);
@@ -781,6 +906,33 @@ impl Spec {
                         alternatives.join(", ")
                     ),
                 ));
+            }
+        }
+        if mode == EngineMode::Events {
+            for c in &self.clusters.value {
+                let at = c.label.as_ref().map_or(self.clusters.referenced, |l| l.referenced);
+                let spec = c.cluster_spec();
+                let Some(node) = spec.identical_node() else {
+                    return Err((
+                        at,
+                        format!(
+                            "cluster `{}`: the event engine's placements (ElasticFlow's buddy placement, MS-YARN, Gandiva's node sets) \
+                             need identical nodes; give one group of nodes, or use `engine: {{mode: rounds}}`",
+                            c.label()
+                        ),
+                    ));
+                };
+                if ThroughputTable::for_gpu(node.gpu_type.name()).is_none() {
+                    return Err((
+                        at,
+                        format!(
+                            "cluster `{}`: `gpu: {}` has no throughput profile for the event engine; profiles exist for {}",
+                            c.label(),
+                            node.gpu_type.name(),
+                            ThroughputTable::GPU_TYPES.join(", ")
+                        ),
+                    ));
+                }
             }
         }
         if mode == EngineMode::Events
