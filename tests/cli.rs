@@ -119,7 +119,11 @@ fn bad_specs_give_file_line_column_and_the_valid_choices() {
             "s.yaml:9:",
             "use `track: all`",
         ),
-        (VALID.replace("gpus_per_node: 4}", "gpus_per_node: 4, gpu: H100}"), "s.yaml:5:", "GPU type `H100` is not a name"),
+        (
+            VALID.replace("gpus_per_node: 4}", "gpus_per_node: 4, gpu: H100}"),
+            "s.yaml:5:",
+            "GPU type `H100` is not a name",
+        ),
         ("name: [".to_string(), "s.yaml:1:", ""),
         (String::new(), "s.yaml", ""),
     ];

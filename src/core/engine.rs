@@ -21,7 +21,9 @@
 //! number of active jobs only, never with the length of the trace (arrivals are pulled lazily).
 
 use super::metrics::RunTotals;
-use super::policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, Scheduler};
+use super::policy::{
+    Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, PolicyError, Scheduler,
+};
 use super::{
     ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, RunSummary, SimTime,
     StopFlag, TimelineRow,
@@ -89,6 +91,11 @@ pub enum RunError {
     },
     /// The run's [`StopFlag`](super::StopFlag) was raised (interrupted, or over its time limit).
     Stopped,
+    /// A policy could not decide at `time` (an external program's fault).
+    Policy {
+        time: SimTime,
+        reason: String,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -110,6 +117,9 @@ impl fmt::Display for RunError {
                 write!(f, "job {id}: the placement found no room for its {gpus} GPUs")
             }
             RunError::Stopped => write!(f, "stopped before the end"),
+            RunError::Policy { time, reason } => {
+                write!(f, "the scheduler failed at the decision at t = {time} s: {reason}")
+            }
         }
     }
 }
@@ -212,7 +222,10 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             }
             self.pull_arrivals(now)?;
             self.admit(now);
-            self.policies.scheduler.order(now, &self.jobs, &mut self.order);
+            self.policies
+                .scheduler
+                .order(now, &self.jobs, &mut self.order)
+                .map_err(|PolicyError(reason)| RunError::Policy { time: now, reason })?;
             self.decisions.clear();
             self.policies.placement.place(&self.jobs, &self.order, &mut self.cluster, &mut self.decisions);
             self.apply_decisions(now);

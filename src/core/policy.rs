@@ -28,11 +28,17 @@ pub trait Admission: Send {
     }
 }
 
+/// Why a policy could not decide: an external policy program that crashed, hung or answered
+/// something that is not a decision. The engine fails the run with it, naming the time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyError(pub String);
+
 /// Orders the active jobs from most to least entitled to GPUs.
 pub trait Scheduler: Send {
     /// Rearranges `order`, which holds every active job: on entry it is the previous round's
     /// order with finished jobs removed and newly admitted jobs appended in admission order.
-    fn order(&mut self, now: SimTime, jobs: &JobTable, order: &mut [JobSlot]);
+    /// Built-in schedulers cannot fail; a scheduler outside blox's process can.
+    fn order(&mut self, now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) -> Result<(), PolicyError>;
 
     /// Work done per second of running, relative to the job's profiled speed.
     fn progress_rate(&self, _job: &super::ActiveJob) -> f64 {

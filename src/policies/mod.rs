@@ -21,7 +21,7 @@ pub mod events;
 pub mod rounds;
 
 use crate::core::events::{EventPlacement, EventPolicy};
-use crate::core::{Admission, OverheadModel, Placement, Scheduler};
+use crate::core::{Admission, ClusterSpec, OverheadModel, Placement, Scheduler};
 use crate::data;
 use crate::profiles::GpuTimeDistribution;
 use crate::spec::EngineMode;
@@ -29,7 +29,7 @@ use events::{edf, elasticflow, gandiva, themis, tiresias, yarn};
 use rounds::admission::{accept_all, load_based};
 use rounds::overhead::{fixed, none};
 use rounds::placement::{consolidated, scattered};
-use rounds::scheduling::{fifo, las, optimus_oracle, srtf};
+use rounds::scheduling::{external, fifo, las, optimus_oracle, srtf};
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -44,6 +44,7 @@ pub const ALL: &[&PolicyInfo] = &[
     &las::INFO,
     &srtf::INFO,
     &optimus_oracle::INFO,
+    &external::INFO,
     &edf::INFO,
     &edf::edf_admission::INFO,
     &elasticflow::edf_elastic::INFO,
@@ -219,9 +220,13 @@ pub trait OverheadOptions: PolicyOptions {
 
 /// What a policy may depend on besides its own options.
 #[derive(Debug, Clone, Copy)]
-pub struct BuildContext {
+pub struct BuildContext<'a> {
     /// The run's offered load in jobs per hour, when the workload has one.
     pub load: Option<f64>,
+    /// The spec file's directory, against which options' relative paths resolve.
+    pub base_dir: &'a Path,
+    pub round_seconds: f64,
+    pub cluster: &'a ClusterSpec,
 }
 
 /// The scheduler of a policy entry: one variant per scheduler file.
@@ -232,6 +237,7 @@ pub enum SchedulerSpec {
     Las(las::Options),
     Srtf(srtf::Options),
     OptimusOracle(optimus_oracle::Options),
+    External(external::Options),
     Edf(edf::Options),
     EdfAdmission(edf::edf_admission::Options),
     EdfElastic(elasticflow::edf_elastic::Options),
@@ -248,6 +254,7 @@ impl SchedulerSpec {
             SchedulerSpec::Las(o) => o,
             SchedulerSpec::Srtf(o) => o,
             SchedulerSpec::OptimusOracle(o) => o,
+            SchedulerSpec::External(o) => o,
             SchedulerSpec::Edf(o) => o,
             SchedulerSpec::EdfAdmission(o) => o,
             SchedulerSpec::EdfElastic(o) => o,

@@ -139,7 +139,9 @@ fn spec_enums_and_descriptors_pair_one_to_one() {
 
 #[test]
 fn engines_agree_with_what_gets_built() {
-    let ctx = BuildContext { load: Some(1.0) };
+    let cluster = crate::core::ClusterSpec::uniform(2, 4);
+    let ctx =
+        BuildContext { load: Some(1.0), base_dir: std::path::Path::new("."), round_seconds: 300.0, cluster: &cluster };
     for info in Kind::Scheduler.policies() {
         let spec: SchedulerSpec = parse(&info.example()).unwrap();
         let events = info.engine == EngineMode::Events;

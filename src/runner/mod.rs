@@ -359,7 +359,7 @@ fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag) -> Result<crate::co
     let wrong_engine = || format!("scheduler `{}` does not run on the {} engine", scheduler.name(), plan.mode.name());
     let output: Result<_, RunError> = match plan.mode {
         EngineMode::Rounds => {
-            let policies = plan.policies().ok_or_else(wrong_engine)?;
+            let policies = plan.policies(base_dir).ok_or_else(wrong_engine)?;
             Engine::new(plan.config.clone(), policies, jobs).and_then(|engine| engine.with_stop(stop).run())
         }
         EngineMode::Events => {

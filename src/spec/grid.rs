@@ -18,6 +18,7 @@ use crate::profiles::ThroughputTable;
 use crate::results::RunInfo;
 use crate::workload::WorkloadSpec;
 use serde_json::json;
+use std::path::Path;
 use std::sync::Arc;
 
 /// One point of the grid, resolved.
@@ -39,8 +40,13 @@ pub struct RunPlan {
 
 impl RunPlan {
     /// The round engine's policies; `None` when the scheduler is event-driven.
-    pub fn policies(&self) -> Option<Policies> {
-        let ctx = BuildContext { load: self.load };
+    pub fn policies(&self, base_dir: &Path) -> Option<Policies> {
+        let ctx = BuildContext {
+            load: self.load,
+            base_dir,
+            round_seconds: self.config.round_seconds,
+            cluster: &self.config.cluster,
+        };
         Some(Policies {
             admission: self.policy.admission.build(),
             scheduler: self.policy.scheduler.value.build(&ctx)?,

@@ -9,6 +9,7 @@ use super::Spec;
 use crate::data;
 use crate::policies::{GpuTimeSource, SchedulerSpec};
 use crate::workload::{TraceParams, WorkloadSpec};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ pub struct InputDigests {
 
 /// One input of a run: a local file, or a registered dataset file.
 enum Input<'a> {
-    Path(&'a Path),
+    Path(Cow<'a, Path>),
     Dataset(&'a str),
 }
 
@@ -32,7 +33,7 @@ impl InputDigests {
     pub fn of(spec: &Spec, base_dir: &Path) -> Result<Self, String> {
         let mut digests = InputDigests { base_dir: base_dir.to_path_buf(), files: BTreeMap::new() };
         let workloads = spec.workloads.value.iter().filter_map(|w| workload_input(&w.value));
-        let policies = spec.policies.value.iter().filter_map(|p| policy_input(&p.scheduler.value));
+        let policies = spec.policies.value.iter().flat_map(|p| policy_inputs(&p.scheduler.value, base_dir));
         for input in workloads.chain(policies) {
             if let Input::Path(path) = input {
                 let local = base_dir.join(path);
@@ -53,9 +54,12 @@ impl InputDigests {
         workload_input(workload).map(|input| self.digest(input))
     }
 
-    /// The digest of the file `scheduler` reads (a GPU-time distribution), if it reads one.
+    /// The digests of the files `scheduler` reads (a GPU-time distribution, an external
+    /// policy's script), if it reads any.
     pub fn of_scheduler(&self, scheduler: &SchedulerSpec) -> Option<String> {
-        policy_input(scheduler).map(|input| self.digest(input))
+        let digests: Vec<String> =
+            policy_inputs(scheduler, &self.base_dir).into_iter().map(|input| self.digest(input)).collect();
+        (!digests.is_empty()).then(|| digests.join(","))
     }
 
     /// The local file a run of `workload` and `scheduler` read whose digest differs between
@@ -66,8 +70,9 @@ impl InputDigests {
         workload: &WorkloadSpec,
         scheduler: &SchedulerSpec,
     ) -> Option<PathBuf> {
-        [workload_input(workload), policy_input(scheduler)].into_iter().flatten().find_map(|input| match input {
-            Input::Path(path) if self.digest(Input::Path(path)) != now.digest(Input::Path(path)) => {
+        let inputs = workload_input(workload).into_iter().chain(policy_inputs(scheduler, &self.base_dir));
+        inputs.into_iter().find_map(|input| match input {
+            Input::Path(path) if self.digest(Input::Path(path.clone())) != now.digest(Input::Path(path.clone())) => {
                 Some(self.base_dir.join(path))
             }
             _ => None,
@@ -91,18 +96,24 @@ impl InputDigests {
 
 fn workload_input(workload: &WorkloadSpec) -> Option<Input<'_>> {
     match workload {
-        WorkloadSpec::Csv(p) => Some(Input::Path(&p.path)),
-        WorkloadSpec::Trace(TraceParams { path: Some(path), .. }) => Some(Input::Path(path)),
+        WorkloadSpec::Csv(p) => Some(Input::Path(Cow::Borrowed(&p.path))),
+        WorkloadSpec::Trace(TraceParams { path: Some(path), .. }) => Some(Input::Path(Cow::Borrowed(path))),
         WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(Input::Dataset(reference)),
         _ => None,
     }
 }
 
-fn policy_input(scheduler: &SchedulerSpec) -> Option<Input<'_>> {
-    match scheduler.gpu_time_source()? {
-        GpuTimeSource::Path(path) => Some(Input::Path(path)),
-        GpuTimeSource::Dataset(reference) => Some(Input::Dataset(reference)),
+fn policy_inputs<'a>(scheduler: &'a SchedulerSpec, base_dir: &Path) -> Vec<Input<'a>> {
+    let mut inputs = Vec::new();
+    match scheduler.gpu_time_source() {
+        Some(GpuTimeSource::Path(path)) => inputs.push(Input::Path(Cow::Borrowed(path))),
+        Some(GpuTimeSource::Dataset(reference)) => inputs.push(Input::Dataset(reference)),
+        None => {}
     }
+    if let SchedulerSpec::External(external) = scheduler {
+        inputs.extend(external.files(base_dir).into_iter().map(|p| Input::Path(Cow::Owned(p))));
+    }
+    inputs
 }
 
 #[cfg(test)]

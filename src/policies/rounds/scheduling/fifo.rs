@@ -5,7 +5,7 @@
 //! Source: Blox `schedulers/fifo.py` (key `submit_time`), EuroSys'24 Figures 6, 7 and 12.
 
 use crate::core::policy::sort_by_priority_key;
-use crate::core::{JobSlot, JobTable, Scheduler, SimTime};
+use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};
 use crate::policies::{BuildContext, Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
 use crate::spec::EngineMode;
 use serde::Deserialize;
@@ -42,7 +42,8 @@ pub struct Fifo {
 }
 
 impl Scheduler for Fifo {
-    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) {
+    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) -> Result<(), PolicyError> {
         sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.submitted);
+        Ok(())
     }
 }

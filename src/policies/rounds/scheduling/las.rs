@@ -9,7 +9,7 @@
 //! Tiresias paper (NSDI'19) is a different policy.
 
 use crate::core::policy::sort_by_priority_key;
-use crate::core::{JobSlot, JobTable, Scheduler, SimTime};
+use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};
 use crate::policies::{BuildContext, Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
 use crate::spec::EngineMode;
 use serde::Deserialize;
@@ -46,7 +46,8 @@ pub struct Las {
 }
 
 impl Scheduler for Las {
-    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) {
+    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) -> Result<(), PolicyError> {
         sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.attained_service);
+        Ok(())
     }
 }

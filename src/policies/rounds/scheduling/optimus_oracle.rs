@@ -12,7 +12,7 @@
 //! not modelled.
 
 use crate::core::policy::sort_by_priority_key;
-use crate::core::{ActiveJob, JobSlot, JobTable, Scheduler, SimTime};
+use crate::core::{ActiveJob, JobSlot, JobTable, PolicyError, Scheduler, SimTime};
 use crate::policies::{
     BuildContext, Kind, LoadTable, OptionDoc, Params, PolicyInfo, PolicyOptions, Positive, SchedulerOptions,
 };
@@ -88,8 +88,9 @@ impl OptimusOracle {
 }
 
 impl Scheduler for OptimusOracle {
-    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) {
+    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) -> Result<(), PolicyError> {
         sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.work - job.attained_service);
+        Ok(())
     }
 
     fn progress_rate(&self, _job: &ActiveJob) -> f64 {

@@ -7,7 +7,7 @@
 //! attained_service`).
 
 use crate::core::policy::sort_by_priority_key;
-use crate::core::{JobSlot, JobTable, Scheduler, SimTime};
+use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};
 use crate::policies::{BuildContext, Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
 use crate::spec::EngineMode;
 use serde::Deserialize;
@@ -44,7 +44,8 @@ pub struct Srtf {
 }
 
 impl Scheduler for Srtf {
-    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) {
+    fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) -> Result<(), PolicyError> {
         sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.work - job.attained_service);
+        Ok(())
     }
 }
