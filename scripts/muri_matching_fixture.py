@@ -130,7 +130,8 @@ def nx_optimum(nx, w):
             if w[u][v] > 0:
                 g.add_edge(u, v, weight=w[u][v])
     m = nx.max_weight_matching(g)
-    return sum(w[min(a, b)][max(a, b)] for a, b in m)
+    pairs = {(min(a, b) + 1, max(a, b) + 1) for a, b in m}
+    return sum(w[min(a, b)][max(a, b)] for a, b in m), pairs
 
 
 def pair_weight(w, match):
@@ -170,11 +171,15 @@ def main():
 
     rnd = random.Random(20260101)
     lines = []
-    stats = {"graphs": 0, "seeded": 0, "typed": 0, "suboptimal": 0, "notes": 0, "max_n": 0}
+    stats = {"graphs": 0, "seeded": 0, "typed": 0, "suboptimal": 0, "notes": 0,
+             "pairs_differ_from_nx": 0, "max_n": 0}
 
     def record(header, body, match, w, notes):
-        opt = nx_optimum(nx, w)
+        opt, nx_pairs = nx_optimum(nx, w)
         got = pair_weight(w, match)
+        ours = {(v, u) for u, v in enumerate(match, 1) if 0 < v < u and match[v - 1] == u}
+        if ours != nx_pairs:
+            stats["pairs_differ_from_nx"] += 1
         if not math.isclose(got, opt, rel_tol=1e-9, abs_tol=1e-12):
             stats["suboptimal"] += 1
         if notes:
