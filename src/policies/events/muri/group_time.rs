@@ -182,7 +182,8 @@ fn recurrence_cycle(jobs: &[GroupJob<'_>], order: &[usize]) -> f64 {
             break;
         }
     }
-    if !(cycle > 0.0) {
+    // Python's `not (TT > 0)`: also a stop at a zero (or NaN) difference falls back.
+    if cycle <= 0.0 || cycle.is_nan() {
         cycle = f[8] - f[4];
     }
     assert!(cycle > 0.0, "a Muri group cycle must be positive (stage times all 0?)");
