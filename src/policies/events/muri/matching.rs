@@ -78,6 +78,9 @@ impl WeightMatrix {
     /// keeps `weight` only if it [`exceeds`] `threshold` (greater and not within a relative 1e-5);
     /// returns whether it was kept. With `weight_lbd = 0` the threshold is 0 and every positive
     /// used ratio is an edge; see [`edge_threshold`].
+    ///
+    /// # Panics
+    /// On a loop (`u == v`) or a vertex outside the graph.
     pub fn offer(&mut self, u: usize, v: usize, weight: f64, threshold: f64) -> bool {
         assert!(u != v && u < self.n && v < self.n, "edge ({u}, {v}) of a {}-vertex graph", self.n);
         let keep = exceeds(weight, threshold);
