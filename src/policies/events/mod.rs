@@ -12,6 +12,7 @@
 pub mod edf;
 pub mod elasticflow;
 pub mod gandiva;
+pub mod muri;
 pub mod themis;
 pub mod tiresias;
 pub mod yarn;
