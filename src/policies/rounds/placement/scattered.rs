@@ -52,7 +52,7 @@ impl GpuChooser for FirstFree {
         if cluster.free_gpus() < needed {
             return false;
         }
-        for node in 0..cluster.node_count() {
+        for node in cluster.first_node_with_free()..cluster.node_count() {
             if cluster.free_on_node(node) == 0 {
                 continue;
             }
