@@ -25,7 +25,7 @@ use crate::core::{Admission, ClusterSpec, OverheadModel, Placement, Scheduler};
 use crate::data;
 use crate::profiles::GpuTimeDistribution;
 use crate::spec::EngineMode;
-use events::{edf, elasticflow, gandiva, themis, tiresias, yarn};
+use events::{edf, elasticflow, gandiva, muri, themis, tiresias, yarn};
 use rounds::admission::{accept_all, load_based};
 use rounds::overhead::{fixed, none};
 use rounds::placement::{consolidated, scattered};
@@ -52,6 +52,12 @@ pub const ALL: &[&PolicyInfo] = &[
     &tiresias::INFO,
     &themis::INFO,
     &gandiva::INFO,
+    &muri::srtf::INFO,
+    &muri::srsf::INFO,
+    &muri::muri_s::INFO,
+    &muri::muri_l::INFO,
+    &muri::muri_l_worst_ordering::INFO,
+    &muri::muri_l_without_blossom::INFO,
     &scattered::INFO,
     &consolidated::INFO,
     &yarn::INFO,
@@ -245,6 +251,12 @@ pub enum SchedulerSpec {
     Tiresias(tiresias::Options),
     Themis(themis::Options),
     Gandiva(gandiva::Options),
+    MuriSrtf(muri::srtf::Options),
+    MuriSrsf(muri::srsf::Options),
+    MuriS(muri::muri_s::Options),
+    MuriL(muri::muri_l::Options),
+    MuriLWorstOrdering(muri::muri_l_worst_ordering::Options),
+    MuriLWithoutBlossom(muri::muri_l_without_blossom::Options),
 }
 
 impl SchedulerSpec {
@@ -262,6 +274,12 @@ impl SchedulerSpec {
             SchedulerSpec::Tiresias(o) => o,
             SchedulerSpec::Themis(o) => o,
             SchedulerSpec::Gandiva(o) => o,
+            SchedulerSpec::MuriSrtf(o) => o,
+            SchedulerSpec::MuriSrsf(o) => o,
+            SchedulerSpec::MuriS(o) => o,
+            SchedulerSpec::MuriL(o) => o,
+            SchedulerSpec::MuriLWorstOrdering(o) => o,
+            SchedulerSpec::MuriLWithoutBlossom(o) => o,
         }
     }
 

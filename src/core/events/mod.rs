@@ -33,7 +33,7 @@ pub use job::{ElasticJob, JobIdx, JobStatus, Scaling, Speed};
 pub use overhead::{ElasticflowOverhead, ScaleOverhead};
 pub use placement::{BuddyPlacement, CLASSES, SetId};
 pub use step::{Allocation, FreeTimeline, StepFunction, align};
-pub use yarn_placement::YarnPlacement;
+pub use yarn_placement::{YarnNodes, YarnPlacement};
 
 use super::metrics::RunTotals;
 use super::{ClusterSpec, JobRecord, JobSpec, RunError, RunOutput, RunSummary, SimTime, StopFlag, TimelineRow};
@@ -76,6 +76,14 @@ pub trait EventPolicy: Send {
     /// job at its own size return false.
     fn needs_curves(&self) -> bool {
         true
+    }
+
+    /// Why the policy cannot run `job` on `cluster`, if it cannot: the engine refuses, before the
+    /// run, the first such job, naming it (and `blox validate` reports it with the spec). Default:
+    /// any job (what [`EventPolicy::needs_curves`] asks is checked apart). The Muri family asks
+    /// for its trace fields and a GPU count MS-YARN can place and its overhead table knows.
+    fn check_job(&self, _job: &JobSpec, _cluster: &ClusterSpec) -> Result<(), String> {
+        Ok(())
     }
 
     /// Accounts progress over the `delta` seconds before `now`.
@@ -661,6 +669,7 @@ impl EventEngine {
                 });
             }
             last_arrival = spec.arrival;
+            policy.check_job(&spec, &config.cluster).map_err(|reason| RunError::InvalidJob { id: spec.id, reason })?;
             let job = ElasticJob::new(spec, &config.throughput);
             if policy.needs_curves() {
                 job.scaling()?;

@@ -50,11 +50,89 @@
 
 use super::JobIdx;
 
+/// Free GPUs per node of one switch of identical nodes and MS-YARN's choice of nodes (the rule
+/// above), without a record of who holds what: [`YarnPlacement`] builds on it, and policies that
+/// re-place every job from an empty cluster at every decision and only ask whether a job fits
+/// (the Muri family, `policies::events::muri`) use it alone.
+#[derive(Debug, Clone)]
+pub struct YarnNodes {
+    gpus_per_node: u32,
+    free: Vec<u32>,
+    /// The nodes of the last choice.
+    chosen: Vec<(u32, u32)>,
+}
+
+impl YarnNodes {
+    pub fn new(nodes: u32, gpus_per_node: u32) -> Self {
+        Self { gpus_per_node, free: vec![gpus_per_node; nodes as usize], chosen: Vec::new() }
+    }
+
+    /// Free GPUs of each node, in id order.
+    pub fn free_per_node(&self) -> &[u32] {
+        &self.free
+    }
+
+    /// Every GPU free again (the original's `empty_infra`).
+    pub fn reset(&mut self) {
+        self.free.fill(self.gpus_per_node);
+    }
+
+    /// Chooses the `(node, GPUs)` pairs a job of `gpus` GPUs takes by the rule, into `chosen`
+    /// (whole nodes first); false when it does not fit.
+    fn choose(&mut self, gpus: u32) -> bool {
+        self.chosen.clear();
+        let gpn = self.gpus_per_node;
+        if gpus > gpn {
+            let whole = (gpus / gpn) as usize;
+            let free = &self.free;
+            self.chosen
+                .extend((0..free.len() as u32).filter(|&n| free[n as usize] == gpn).take(whole).map(|n| (n, gpn)));
+            if self.chosen.len() < whole {
+                return false;
+            }
+            let rest = gpus % gpn;
+            if rest > 0 {
+                let chosen = &self.chosen;
+                let other = |n: u32| !chosen.iter().any(|&(t, _)| t == n);
+                let Some(n) = (0..free.len() as u32).find(|&n| other(n) && free[n as usize] >= rest) else {
+                    return false;
+                };
+                self.chosen.push((n, rest));
+            }
+            true
+        } else {
+            match self.free.iter().position(|&f| f >= gpus) {
+                Some(n) => {
+                    self.chosen.push((n as u32, gpus));
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+
+    /// Takes `gpus` GPUs by the rule; false (nothing taken) when they do not fit.
+    pub fn take(&mut self, gpus: u32) -> bool {
+        if !self.choose(gpus) {
+            return false;
+        }
+        for &(n, g) in &self.chosen {
+            self.free[n as usize] -= g;
+        }
+        true
+    }
+
+    fn give_back(&mut self, held: &[(u32, u32)]) {
+        for &(n, g) in held {
+            self.free[n as usize] += g;
+        }
+    }
+}
+
 /// Free GPUs per node and each job's holdings, for one switch of identical nodes.
 #[derive(Debug, Clone)]
 pub struct YarnPlacement {
-    gpus_per_node: u32,
-    free: Vec<u32>,
+    nodes: YarnNodes,
     /// By job: `(node, GPUs)` held, empty when not placed.
     held: Vec<Vec<(u32, u32)>>,
     /// By job: whether it held GPUs since the last placement pass ended (it ran before this
@@ -67,8 +145,7 @@ pub struct YarnPlacement {
 impl YarnPlacement {
     pub fn new(nodes: u32, gpus_per_node: u32) -> Self {
         Self {
-            gpus_per_node,
-            free: vec![gpus_per_node; nodes as usize],
+            nodes: YarnNodes::new(nodes, gpus_per_node),
             held: Vec::new(),
             released: Vec::new(),
             ever_placed: Vec::new(),
@@ -77,7 +154,7 @@ impl YarnPlacement {
 
     /// Free GPUs of each node, in id order.
     pub fn free_per_node(&self) -> &[u32] {
-        &self.free
+        self.nodes.free_per_node()
     }
 
     /// The `(node, GPUs)` pairs `job` holds, in allocation order (whole nodes first).
@@ -101,37 +178,10 @@ impl YarnPlacement {
     /// fit or already holds GPUs.
     pub fn place(&mut self, job: JobIdx, gpus: u32) -> bool {
         self.grow(job);
-        if gpus == 0 || !self.held[job].is_empty() {
+        if gpus == 0 || !self.held[job].is_empty() || !self.nodes.take(gpus) {
             return false;
         }
-        let gpn = self.gpus_per_node;
-        let mut take: Vec<(u32, u32)> = Vec::new();
-        if gpus > gpn {
-            let whole = (gpus / gpn) as usize;
-            take.extend(
-                (0..self.free.len() as u32).filter(|&n| self.free[n as usize] == gpn).take(whole).map(|n| (n, gpn)),
-            );
-            if take.len() < whole {
-                return false;
-            }
-            let rest = gpus % gpn;
-            if rest > 0 {
-                let chosen = |n: u32| take.iter().any(|&(t, _)| t == n);
-                let Some(n) = (0..self.free.len() as u32).find(|&n| !chosen(n) && self.free[n as usize] >= rest) else {
-                    return false;
-                };
-                take.push((n, rest));
-            }
-        } else {
-            match self.free.iter().position(|&f| f >= gpus) {
-                Some(n) => take.push((n as u32, gpus)),
-                None => return false,
-            }
-        }
-        for &(n, g) in &take {
-            self.free[n as usize] -= g;
-        }
-        self.held[job] = take;
+        self.held[job].extend_from_slice(&self.nodes.chosen);
         self.ever_placed[job] = true;
         true
     }
@@ -139,10 +189,12 @@ impl YarnPlacement {
     /// Gives back every GPU `job` holds.
     pub fn release(&mut self, job: JobIdx) {
         let Some(held) = self.held.get_mut(job) else { return };
-        for (n, g) in held.drain(..) {
-            self.free[n as usize] += g;
-            self.released[job] = true;
+        if held.is_empty() {
+            return;
         }
+        self.nodes.give_back(held);
+        held.clear();
+        self.released[job] = true;
     }
 
     /// Whether `job` held GPUs since the last placement pass ended.

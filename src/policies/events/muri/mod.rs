@@ -9,16 +9,39 @@
 //! §1.3 restart overheads). The rules are re-implemented from that specification; where the
 //! original has a quirk that changes numbers it is kept and named in the item's doc.
 //!
+//! The simulator's policies, one file each with its descriptor:
+//! - [`srtf`] (`muri-srtf`) and [`srsf`] (`muri-srsf`): the shortest-first baselines, §3;
+//! - [`muri_s`], [`muri_l`], [`muri_l_worst_ordering`], [`muri_l_without_blossom`]: Muri and its
+//!   ablations, §7, on the scheduler they share ([`interleave`]).
+//!
+//! What they share:
+//! - [`family`]: the simulator's loop (progress with per-interval overheads, completions, end
+//!   events rebuilt at every decision, the next decision, MS-YARN from an empty cluster), §2;
 //! - [`matching`]: the original's maximum-weight matching, traversal order and tolerances included
 //!   (ties are frequent and its tie-break moves results, §7.5);
 //! - [`group_time`]: a group's iteration time and used ratio (the edge weight), §8 and §7.4;
 //! - [`overheads`]: the restart overhead charged per event interval, §1.3.
 //!
-//! This module holds the Python comparisons the rules are written in (§1.4).
+//! This module holds the Python comparisons the rules are written in (§1.4) and the placement the
+//! policies bring.
 
+pub mod family;
 pub mod group_time;
+pub mod interleave;
 pub mod matching;
+pub mod muri_l;
+pub mod muri_l_without_blossom;
+pub mod muri_l_worst_ordering;
+pub mod muri_s;
 pub mod overheads;
+pub mod srsf;
+pub mod srtf;
+
+use crate::policies::OwnPlacement;
+
+/// MS-YARN as the Muri simulator runs it (`--scheme=yarn`, `docs/muri-semantics.md` §2.7): every
+/// decision re-places the whole run set from an empty cluster, first fit; runs record it as `yarn`.
+pub const MURI_YARN: OwnPlacement = OwnPlacement { name: "yarn", alternatives: &[] };
 
 #[cfg(test)]
 mod fixture_tests;

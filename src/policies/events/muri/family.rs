@@ -1,0 +1,338 @@
+//! What every policy of the Muri simulator shares (`docs/muri-semantics.md` §2): per-job
+//! progress by iterations with a restart overhead charged in every event interval, completions
+//! at end events rebuilt from scratch at each decision, the choice of the next decision between
+//! the next arrival and the earliest end, and MS-YARN's first fit, re-done from an empty cluster
+//! at every decision. Original: `run_sim.py` `shortest_first_sim_jobs` (lines 227–367) and
+//! `multi_resource_blossom_same_sim_jobs` (933–1218), whose loops share this skeleton.
+//!
+//! One decision at time `now`, as the engine's hooks run it (the engine keeps the arrival events;
+//! the end events are the policy's own, [`Family::next_decision`]):
+//!
+//! 1. [`Family::complete`]: the end group chosen for this decision completes (§2.3): each job
+//!    adds `now − last` to its wall time and finishes at `now`, whatever its iterations left;
+//! 2. [`Family::arrive`]: the event's arrivals join the end of the runnable list (§2.1);
+//! 3. [`Family::progress`]: every running job, in runnable order, advances
+//!    `max(now − last − overhead, 0) / iteration_time_cur` iterations and adds `now − last` to its
+//!    wall time (§2.4); pending jobs keep their state;
+//! 4. the policy orders the runnable jobs and picks the run set ([`Family::apply`] starts and
+//!    preempts to match it, §2.6);
+//! 5. [`Family::plan_ends`]: each running job ends at `now + iterations left × iteration_time_cur`;
+//!    ends within a relative 1e-9 of a group's first end join that group (§2.5).
+//!
+//! Quirks kept: the overhead is charged in every interval a job runs (not only after a
+//! restart) and never in the interval in which it completes, so a job's completion time grows
+//! with the number of decisions during its run; a job completes when its end group is processed,
+//! even up to 1e-4 s before its computed end (the Muri policies' merge, §2.2); float operations
+//! keep the original's order (`(executed + now) − last` in progress, `executed + (now − last)` at
+//! completion).
+//!
+//! Deviations: arrivals at distinct times are separate decisions, where the original groups
+//! submit times within a relative 1e-9 (none in the shipped traces); a job no empty cluster can
+//! hold is refused before the run ([`check_job`]), where the original never runs it and leaves it
+//! out of every metric.
+
+use super::isclose;
+use super::overheads::{UnsupportedGpuCount, restart_overhead};
+use crate::core::events::{EventSim, JobIdx, JobStatus, YarnNodes};
+use crate::core::{ClusterSpec, JobSpec, SimTime};
+
+/// How the next arrival and the earliest end are told apart when they (nearly) coincide (§2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coincidence {
+    /// SRTF and SRSF: one decision for both only when the end equals the arrival exactly; an end
+    /// earlier by any amount is a decision of its own.
+    Exact,
+    /// The Muri policies: an end within an absolute 1e-4 s (or a relative 1e-9) of the next
+    /// arrival, before or after it, completes at the arrival.
+    Near,
+}
+
+/// A job's state in the original's job record.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MuriJob {
+    /// Solo iteration time in seconds, `(ms × 1.015) / 1000` ([`solo_iteration_time`]).
+    pub solo: f64,
+    /// Iterations left (`remaining_iteration`).
+    pub remaining: f64,
+    /// Seconds per iteration at the current decision (`iteration_time_cur`): the solo time, or the
+    /// group's cycle for a Muri group member.
+    pub iteration_time: f64,
+    /// Seconds of progress lost in every interval the job runs (`overhead`).
+    pub overhead: f64,
+    /// Wall seconds spent running, overheads included (`total_executed_time`).
+    pub executed: f64,
+}
+
+/// The jobs that complete together at one end time.
+#[derive(Clone, Debug, Default)]
+struct EndGroup {
+    time: SimTime,
+    jobs: Vec<JobIdx>,
+}
+
+/// The shared state of one run of a Muri-family policy.
+#[derive(Debug)]
+pub struct Family {
+    coincidence: Coincidence,
+    jobs: Vec<MuriJob>,
+    /// Time of the previous decision (every runnable job's `last_check_time`).
+    last: SimTime,
+    /// End groups by time, rebuilt at every decision.
+    ends: Vec<EndGroup>,
+    /// Whether the next decision completes `ends[0]`.
+    completes_first: bool,
+    /// By job: it holds the GPUs of its placement (a Muri group's other members share them).
+    occupies: Vec<bool>,
+    /// By job: it is in this decision's run set.
+    run: Vec<bool>,
+    to_start: Vec<JobIdx>,
+    to_preempt: Vec<JobIdx>,
+    /// The cluster's free GPUs per node for this decision's placement passes.
+    nodes: Option<YarnNodes>,
+}
+
+impl Family {
+    pub fn new(coincidence: Coincidence) -> Self {
+        Self {
+            coincidence,
+            jobs: Vec::new(),
+            last: 0.0,
+            ends: Vec::new(),
+            completes_first: false,
+            occupies: Vec::new(),
+            run: Vec::new(),
+            to_start: Vec::new(),
+            to_preempt: Vec::new(),
+            nodes: None,
+        }
+    }
+
+    pub fn job(&self, j: JobIdx) -> &MuriJob {
+        &self.jobs[j]
+    }
+
+    /// Sets the seconds per iteration and the per-interval overhead `j` runs with from now.
+    pub fn set_speed(&mut self, j: JobIdx, iteration_time: f64, overhead: f64) {
+        let job = &mut self.jobs[j];
+        job.iteration_time = iteration_time;
+        job.overhead = overhead;
+    }
+
+    /// Whether `j` holds the GPUs of its placement (the scheduling log counts them once per group).
+    pub fn occupies(&self, j: JobIdx) -> bool {
+        self.occupies.get(j).copied().unwrap_or(false)
+    }
+
+    /// The free GPUs per node as the original's `empty_infra` leaves them: every GPU free.
+    pub fn empty_nodes(&mut self) -> &mut YarnNodes {
+        let nodes = self.nodes.as_mut().expect("the nodes exist once a decision started");
+        nodes.reset();
+        nodes
+    }
+
+    /// The free GPUs per node left by this decision's placements so far.
+    pub fn nodes(&mut self) -> &mut YarnNodes {
+        self.nodes.as_mut().expect("the nodes exist once a decision started")
+    }
+
+    /// §2.3: the end group chosen for `now` completes, in group order.
+    pub fn complete(&mut self, sim: &mut EventSim, now: SimTime) {
+        if !std::mem::take(&mut self.completes_first) {
+            return;
+        }
+        let group = std::mem::take(&mut self.ends[0].jobs);
+        for &j in &group {
+            let job = &mut self.jobs[j];
+            job.executed += now - self.last;
+            self.occupies[j] = false;
+            sim.set_end(j, now);
+            sim.finish(j, false);
+        }
+        self.ends[0].jobs = group;
+    }
+
+    /// §2.1 `move_to_runnable`: each arrival joins the end of the runnable list, pending, with
+    /// all its iterations left and its solo iteration time.
+    pub fn arrive(&mut self, sim: &mut EventSim, arrivals: &[JobIdx]) {
+        if self.jobs.len() < sim.jobs().len() {
+            let n = sim.jobs().len();
+            self.jobs.resize(n, MuriJob::default());
+            self.occupies.resize(n, false);
+            self.run.resize(n, false);
+        }
+        if self.nodes.is_none() {
+            self.nodes = Some(YarnNodes::new(sim.total_gpus() / sim.gpus_per_node(), sim.gpus_per_node()));
+        }
+        for &j in arrivals {
+            sim.enqueue(j);
+            let spec = &sim.job(j).spec;
+            let solo = solo_iteration_time(spec);
+            self.jobs[j] = MuriJob {
+                solo,
+                remaining: spec.iterations.unwrap_or_default(),
+                iteration_time: solo,
+                overhead: 0.0,
+                executed: 0.0,
+            };
+        }
+    }
+
+    /// §2.4: every running job progresses over the interval since the last decision, less its
+    /// overhead, at its current iteration time.
+    pub fn progress(&mut self, sim: &EventSim, now: SimTime) {
+        for &j in sim.runnable() {
+            if sim.job(j).status != JobStatus::Running {
+                continue;
+            }
+            let job = &mut self.jobs[j];
+            let run = now - self.last - job.overhead;
+            // Python's `max(run, 0)`: 0 only when strictly larger.
+            let run = if 0.0 > run { 0.0 } else { run };
+            job.remaining -= run / job.iteration_time;
+            job.executed = job.executed + now - self.last;
+        }
+    }
+
+    /// Clears the run set and the occupancy of every runnable job, before a placement pass.
+    pub fn clear_run_set(&mut self, sim: &EventSim) {
+        for &j in sim.runnable() {
+            self.run[j] = false;
+            self.occupies[j] = false;
+        }
+    }
+
+    /// `j` runs after this decision; `occupies` when it holds its placement's GPUs itself.
+    pub fn run(&mut self, j: JobIdx, occupies: bool) {
+        self.run[j] = true;
+        self.occupies[j] = occupies;
+    }
+
+    /// §2.6: running jobs outside the run set are preempted, pending ones in it start (first
+    /// start at `now`), on the GPUs they ask for.
+    pub fn apply(&mut self, sim: &mut EventSim, now: SimTime) {
+        self.to_start.clear();
+        self.to_preempt.clear();
+        for &j in sim.runnable() {
+            match (sim.job(j).status, self.run[j]) {
+                (JobStatus::Running, false) => self.to_preempt.push(j),
+                (JobStatus::Pending, true) => self.to_start.push(j),
+                _ => {}
+            }
+        }
+        for &j in &self.to_preempt {
+            sim.preempt(j);
+        }
+        for &j in &self.to_start {
+            sim.start(j, now);
+            sim.set_gpus(j, sim.job(j).spec.gpus);
+        }
+    }
+
+    /// §2.5: the end groups after the decision at `now`, over the running jobs in runnable order;
+    /// then `now` becomes the last decision.
+    pub fn plan_ends(&mut self, sim: &EventSim, now: SimTime) {
+        for group in &mut self.ends {
+            group.jobs.clear();
+        }
+        let mut used = 0;
+        for &j in sim.runnable() {
+            if sim.job(j).status != JobStatus::Running {
+                continue;
+            }
+            let job = &self.jobs[j];
+            let end = now + job.remaining * job.iteration_time;
+            // `search_dict_list`: the first group whose time is within a relative 1e-9.
+            match self.ends[..used].iter_mut().find(|g| isclose(g.time, end, 1e-9, 0.0)) {
+                Some(group) => group.jobs.push(j),
+                None => {
+                    if used == self.ends.len() {
+                        self.ends.push(EndGroup::default());
+                    }
+                    self.ends[used].time = end;
+                    self.ends[used].jobs.push(j);
+                    used += 1;
+                }
+            }
+        }
+        self.ends.truncate(used);
+        self.ends.sort_by(|a, b| a.time.total_cmp(&b.time));
+        self.last = now;
+    }
+
+    /// §2.2: the next decision, the earlier of the next arrival (the engine's event list) and the
+    /// earliest end group, which completes there; `None` when neither exists. When both (nearly)
+    /// coincide by [`Coincidence`], the decision is at the arrival and also completes the group.
+    pub fn next_decision(&mut self, sim: &EventSim) -> Option<SimTime> {
+        let arrival = sim.next_event_time();
+        let end = self.ends.first().map(|g| g.time);
+        let (time, completes) = match (arrival, end) {
+            (None, None) => return None,
+            (Some(a), None) => (a, false),
+            (None, Some(e)) => (e, true),
+            (Some(a), Some(e)) => {
+                let together = match self.coincidence {
+                    Coincidence::Exact => e == a,
+                    Coincidence::Near => isclose(e, a, 1e-9, 1e-4),
+                };
+                if together {
+                    (a, true)
+                } else if e < a {
+                    (e, true)
+                } else {
+                    (a, false)
+                }
+            }
+        };
+        self.completes_first = completes;
+        Some(time)
+    }
+}
+
+/// The solo iteration time of a job in seconds, in the original's operation order
+/// `(ms × 1.015) / 1000` (§1.1, `jobs.py` `add_job`). The trace's milliseconds are recovered
+/// from the seconds blox's Muri reader stores (`ms / 1000`) by rounding to the nearest whole
+/// millisecond, which is exact for every shipped trace (the original crashes on a decimal
+/// `iteration_time`); a decimal value is used as it is.
+pub fn solo_iteration_time(spec: &JobSpec) -> f64 {
+    let ms = spec.iteration_s.unwrap_or_default() * 1000.0;
+    let whole = ms.round();
+    let ms = if (ms - whole).abs() <= 1e-9 * whole { whole } else { ms };
+    super::group_time::solo_iteration_time(ms)
+}
+
+/// The restart overhead of a job alone (§1.3), by its GPU count and model (10 s for a model the
+/// table does not name, or none).
+pub fn job_overhead(spec: &JobSpec) -> Result<f64, UnsupportedGpuCount> {
+    restart_overhead(spec.gpus, spec.model.as_deref().unwrap_or_default()).map(f64::from)
+}
+
+/// Why the Muri simulator cannot run `spec` on `cluster`, checked before the run (§11 items 19,
+/// 20; §12): it needs an iteration count and a solo iteration time, a GPU count of the overhead
+/// table, room on the empty cluster under MS-YARN, and for the interleaving policies
+/// (`needs_stages`) the three stage times.
+pub fn check_job(spec: &JobSpec, cluster: &ClusterSpec, needs_stages: bool) -> Result<(), String> {
+    if spec.iterations.is_none_or(|n| !(n.is_finite() && n >= 0.0)) {
+        return Err("has no iteration count (the Muri policies run jobs by iterations)".into());
+    }
+    if spec.iteration_s.is_none_or(|s| !(s.is_finite() && s > 0.0)) {
+        return Err("has no solo iteration time (a Muri trace's `iteration_time`)".into());
+    }
+    job_overhead(spec).map_err(|e| e.to_string())?;
+    if needs_stages && spec.stage_times.as_ref().is_none_or(|s| s.len() != 3) {
+        return Err("has no stage times (a Muri trace's `resource_time_0..2`), which Muri's interleaving needs; \
+             the original would draw them at random, unseeded"
+            .into());
+    }
+    let Some(node) = cluster.identical_node() else {
+        return Err("the Muri policies place with MS-YARN on identical nodes".into());
+    };
+    let count = cluster.nodes.len() as u32;
+    if !YarnNodes::new(count, node.gpus).take(spec.gpus) {
+        return Err(format!(
+            "asks for {} GPUs, which MS-YARN cannot place even on the empty cluster of {count} nodes x {} GPUs \
+             (the original would never run it and leave it out of every metric)",
+            spec.gpus, node.gpus
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,499 @@
+//! Muri's scheduler, shared by its four policies (`muri-s`, `muri-l`, `muri-l-worst-ordering`,
+//! `muri-l-without-blossom`): `run_sim.py` `multi_resource_blossom_same_sim_jobs` (lines
+//! 933–1218) and `matching.py` `_Blossom_Same.run` / `blossom_one_round` (572–722) @ 4e69a78,
+//! as `docs/muri-semantics.md` §7 specifies them.
+//!
+//! Rule, at every arrival and every completion (the family's skeleton, [`super::family`]):
+//!
+//! 1. **Key** (§7.2): every running job's key is updated — Muri-S: remaining GPU time
+//!    `iterations left × solo time × GPUs`; the Muri-L variants: attained GPU time, wall seconds
+//!    spent running (overheads included) × GPUs. The runnable jobs are stably sorted by key.
+//! 2. **Admission by slots** (§7.3): from an empty cluster, in key order, a job not yet covered
+//!    that MS-YARN can reserve opens a slot of its GPU count, covering it and the next
+//!    `packing_num − 1` uncovered jobs of its GPU count in key order. `required` = the GPUs the
+//!    admitted jobs would need alone.
+//! 3. **Grouping** (§7.4, §7.6): jobs are grouped only among equal GPU counts, and only while
+//!    `required` exceeds the cluster. With Blossom, up to `packing_num` rounds: per GPU count (in
+//!    order of first appearance), a maximum-weight matching ([`super::matching`]) over the current
+//!    groups, edge weight the used ratio of the merged group ([`super::group_time::used_ratio`]);
+//!    matched pairs are merged in emission order until `required` fits. Without Blossom, each slot's
+//!    jobs are merged into its first job in key order until `required` fits.
+//! 4. **Autopack** (§7.7, option): a group slower than its members run one after another
+//!    (best-order cycle over the sum of solo times `> 1`) is split; groups and singles are
+//!    re-admitted by key from an empty cluster, skipping what does not fit.
+//! 5. **Placement** (§7.8): runnable jobs are stably sorted by GPU count, descending (the order the
+//!    next decision starts from); each group is placed once with MS-YARN at its first member, the
+//!    others share its GPUs. Every member advances one iteration per group cycle
+//!    ([`super::group_time::group_iteration_time`]) and is charged, in every interval, the sum of
+//!    its members' restart overheads.
+//!
+//! Quirks kept (§11): the Muri-S key of a job that never ran is its trace duration × GPUs, without
+//! the 1.015 of started jobs (item 4); key ties keep the previous decision's GPU-descending order
+//! with arrivals behind in trace order (5); the matching's pairs are merged in emission order, not
+//! by weight (6), and not at all while the admitted jobs fit alone (7); the matcher's own tie-break
+//! (8); autopack judges with the best order even for the worst-ordering variant (10); the variant
+//! without Blossom uses f_4 = 1.3/1.015 (11); one job alone runs at its solo time (12). A group
+//! member that MS-YARN cannot place waits (the original's "unable to place", never observed).
+
+use super::family::{Coincidence, Family, check_job, job_overhead};
+use super::group_time::{GroupJob, GroupTimeRule, MAX_GROUP, Ordering, group_iteration_time, used_ratio};
+use super::matching::{Emitted, Matcher, WeightMatrix, edge_threshold};
+use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
+use crate::policies::{OptionDoc, Params};
+use serde::{Deserialize, Deserializer, de};
+
+/// The original's `--multi_resource`: stage slots of the cycle and divisor of the used ratio, 4 in
+/// every script of the paper (the shipped traces have three stage times, which selects the
+/// recurrence of §8).
+pub const MULTI_RESOURCE: usize = 4;
+
+/// What a Muri policy's options give, common to the four variants.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params4 {
+    /// Largest group, `--packing_num` (1 to 4).
+    pub packing_num: usize,
+    /// `--autopack`.
+    pub autopack: bool,
+    /// `--weight_lbd`: a merged pair is an edge only if its used ratio exceeds
+    /// `weight_lbd × jobs / 4`.
+    pub weight_lbd: f64,
+}
+
+/// The options every Muri policy documents.
+pub const OPTIONS: &[OptionDoc] = &[
+    OptionDoc {
+        name: "packing_num",
+        example: "4",
+        meaning: "largest group of interleaved jobs, 1 to 4 (--packing_num; default 4)",
+    },
+    OptionDoc {
+        name: "autopack",
+        example: "false",
+        meaning: "split groups slower than their jobs run in turn, then re-admit by key (--autopack; default true, the original's HEAD; its published trace values match false)",
+    },
+    OptionDoc {
+        name: "weight_lbd",
+        example: "0",
+        meaning: "a pair is grouped only if its used ratio exceeds weight_lbd x jobs / 4 (--weight_lbd; default 0)",
+    },
+];
+
+/// `packing_num`: 1 to 4 (§11 item 21: the group cycle is defined for at most four jobs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackingNum(pub usize);
+
+impl Default for PackingNum {
+    fn default() -> Self {
+        Self(MAX_GROUP)
+    }
+}
+
+impl<'de> Deserialize<'de> for PackingNum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = u64::deserialize(d)?;
+        if (1..=MAX_GROUP as u64).contains(&v) {
+            Ok(Self(v as usize))
+        } else {
+            Err(de::Error::custom(format!(
+                "must be 1 to {MAX_GROUP} (Muri's group cycle is defined for at most {MAX_GROUP} jobs), got {v}"
+            )))
+        }
+    }
+}
+
+/// `weight_lbd`: a non-negative, finite number.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WeightLbd(pub f64);
+
+impl<'de> Deserialize<'de> for WeightLbd {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        if v.is_finite() && v >= 0.0 {
+            Ok(Self(v))
+        } else {
+            Err(de::Error::custom(format!("must be a non-negative number, got {v}")))
+        }
+    }
+}
+
+/// The original's default `--autopack` (HEAD, e7fc578).
+pub fn autopack_default() -> bool {
+    true
+}
+
+/// The canonical parameters of a Muri policy's options.
+pub fn params(packing_num: PackingNum, autopack: bool, weight_lbd: WeightLbd) -> Params {
+    let mut params = Params::new();
+    params.insert("packing_num", packing_num.0.into());
+    params.insert("autopack", autopack.into());
+    params.insert("weight_lbd", weight_lbd.0.into());
+    params
+}
+
+/// Which Muri policy (§7.1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variant {
+    /// Muri-S (`know_duration`): keyed by remaining GPU time; else by attained GPU time (Muri-L).
+    pub knows_duration: bool,
+    /// Groups by matchings (`blossom`); else by consecutive slots.
+    pub blossom: bool,
+    /// Ordering and interference factors of group cycles.
+    pub rule: GroupTimeRule,
+}
+
+impl Variant {
+    pub const MURI_S: Self = Self { knows_duration: true, blossom: true, rule: GroupTimeRule::MURI };
+    pub const MURI_L: Self = Self { knows_duration: false, ..Self::MURI_S };
+    pub const WORST_ORDERING: Self = Self { rule: GroupTimeRule::WORST_ORDERING, ..Self::MURI_L };
+    pub const WITHOUT_BLOSSOM: Self = Self { blossom: false, rule: GroupTimeRule::WITHOUT_BLOSSOM, ..Self::MURI_L };
+}
+
+/// The jobs of one GPU count and their groups (each a list of jobs in group order).
+#[derive(Debug, Default)]
+struct Class {
+    gpus: u32,
+    /// Admission: the class's runnable jobs in key order, then the admitted prefix.
+    jobs: Vec<JobIdx>,
+    /// Admitted jobs covered by slots, and slots opened.
+    chosen: usize,
+    slots: usize,
+    groups: Vec<Vec<JobIdx>>,
+}
+
+/// Index of the class of `gpus` GPUs in `classes`, appended (empty) if new: classes keep the order
+/// in which their GPU count first appears (the original's dict insertion order).
+fn class_of(classes: &mut Vec<Class>, gpus: u32) -> usize {
+    match classes.iter().position(|c| c.gpus == gpus) {
+        Some(c) => c,
+        None => {
+            classes.push(Class { gpus, ..Class::default() });
+            classes.len() - 1
+        }
+    }
+}
+
+/// One Muri policy.
+#[derive(Debug)]
+pub struct Muri {
+    variant: Variant,
+    params: Params4,
+    family: Family,
+    /// Per job index: the sort key (`sort_val`), and the values it is taken from.
+    key: Vec<f64>,
+    remaining_gputime: Vec<f64>,
+    executed_gputime: Vec<f64>,
+    /// Per job index: covered by an admission slot in this decision.
+    covered: Vec<bool>,
+    /// Per job index: its group in `packings` (index into `groups`).
+    group_of: Vec<Option<usize>>,
+    classes: Vec<Class>,
+    next_classes: Vec<Class>,
+    /// The final groups of this decision, and per group: placed yet, cycle, overhead.
+    groups: Vec<Vec<JobIdx>>,
+    placed: Vec<bool>,
+    weights: WeightMatrix,
+    matcher: Matcher,
+    emitted: Vec<(usize, Emitted)>,
+}
+
+impl Muri {
+    pub fn new(variant: Variant, params: Params4) -> Self {
+        Self {
+            variant,
+            params,
+            family: Family::new(Coincidence::Near),
+            key: Vec::new(),
+            remaining_gputime: Vec::new(),
+            executed_gputime: Vec::new(),
+            covered: Vec::new(),
+            group_of: Vec::new(),
+            classes: Vec::new(),
+            next_classes: Vec::new(),
+            groups: Vec::new(),
+            placed: Vec::new(),
+            weights: WeightMatrix::new(),
+            matcher: Matcher::new(),
+            emitted: Vec::new(),
+        }
+    }
+
+    /// §7.2: arrivals' and running jobs' keys, then the stable sort by key.
+    fn order_by_key(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) {
+        for &j in arrivals {
+            let spec = &sim.job(j).spec;
+            self.remaining_gputime[j] = spec.work * f64::from(spec.gpus);
+            self.executed_gputime[j] = 0.0;
+        }
+        self.family.progress(sim, now);
+        for &j in sim.runnable() {
+            let gpus = f64::from(sim.job(j).spec.gpus);
+            if sim.job(j).status == JobStatus::Running {
+                let job = self.family.job(j);
+                self.remaining_gputime[j] = job.remaining * job.solo * gpus;
+                self.executed_gputime[j] = job.executed * gpus;
+            }
+            self.key[j] =
+                if self.variant.knows_duration { self.remaining_gputime[j] } else { self.executed_gputime[j] };
+        }
+        let key = &self.key;
+        sim.reorder_runnable(|_, runnable| {
+            runnable.sort_by(|&a, &b| key[a].partial_cmp(&key[b]).unwrap_or(std::cmp::Ordering::Equal))
+        });
+    }
+
+    /// §7.3: slots per GPU count, from an empty cluster in key order; returns `required`.
+    fn admit(&mut self, sim: &EventSim) -> u64 {
+        self.classes.clear();
+        for &j in sim.runnable() {
+            let c = class_of(&mut self.classes, sim.job(j).spec.gpus);
+            self.classes[c].jobs.push(j);
+            self.covered[j] = false;
+        }
+        let p = self.params.packing_num;
+        let nodes = self.family.empty_nodes();
+        for &j in sim.runnable() {
+            if self.covered[j] {
+                continue;
+            }
+            let gpus = sim.job(j).spec.gpus;
+            if nodes.take(gpus) {
+                let class = self.classes.iter_mut().find(|c| c.gpus == gpus).expect("every runnable job has a class");
+                let upto = (class.chosen + p).min(class.jobs.len());
+                for &k in &class.jobs[class.chosen..upto] {
+                    self.covered[k] = true;
+                }
+                class.slots += 1;
+                class.chosen = upto;
+            }
+        }
+        let mut required = 0;
+        for class in &mut self.classes {
+            class.jobs.truncate(class.chosen);
+            required += class.chosen as u64 * u64::from(class.gpus);
+        }
+        required
+    }
+
+    /// §7.4: up to `packing_num` matching rounds, merging while `required` exceeds the cluster.
+    fn group_by_matching(&mut self, sim: &EventSim, mut required: u64) {
+        let total = u64::from(sim.total_gpus());
+        for class in &mut self.classes {
+            class.groups = class.jobs.iter().map(|&j| vec![j]).collect();
+        }
+        for _ in 0..self.params.packing_num {
+            self.matching_round(sim, &mut required, total);
+            if required <= total {
+                break;
+            }
+        }
+    }
+
+    /// `blossom_one_round`: a matching per class, then the merge pass over what they emitted.
+    fn matching_round(&mut self, sim: &EventSim, required: &mut u64, total: u64) {
+        let p = self.params.packing_num;
+        let rule = self.variant.rule;
+        let lbd = self.params.weight_lbd;
+        self.emitted.clear();
+        let mut members: Vec<GroupJob<'_>> = Vec::with_capacity(MAX_GROUP);
+        for (c, class) in self.classes.iter().enumerate() {
+            let n = class.groups.len();
+            self.weights.reset(n);
+            for u in 0..n {
+                for v in 0..n {
+                    let size = class.groups[u].len() + class.groups[v].len();
+                    if u == v || size > p {
+                        continue;
+                    }
+                    members.clear();
+                    members.extend(
+                        class.groups[u].iter().chain(&class.groups[v]).map(|&j| group_job(sim, &self.family, j)),
+                    );
+                    let w = used_ratio(&members, &rule);
+                    self.weights.offer(u, v, w, edge_threshold(lbd, size, MULTI_RESOURCE));
+                }
+            }
+            self.matcher.run(&self.weights);
+            self.emitted.extend(self.matcher.emitted().map(|e| (c, e)));
+        }
+        self.next_classes.clear();
+        for &(c, item) in &self.emitted {
+            let gpus = self.classes[c].gpus;
+            let next = class_of(&mut self.next_classes, gpus);
+            let groups = &mut self.classes[c].groups;
+            match item {
+                Emitted::Single(u) => {
+                    let group = std::mem::take(&mut groups[u]);
+                    self.next_classes[next].groups.push(group);
+                }
+                Emitted::Pair(v, u) if *required <= total => {
+                    let (first, second) = (std::mem::take(&mut groups[v]), std::mem::take(&mut groups[u]));
+                    self.next_classes[next].groups.push(first);
+                    self.next_classes[next].groups.push(second);
+                }
+                Emitted::Pair(v, u) => {
+                    let mut merged = std::mem::take(&mut groups[v]);
+                    merged.append(&mut groups[u]);
+                    *required -= u64::from(gpus);
+                    self.next_classes[next].groups.push(merged);
+                }
+            }
+        }
+        std::mem::swap(&mut self.classes, &mut self.next_classes);
+    }
+
+    /// §7.6: each slot's jobs join its first job while `required` exceeds the cluster; the slot's
+    /// jobs left alone come before its group.
+    fn group_by_slots(&mut self, sim: &EventSim, mut required: u64) {
+        let total = u64::from(sim.total_gpus());
+        let p = self.params.packing_num;
+        for class in &mut self.classes {
+            class.groups.clear();
+            for s in 0..class.slots {
+                let mut leader = vec![class.jobs[s * p]];
+                for k in 1..p {
+                    let Some(&j) = class.jobs.get(s * p + k) else { break };
+                    if required > total {
+                        leader.push(j);
+                        required -= u64::from(class.gpus);
+                    } else {
+                        class.groups.push(vec![j]);
+                    }
+                }
+                class.groups.push(leader);
+            }
+        }
+    }
+
+    /// §7.7: splits groups slower than their jobs in turn (best order), then re-admits groups and
+    /// singles by key from an empty cluster.
+    fn autopack(&mut self, sim: &EventSim) {
+        let best = GroupTimeRule { ordering: Ordering::Best, ..self.variant.rule };
+        let mut items: Vec<(u32, Vec<JobIdx>, f64)> = Vec::new();
+        let mut members: Vec<GroupJob<'_>> = Vec::with_capacity(MAX_GROUP);
+        for class in &mut self.classes {
+            for group in class.groups.drain(..) {
+                members.clear();
+                members.extend(group.iter().map(|&j| group_job(sim, &self.family, j)));
+                let cycle = group_iteration_time(&members, &best);
+                let solo_sum = members.iter().fold(0.0, |sum, m| sum + m.iteration_time);
+                if cycle / solo_sum > 1.0 {
+                    items.extend(group.iter().map(|&j| (class.gpus, vec![j], self.key[j])));
+                } else {
+                    let key = group.iter().map(|&j| self.key[j]).fold(f64::INFINITY, |m, k| if k < m { k } else { m });
+                    items.push((class.gpus, group, key));
+                }
+            }
+        }
+        items.sort_by(|a, b| a.2.partial_cmp(&b.2).unwrap_or(std::cmp::Ordering::Equal));
+        self.classes.clear();
+        let nodes = self.family.empty_nodes();
+        for (gpus, group, _) in items {
+            if nodes.take(gpus) {
+                let c = class_of(&mut self.classes, gpus);
+                self.classes[c].groups.push(group);
+            }
+        }
+    }
+
+    /// §7.8: GPU-descending order, one placement per group, cycle and summed overhead per member.
+    fn place(&mut self, sim: &mut EventSim) -> Result<(), RunError> {
+        sim.reorder_runnable(|jobs, runnable| runnable.sort_by_key(|&j| std::cmp::Reverse(jobs[j].spec.gpus)));
+        self.groups.clear();
+        for &j in sim.runnable() {
+            self.group_of[j] = None;
+        }
+        for class in &mut self.classes {
+            for group in class.groups.drain(..) {
+                for &j in &group {
+                    self.group_of[j] = Some(self.groups.len());
+                }
+                self.groups.push(group);
+            }
+        }
+        self.placed.clear();
+        self.placed.resize(self.groups.len(), false);
+        self.family.clear_run_set(sim);
+        self.family.empty_nodes();
+        let mut members: Vec<GroupJob<'_>> = Vec::with_capacity(MAX_GROUP);
+        for k in 0..sim.runnable().len() {
+            let j = sim.runnable()[k];
+            let Some(g) = self.group_of[j] else { continue };
+            let group = &self.groups[g];
+            members.clear();
+            members.extend(group.iter().map(|&m| group_job(sim, &self.family, m)));
+            let cycle = group_iteration_time(&members, &self.variant.rule);
+            let mut overhead = 0.0;
+            for &m in group {
+                overhead += job_overhead(&sim.job(m).spec)
+                    .map_err(|e| RunError::InvalidJob { id: sim.job(m).spec.id, reason: e.to_string() })?;
+            }
+            self.family.set_speed(j, cycle, overhead);
+            if self.placed[g] {
+                self.family.run(j, false);
+            } else if self.family.nodes().take(sim.job(j).spec.gpus) {
+                self.placed[g] = true;
+                self.family.run(j, true);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How the group timing sees job `j`: its solo time and stage times.
+fn group_job<'a>(sim: &'a EventSim, family: &Family, j: JobIdx) -> GroupJob<'a> {
+    GroupJob { iteration_time: family.job(j).solo, stages: sim.job(j).spec.stage_times.as_deref().unwrap_or_default() }
+}
+
+impl EventPolicy for Muri {
+    fn needs_curves(&self) -> bool {
+        false
+    }
+
+    fn check_job(&self, spec: &JobSpec, cluster: &ClusterSpec) -> Result<(), String> {
+        check_job(spec, cluster, true)
+    }
+
+    /// Progress is accounted in [`EventPolicy::decide`], after the arrivals (§7.2).
+    fn advance(&mut self, _sim: &mut EventSim, _delta: f64, _now: SimTime) -> Result<(), RunError> {
+        Ok(())
+    }
+
+    fn complete(&mut self, sim: &mut EventSim, now: SimTime, _ends: &[JobIdx]) {
+        self.family.complete(sim, now);
+    }
+
+    fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
+        self.family.arrive(sim, arrivals);
+        let n = sim.jobs().len();
+        if self.key.len() < n {
+            self.key.resize(n, 0.0);
+            self.remaining_gputime.resize(n, 0.0);
+            self.executed_gputime.resize(n, 0.0);
+            self.covered.resize(n, false);
+            self.group_of.resize(n, None);
+        }
+        self.order_by_key(sim, now, arrivals);
+        let required = self.admit(sim);
+        if self.variant.blossom {
+            self.group_by_matching(sim, required);
+        } else {
+            self.group_by_slots(sim, required);
+        }
+        if self.params.autopack {
+            self.autopack(sim);
+        }
+        self.place(sim)?;
+        self.family.apply(sim, now);
+        self.family.plan_ends(sim, now);
+        Ok(())
+    }
+
+    fn occupies_gpus(&self, _sim: &EventSim, j: JobIdx) -> bool {
+        self.family.occupies(j)
+    }
+
+    fn next_decision(&mut self, sim: &mut EventSim, _now: SimTime) -> Result<Option<SimTime>, RunError> {
+        Ok(self.family.next_decision(sim))
+    }
+}
