@@ -42,6 +42,7 @@ use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
 use crate::policies::{OptionDoc, Params};
 use serde::{Deserialize, Deserializer, de};
+use std::collections::HashMap;
 
 /// The original's `--multi_resource`: stage slots of the cycle and divisor of the used ratio, 4 in
 /// every script of the paper (the shipped traces have three stage times, which selects the
@@ -173,6 +174,54 @@ fn class_of(classes: &mut Vec<Class>, gpus: u32) -> usize {
     }
 }
 
+/// What [`Memo`] keeps of a group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Timing {
+    /// The used ratio under the variant's rule (a matching's edge weight).
+    UsedRatio,
+    /// The cycle under the variant's rule (the members' iteration time).
+    Cycle,
+    /// The cycle at the best order (autopack's test).
+    BestCycle,
+}
+
+/// Group timings by the profiles of their members in group order: a timing reads only each
+/// member's solo time and stage times, so groups of the same profiles in the same order have
+/// bit-identical values, and the shipped traces have 48 profiles (model × GPUs). Spares the
+/// permutations of §8 in every matching round of every decision.
+#[derive(Debug, Default)]
+struct Memo {
+    /// Profile ids from 1, by the bits of (solo time, stage times).
+    ids: HashMap<Vec<u64>, u32>,
+    /// Per job index: its profile id.
+    profile: Vec<u32>,
+    values: HashMap<(u128, Timing), f64>,
+}
+
+impl Memo {
+    /// Gives `j` the id of its profile.
+    fn add(&mut self, sim: &EventSim, family: &Family, j: JobIdx) {
+        let job = group_job(sim, family, j);
+        let bits: Vec<u64> =
+            std::iter::once(job.iteration_time).chain(job.stages.iter().copied()).map(f64::to_bits).collect();
+        let next = self.ids.len() as u32 + 1;
+        let id = *self.ids.entry(bits).or_insert(next);
+        if self.profile.len() <= j {
+            self.profile.resize(j + 1, 0);
+        }
+        self.profile[j] = id;
+    }
+
+    /// The group's key: its members' profile ids, 32 bits each (groups have at most four).
+    fn key<'a>(&self, members: impl Iterator<Item = &'a JobIdx>) -> u128 {
+        members.enumerate().fold(0, |key, (i, &j)| key | u128::from(self.profile[j]) << (32 * i))
+    }
+
+    fn value(&mut self, timing: Timing, key: u128, compute: impl FnOnce() -> f64) -> f64 {
+        *self.values.entry((key, timing)).or_insert_with(compute)
+    }
+}
+
 /// One Muri policy.
 #[derive(Debug)]
 pub struct Muri {
@@ -195,6 +244,7 @@ pub struct Muri {
     weights: WeightMatrix,
     matcher: Matcher,
     emitted: Vec<(usize, Emitted)>,
+    memo: Memo,
 }
 
 impl Muri {
@@ -215,6 +265,7 @@ impl Muri {
             weights: WeightMatrix::new(),
             matcher: Matcher::new(),
             emitted: Vec::new(),
+            memo: Memo::default(),
         }
     }
 
@@ -281,6 +332,12 @@ impl Muri {
         for class in &mut self.classes {
             class.groups = class.jobs.iter().map(|&j| vec![j]).collect();
         }
+        // When the admitted jobs fit alone, the first round merges nothing and ends the loop; only
+        // autopack reads the order in which it emits the singles, so without it the matchings
+        // would decide nothing.
+        if required <= total && !self.params.autopack {
+            return;
+        }
         for _ in 0..self.params.packing_num {
             self.matching_round(sim, &mut required, total);
             if required <= total {
@@ -305,11 +362,12 @@ impl Muri {
                     if u == v || size > p {
                         continue;
                     }
-                    members.clear();
-                    members.extend(
-                        class.groups[u].iter().chain(&class.groups[v]).map(|&j| group_job(sim, &self.family, j)),
-                    );
-                    let w = used_ratio(&members, &rule);
+                    let pair = || class.groups[u].iter().chain(&class.groups[v]);
+                    let w = self.memo.value(Timing::UsedRatio, self.memo.key(pair()), || {
+                        members.clear();
+                        members.extend(pair().map(|&j| group_job(sim, &self.family, j)));
+                        used_ratio(&members, &rule)
+                    });
                     self.weights.offer(u, v, w, edge_threshold(lbd, size, MULTI_RESOURCE));
                 }
             }
@@ -373,10 +431,12 @@ impl Muri {
         let mut members: Vec<GroupJob<'_>> = Vec::with_capacity(MAX_GROUP);
         for class in &mut self.classes {
             for group in class.groups.drain(..) {
-                members.clear();
-                members.extend(group.iter().map(|&j| group_job(sim, &self.family, j)));
-                let cycle = group_iteration_time(&members, &best);
-                let solo_sum = members.iter().fold(0.0, |sum, m| sum + m.iteration_time);
+                let cycle = self.memo.value(Timing::BestCycle, self.memo.key(group.iter()), || {
+                    members.clear();
+                    members.extend(group.iter().map(|&j| group_job(sim, &self.family, j)));
+                    group_iteration_time(&members, &best)
+                });
+                let solo_sum = group.iter().fold(0.0, |sum, &j| sum + self.family.job(j).solo);
                 if cycle / solo_sum > 1.0 {
                     items.extend(group.iter().map(|&j| (class.gpus, vec![j], self.key[j])));
                 } else {
@@ -420,9 +480,12 @@ impl Muri {
             let j = sim.runnable()[k];
             let Some(g) = self.group_of[j] else { continue };
             let group = &self.groups[g];
-            members.clear();
-            members.extend(group.iter().map(|&m| group_job(sim, &self.family, m)));
-            let cycle = group_iteration_time(&members, &self.variant.rule);
+            let rule = self.variant.rule;
+            let cycle = self.memo.value(Timing::Cycle, self.memo.key(group.iter()), || {
+                members.clear();
+                members.extend(group.iter().map(|&m| group_job(sim, &self.family, m)));
+                group_iteration_time(&members, &rule)
+            });
             let mut overhead = 0.0;
             for &m in group {
                 overhead += job_overhead(&sim.job(m).spec)
@@ -472,6 +535,9 @@ impl EventPolicy for Muri {
             self.executed_gputime.resize(n, 0.0);
             self.covered.resize(n, false);
             self.group_of.resize(n, None);
+        }
+        for &j in arrivals {
+            self.memo.add(sim, &self.family, j);
         }
         self.order_by_key(sim, now, arrivals);
         let required = self.admit(sim);
