@@ -192,15 +192,24 @@ fn check_jobs(
     };
     // Themis rates every job at the GPU count it asks for (its isolated finish time).
     let themis = spec.policies.value.iter().find(|p| matches!(p.scheduler.value, SchedulerSpec::Themis(_)));
-    // Policies that resize jobs need every job's throughput curve; whole-job ones run any job.
-    let needs_curves = spec
+    // Each policy may refuse jobs up front (the Muri family: trace fields, GPU counts).
+    let policies: Vec<_> = spec
         .policies
         .value
         .iter()
-        .any(|p| p.scheduler.value.options().build_event(None).is_some_and(|policy| policy.needs_curves()));
+        .filter_map(|p| Some((p.label.value.0.as_str(), p.scheduler.value.options().build_event(None)?)))
+        .collect();
+    // Policies that resize jobs need every job's throughput curve; whole-job ones run any job.
+    let needs_curves = policies.iter().any(|(_, policy)| policy.needs_curves());
+    let cluster_spec = cluster.cluster_spec();
     let mut count = 0u64;
     for job in jobs {
         count += 1;
+        for (label, policy) in &policies {
+            if let Err(reason) = policy.check_job(&job, &cluster_spec) {
+                return Err(format!("policy `{label}` cannot run job {}{}: {reason}", job.id, name(job.id)));
+            }
+        }
         let job = ElasticJob::new(job, table);
         let (id, gpus) = (job.spec.id, job.spec.gpus);
         let reason = match (job.scaling(), themis) {

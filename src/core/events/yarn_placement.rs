@@ -248,6 +248,20 @@ mod tests {
     }
 
     #[test]
+    fn nodes_take_by_the_same_rule_and_reset_to_empty() {
+        let mut n = YarnNodes::new(4, 8);
+        assert!(n.take(2) && n.take(19));
+        assert_eq!(n.free_per_node(), [3, 0, 0, 8]);
+        assert!(!n.take(16), "one completely free node left");
+        assert!(n.take(3), "first fit: node 0");
+        assert_eq!(n.free_per_node(), [0, 0, 0, 8]);
+        assert!(!n.take(33), "more than the cluster");
+        n.reset();
+        assert_eq!(n.free_per_node(), [8; 4]);
+        assert!(n.take(32));
+    }
+
+    #[test]
     fn fragmentation_refuses_what_counting_would_allow() {
         let mut p = YarnPlacement::new(2, 8);
         assert!(p.place(0, 6) && p.place(1, 6));

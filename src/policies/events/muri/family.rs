@@ -336,3 +336,142 @@ pub fn check_job(spec: &JobSpec, cluster: &ClusterSpec, needs_stages: bool) -> R
     }
     Ok(())
 }
+
+/// Hand-made jobs and runs for the family's tests.
+#[cfg(test)]
+pub(super) mod testing {
+    use crate::core::events::{EventConfig, EventEngine, EventPolicy};
+    use crate::core::{ClusterSpec, JobSpec, RunOutput};
+    use crate::profiles::ThroughputTable;
+    use std::sync::Arc;
+
+    /// A job as blox's Muri reader gives it: `ms` per iteration alone, stage times in ms.
+    pub fn job(
+        id: u64,
+        arrival: f64,
+        gpus: u32,
+        iterations: f64,
+        model: &str,
+        ms: f64,
+        stages_ms: [f64; 3],
+    ) -> JobSpec {
+        JobSpec {
+            id,
+            arrival,
+            submitted: arrival,
+            gpus,
+            work: iterations * ms / 1000.0,
+            model: Some(model.into()),
+            iterations: Some(iterations),
+            iteration_s: Some(ms / 1000.0),
+            stage_times: Some(stages_ms.iter().map(|s| s / 1000.0).collect()),
+            ..JobSpec::default()
+        }
+    }
+
+    pub fn run(nodes: u32, gpus_per_node: u32, policy: Box<dyn EventPolicy>, jobs: Vec<JobSpec>) -> RunOutput {
+        let config = EventConfig {
+            cluster: ClusterSpec::uniform(nodes, gpus_per_node),
+            slot: 1.0,
+            throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
+            record_timeline: true,
+        };
+        EventEngine::new(config, policy, jobs.into_iter()).unwrap().run().unwrap()
+    }
+
+    /// Finish times by job id.
+    pub fn finishes(out: &RunOutput) -> Vec<f64> {
+        out.jobs.iter().map(|r| r.finish.unwrap()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{finishes, job, run};
+    use super::*;
+    use crate::policies::events::muri::interleave::{Muri, Params4, Variant};
+    use crate::policies::events::muri::srtf::ShortestFirst;
+
+    const BERT: [f64; 3] = [0.5, 160.0, 0.0];
+
+    /// §2.4: the overhead (bert: 10 s) is charged in every interval a job runs, whoever caused
+    /// the decision, and never in the interval in which it completes.
+    #[test]
+    fn overhead_is_charged_per_interval_not_at_completion() {
+        let jobs = vec![job(0, 0.0, 1, 1000.0, "bert", 100.0, BERT), job(1, 50.0, 1, 1000.0, "bert", 100.0, BERT)];
+        let out = run(1, 8, Box::new(ShortestFirst::new(false)), jobs);
+        let solo = 100.0 * 1.015 / 1000.0;
+        // Job 0 loses 10 of its first 50 s, then ends as planned at the arrival's decision.
+        let first = 50.0 + (1000.0 - (50.0 - 10.0) / solo) * solo;
+        // Job 1 loses 10 s in the interval that job 0's completion ends, none in its last.
+        let second = first + (1000.0 - (first - 50.0 - 10.0) / solo) * solo;
+        assert_eq!(finishes(&out), [first, second]);
+        assert_eq!(out.summary.rounds, 4);
+        assert!((first - 111.5).abs() < 1e-9 && (second - 161.5).abs() < 1e-9);
+    }
+
+    /// §3: the walk skips what does not fit (no head-of-line blocking) and preempts running jobs
+    /// outside the result; SRSF weighs the remaining time by the GPU count.
+    #[test]
+    fn shortest_first_skips_and_preempts_and_srsf_weighs_gpus() {
+        let jobs = vec![
+            job(0, 0.0, 8, 10_000.0, "vgg16", 100.0, BERT),
+            job(1, 10.0, 4, 100.0, "vgg16", 100.0, BERT),
+            job(2, 10.0, 2, 200.0, "vgg16", 100.0, BERT),
+        ];
+        let out = run(1, 8, Box::new(ShortestFirst::new(false)), jobs);
+        let starts: Vec<_> = out.jobs.iter().map(|r| (r.first_start, r.preemptions)).collect();
+        assert_eq!(starts, [(Some(0.0), 1), (Some(10.0), 0), (Some(10.0), 0)]);
+
+        let jobs = || vec![job(0, 0.0, 4, 1000.0, "a2c", 100.0, BERT), job(1, 0.0, 1, 3000.0, "a2c", 100.0, BERT)];
+        let srtf = run(1, 4, Box::new(ShortestFirst::new(false)), jobs());
+        assert_eq!(srtf.jobs[1].first_start, srtf.jobs[0].finish, "SRTF: the 4-GPU job is shorter");
+        let srsf = run(1, 4, Box::new(ShortestFirst::new(true)), jobs());
+        assert_eq!(srsf.jobs[1].first_start, Some(0.0), "SRSF: the 1-GPU job is smaller");
+        assert_eq!(srsf.jobs[0].first_start, srsf.jobs[1].finish);
+    }
+
+    /// §2.2: an end 5e-5 s before the next arrival is its own decision for SRTF, but completes at
+    /// the arrival for Muri.
+    #[test]
+    fn ends_near_an_arrival_complete_there_for_muri_only() {
+        let solo = 100.0 * 1.015 / 1000.0;
+        let end = 1000.0 * solo;
+        let jobs =
+            || vec![job(0, 0.0, 1, 1000.0, "bert", 100.0, BERT), job(1, end + 5e-5, 1, 10.0, "bert", 100.0, BERT)];
+        let srtf = run(1, 1, Box::new(ShortestFirst::new(false)), jobs());
+        assert_eq!((srtf.jobs[0].finish, srtf.summary.rounds), (Some(end), 4));
+        let params = Params4 { packing_num: 4, autopack: false, weight_lbd: 0.0 };
+        let muri = run(1, 1, Box::new(Muri::new(Variant::MURI_S, params)), jobs());
+        assert_eq!((muri.jobs[0].finish, muri.summary.rounds), (Some(end + 5e-5), 3));
+    }
+
+    #[test]
+    fn jobs_the_original_cannot_run_are_refused_before_the_run() {
+        let cluster = ClusterSpec::uniform(8, 8);
+        let ok = job(0, 0.0, 32, 10.0, "dqn", 100.0, BERT);
+        assert_eq!(check_job(&ok, &cluster, true), Ok(()));
+        let odd = JobSpec { gpus: 3, ..ok.clone() };
+        assert!(check_job(&odd, &cluster, false).unwrap_err().contains("no row for 3 GPUs"));
+        let small = ClusterSpec::uniform(2, 8);
+        let wide = check_job(&ok, &small, false).unwrap_err();
+        assert!(
+            wide.starts_with("asks for 32 GPUs, which MS-YARN cannot place even on the empty cluster of 2 nodes x 8")
+        );
+        let bare = JobSpec { stage_times: None, ..ok.clone() };
+        assert_eq!(check_job(&bare, &cluster, false), Ok(()), "SRTF/SRSF read no stage times");
+        assert!(check_job(&bare, &cluster, true).unwrap_err().starts_with("has no stage times"));
+        let no_time = JobSpec { iteration_s: None, ..ok };
+        assert!(check_job(&no_time, &cluster, false).unwrap_err().starts_with("has no solo iteration time"));
+    }
+
+    #[test]
+    fn solo_time_recovers_the_traces_milliseconds() {
+        // 178 ms: (178 × 1.015) / 1000, not (0.178 × 1000) × 1.015 / 1000 nor 0.178 × 1.015.
+        let spec = job(0, 0.0, 1, 1.0, "bert", 178.0, BERT);
+        assert_eq!(solo_iteration_time(&spec), 0.18067);
+        assert_ne!(0.178 * 1.015, 0.18067);
+        let decimal = JobSpec { iteration_s: Some(0.1234567), ..spec };
+        assert_eq!(solo_iteration_time(&decimal), 0.1234567 * 1000.0 * 1.015 / 1000.0);
+    }
+}

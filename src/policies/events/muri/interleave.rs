@@ -563,3 +563,87 @@ impl EventPolicy for Muri {
         Ok(self.family.next_decision(sim))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policies::events::muri::family::testing::{finishes, job, run};
+    use crate::policies::events::muri::group_time::solo_iteration_time;
+
+    const BERT: (f64, [f64; 3]) = (178.0, [0.5, 160.0, 0.0]);
+    const A2C: (f64, [f64; 3]) = (517.0, [514.0, 14.0, 0.0]);
+    const VGG16: (f64, [f64; 3]) = (107.0, [117.0, 68.0, 0.0]);
+
+    fn params(autopack: bool) -> Params4 {
+        Params4 { packing_num: 4, autopack, weight_lbd: 0.0 }
+    }
+
+    fn pair(first: (&str, (f64, [f64; 3]), f64), second: (&str, (f64, [f64; 3]), f64)) -> Vec<JobSpec> {
+        let (m0, (ms0, s0), n0) = first;
+        let (m1, (ms1, s1), n1) = second;
+        vec![job(0, 0.0, 1, n0, m0, ms0, s0), job(1, 0.0, 1, n1, m1, ms1, s1)]
+    }
+
+    /// Two 1-GPU jobs on one GPU: the slot admits both, they do not fit alone, the matching pairs
+    /// them; both advance one iteration per group cycle (Appendix B: bert/1 + a2c/1 best
+    /// 0.6918620689655174 s) and pay 10 + 38 s per interval; the survivor then runs alone.
+    #[test]
+    fn a_pair_shares_the_gpus_at_the_group_cycle() {
+        let jobs = pair(("bert", BERT, 1000.0), ("a2c", A2C, 2000.0));
+        let out = run(1, 1, Box::new(Muri::new(Variant::MURI_S, params(false))), jobs);
+        let cycle = 0.6918620689655174;
+        let first = 1000.0 * cycle;
+        let left = 2000.0 - (first - 0.0 - 48.0) / cycle;
+        let second = first + left * solo_iteration_time(517.0);
+        assert_eq!(finishes(&out), [first, second]);
+        assert_eq!(out.jobs.iter().map(|r| r.first_start).collect::<Vec<_>>(), [Some(0.0), Some(0.0)]);
+        // The group holds one GPU, counted once.
+        assert_eq!(out.timeline[0].free_gpus, 0);
+        assert_eq!(out.timeline[0].running, 2);
+    }
+
+    /// The worst-ordering ablation charges the group its worst order (0.9015172413793106 s).
+    #[test]
+    fn the_worst_ordering_variant_runs_groups_at_their_worst_cycle() {
+        let jobs = pair(("bert", BERT, 1000.0), ("a2c", A2C, 2000.0));
+        let out = run(1, 1, Box::new(Muri::new(Variant::WORST_ORDERING, params(false))), jobs);
+        assert_eq!(out.jobs[0].finish, Some(1000.0 * 0.9015172413793106));
+    }
+
+    /// vgg16/1 twice is slower grouped (0.3066 s) than in turn (2 × 0.1086 s): autopack splits it
+    /// and only one fits; without autopack both run grouped.
+    #[test]
+    fn autopack_splits_a_group_slower_than_its_jobs_in_turn() {
+        let jobs = || pair(("vgg16", VGG16, 1000.0), ("vgg16", VGG16, 2000.0));
+        let split = run(1, 1, Box::new(Muri::new(Variant::MURI_S, params(true))), jobs());
+        assert_eq!(split.jobs[0].finish, Some(1000.0 * solo_iteration_time(107.0)));
+        assert_eq!(split.jobs[1].first_start, split.jobs[0].finish);
+        let grouped = run(1, 1, Box::new(Muri::new(Variant::MURI_S, params(false))), jobs());
+        assert_eq!(grouped.jobs[0].finish, Some(1000.0 * 0.3066206896551725));
+        assert_eq!(grouped.jobs[1].first_start, Some(0.0));
+    }
+
+    /// Without Blossom (§7.6), the first slot's four jobs form one group (factor 1.3/1.015 for
+    /// four) while the second slot's job runs alone.
+    #[test]
+    fn without_blossom_each_slot_is_a_group() {
+        let (ms, stages) = BERT;
+        let jobs: Vec<JobSpec> = (0..5).map(|i| job(i, 0.0, 1, 1000.0 * (i + 1) as f64, "bert", ms, stages)).collect();
+        let out = run(1, 2, Box::new(Muri::new(Variant::WITHOUT_BLOSSOM, params(false))), jobs);
+        assert!(out.jobs.iter().all(|r| r.first_start == Some(0.0)));
+        let stages = stages.map(|s| s / 1000.0);
+        let member = GroupJob { iteration_time: solo_iteration_time(ms), stages: &stages };
+        let cycle = group_iteration_time(&[member; 4], &GroupTimeRule::WITHOUT_BLOSSOM);
+        assert_eq!(out.jobs[0].finish, Some(1000.0 * cycle));
+        assert_ne!(cycle, group_iteration_time(&[member; 4], &GroupTimeRule::MURI));
+    }
+
+    #[test]
+    fn packing_num_is_1_to_4() {
+        let parse = |text: &str| serde_saphyr::from_str::<PackingNum>(text).map_err(|e| e.to_string());
+        assert_eq!(parse("2"), Ok(PackingNum(2)));
+        assert!(parse("5").unwrap_err().contains("must be 1 to 4"));
+        assert!(parse("0").is_err());
+        assert!(serde_saphyr::from_str::<WeightLbd>("-1").is_err());
+    }
+}
