@@ -4,8 +4,8 @@
 //! it must reproduce, each with its source and tolerance. The tests and `cargo xtask
 //! reproduce-figures` read the same file, so a number is written down once.
 
-use crate::results::RunRow;
-use crate::results::metric::{RunMetric, TimeUnit};
+use crate::results::metric::{JobMetric, RunMetric, TimeUnit};
+use crate::results::{RunRow, read_jobs};
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -31,6 +31,12 @@ pub struct Check {
     #[serde(default)]
     pub figure: Option<String>,
     pub metric: RunMetric,
+    /// Instead of the runs table's `metric`: a quantile of a per-job metric taken by nearest
+    /// rank from the run's jobs table, as the simulator whose published numbers are checked
+    /// computes it (Muri's `calc.py`: the p99 JCT is `sorted(JCTs)[int(0.99 N)]`, where blox's
+    /// `p99_jct` interpolates). `metric` then names the statistic it stands for.
+    #[serde(default)]
+    pub nearest_rank: Option<NearestRank>,
     #[serde(default)]
     pub unit: TimeUnit,
     /// Largest accepted absolute difference, in the check's unit.
@@ -50,6 +56,29 @@ pub struct Check {
     pub highest: Option<String>,
     #[serde(default)]
     pub values: Vec<ExpectedValue>,
+}
+
+/// A quantile by nearest rank: over a run's finished jobs (those with a value of `job_metric`),
+/// sorted ascending, the value at 0-based index `floor(q × N)` (the last one if that is `N`).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NearestRank {
+    pub job_metric: JobMetric,
+    pub q: f64,
+}
+
+impl NearestRank {
+    /// The quantile of the job rows' values shown in `unit`; `None` without any value.
+    pub fn of(&self, jobs: &[crate::core::JobRecord], unit: TimeUnit) -> Option<f64> {
+        let mut values: Vec<f64> = jobs
+            .iter()
+            .filter(|j| self.job_metric.value(j).is_some())
+            .map(|j| self.job_metric.display_value(j, unit))
+            .collect();
+        values.sort_by(f64::total_cmp);
+        let index = ((values.len() as f64 * self.q) as usize).min(values.len().checked_sub(1)?);
+        Some(values[index])
+    }
 }
 
 /// How several matching runs give one reproduced value.
@@ -128,8 +157,9 @@ pub fn read_expected(path: &Path) -> Result<Expected, String> {
     })
 }
 
-/// Compares every expected value with the runs `rows`.
-pub fn evaluate(expected: &Expected, rows: &[RunRow]) -> Vec<Outcome> {
+/// Compares every expected value with the runs `rows` of the experiment in `experiment_dir`
+/// (whose jobs tables [`NearestRank`] checks read; a run whose table cannot be read has no value).
+pub fn evaluate(expected: &Expected, rows: &[RunRow], experiment_dir: &Path) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for check in &expected.checks {
         let unit = check.metric.unit_name(check.unit).to_string();
@@ -142,7 +172,10 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow]) -> Vec<Outcome> {
                         && v.cluster.as_ref().is_none_or(|c| *c == r.info.cluster)
                         && v.workload.as_ref().is_none_or(|w| *w == r.info.workload)
                 })
-                .map(|r| check.metric.display_value(r, check.unit))
+                .filter_map(|r| match &check.nearest_rank {
+                    None => Some(check.metric.display_value(r, check.unit)),
+                    Some(rank) => rank.of(&read_jobs(experiment_dir, &r.info.run_key).ok()?, check.unit),
+                })
                 .collect();
             let actual = check.aggregate.of(&mut matching);
             let tolerance = v.tolerance.unwrap_or(check.tolerance);
@@ -296,6 +329,23 @@ mod tests {
         }
     }
 
+    /// Muri's p99: `sorted(JCTs)[int(0.99 N)]` over the finished jobs.
+    #[test]
+    fn nearest_rank_takes_the_floor_index_of_the_finished_jobs() {
+        use crate::core::{JobLife, JobRecord, JobSpec};
+        let rank: NearestRank = serde_saphyr::from_str("{job_metric: jct, q: 0.99}").unwrap();
+        let jobs: Vec<JobRecord> = (0..200u64)
+            .map(|i| {
+                let life = JobLife { finish: (i != 5).then_some(i as f64), ..JobLife::default() };
+                JobRecord::of(&JobSpec { id: i, ..JobSpec::default() }, &life, 1)
+            })
+            .collect();
+        // 199 finished: index floor(0.99 × 199) = 197 holds 198 (job 5 never finished).
+        assert_eq!(rank.of(&jobs, TimeUnit::Seconds), Some(198.0));
+        assert_eq!(rank.of(&jobs, TimeUnit::Minutes), Some(3.3));
+        assert_eq!(rank.of(&jobs[5..6], TimeUnit::Seconds), None);
+    }
+
     #[test]
     fn a_wrong_expected_value_fails_and_a_missing_run_fails() {
         let expected: Expected = serde_saphyr::from_str(
@@ -313,7 +363,7 @@ mod tests {
         )
         .unwrap();
         let rows = [row("FIFO", 8.0, 36.503 * 3600.0)];
-        let outcomes = evaluate(&expected, &rows);
+        let outcomes = evaluate(&expected, &rows, Path::new(""));
         assert_eq!(outcomes.iter().map(|o| o.pass).collect::<Vec<_>>(), [true, false, false]);
         assert_eq!(outcomes[2].actual, None);
         let table = outcome_table(&outcomes.iter().collect::<Vec<_>>());
@@ -347,7 +397,7 @@ mod tests {
         .unwrap();
         let rows =
             [row("FIFO", 8.0, 3600.0), row("LAS", 8.0, 7200.0), row("FIFO", 9.0, 7200.0), row("LAS", 9.0, 3600.0)];
-        let outcomes = evaluate(&expected, &rows);
+        let outcomes = evaluate(&expected, &rows, Path::new(""));
         let verdicts: Vec<_> = outcomes.iter().map(|o| (o.point.as_str(), o.pass)).collect();
         assert_eq!(
             verdicts,
@@ -368,7 +418,7 @@ mod tests {
             );
             let expected: Expected = serde_saphyr::from_str(&yaml).unwrap();
             let rows = [row("LAS", 1.0, 3600.0), row("LAS", 2.0, 7200.0), row("LAS", 3.0, 72000.0)];
-            evaluate(&expected, &rows)[0].actual
+            evaluate(&expected, &rows, Path::new(""))[0].actual
         };
         assert_eq!((check("median"), check("mean")), (Some(2.0), Some(23.0 / 3.0)));
     }

@@ -18,7 +18,7 @@ fn reproduce(name: &str) {
     let report = runner::run(&source, &spec, &options).unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     let expected = read_expected(&sidecar_path(&path)).unwrap();
-    let outcomes = evaluate(&expected, &report.rows);
+    let outcomes = evaluate(&expected, &report.rows, &report.experiment_dir);
     assert!(outcomes.len() >= 7, "the sidecar of {name} checks too little");
     let failed: Vec<_> = outcomes.iter().filter(|o| !o.pass).collect();
     assert!(

@@ -312,7 +312,7 @@ fn reproduce_figures(args: &[String]) -> Result<bool, String> {
             problems.push(format!("{name}: no expected values ({} is missing)", sidecar.display()));
             None
         };
-        let outcomes = expected.as_ref().map(|e| evaluate(e, &sweep.rows)).unwrap_or_default();
+        let outcomes = expected.as_ref().map(|e| evaluate(e, &sweep.rows, &sweep.experiment_dir)).unwrap_or_default();
         let mut drawn = Vec::new();
         for figure in &sweep.figures {
             match figure {
