@@ -185,10 +185,13 @@ enum Timing {
     BestCycle,
 }
 
-/// Group timings by the profiles of their members in group order: a timing reads only each
-/// member's solo time and stage times, so groups of the same profiles in the same order have
-/// bit-identical values, and the shipped traces have 48 profiles (model × GPUs). Spares the
-/// permutations of §8 in every matching round of every decision.
+/// Group timings and matchings by the profiles of the groups' members in group order: a timing
+/// reads only each member's solo time and stage times, so groups of the same profiles in the
+/// same order have bit-identical values (the shipped traces have 48 profiles, model × GPUs); a
+/// class's graph is a function of its groups' profiles in class order (weights, threshold and
+/// size cap are), and the matcher of its graph, so equal sequences match alike. Spares the
+/// permutations of §8 in every matching round, and the matchings of classes a decision left as
+/// the previous one had them.
 #[derive(Debug, Default)]
 struct Memo {
     /// Profile ids from 1, by the bits of (solo time, stage times).
@@ -196,7 +199,12 @@ struct Memo {
     /// Per job index: its profile id.
     profile: Vec<u32>,
     values: HashMap<(u128, Timing), f64>,
+    /// What the matching of a class emits, by its groups' keys in class order.
+    matchings: HashMap<Vec<u128>, Vec<Emitted>>,
 }
+
+/// Matchings kept at most; the memo is emptied when full (memory stays bounded on long traces).
+const MATCHINGS_KEPT: usize = 4096;
 
 impl Memo {
     /// Gives `j` the id of its profile.
@@ -219,6 +227,13 @@ impl Memo {
 
     fn value(&mut self, timing: Timing, key: u128, compute: impl FnOnce() -> f64) -> f64 {
         *self.values.entry((key, timing)).or_insert_with(compute)
+    }
+
+    fn remember_matching(&mut self, graph: Vec<u128>, items: Vec<Emitted>) {
+        if self.matchings.len() >= MATCHINGS_KEPT {
+            self.matchings.clear();
+        }
+        self.matchings.insert(graph, items);
     }
 }
 
@@ -355,6 +370,11 @@ impl Muri {
         let mut members: Vec<GroupJob<'_>> = Vec::with_capacity(MAX_GROUP);
         for (c, class) in self.classes.iter().enumerate() {
             let n = class.groups.len();
+            let graph: Vec<u128> = class.groups.iter().map(|g| self.memo.key(g.iter())).collect();
+            if let Some(items) = self.memo.matchings.get(&graph) {
+                self.emitted.extend(items.iter().map(|&e| (c, e)));
+                continue;
+            }
             self.weights.reset(n);
             for u in 0..n {
                 for v in 0..n {
@@ -372,7 +392,9 @@ impl Muri {
                 }
             }
             self.matcher.run(&self.weights);
-            self.emitted.extend(self.matcher.emitted().map(|e| (c, e)));
+            let items: Vec<Emitted> = self.matcher.emitted().collect();
+            self.emitted.extend(items.iter().map(|&e| (c, e)));
+            self.memo.remember_matching(graph, items);
         }
         self.next_classes.clear();
         for &(c, item) in &self.emitted {
