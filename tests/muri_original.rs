@@ -10,6 +10,7 @@ use blox::core::RunOutput;
 use blox::core::events::EventPolicy;
 use blox::policies::events::muri::interleave::{Muri, Params4, Variant};
 use blox::policies::events::muri::srtf::ShortestFirst;
+use blox::policies::events::muri::tiresias::MuriTiresias;
 use blox::profiles::ThroughputTable;
 use common::{config, trace_run};
 use std::path::Path;
@@ -65,6 +66,13 @@ fn srtf_matches_the_original_shortest() {
 fn srsf_matches_the_original_shortest_gpu() {
     for trace in ["trace3", "trace1"] {
         assert_same_ends(trace, "shortest-gpu", &run(trace, Box::new(ShortestFirst::new(true))));
+    }
+}
+
+#[test]
+fn tiresias_matches_the_original_dlas_gpu() {
+    for trace in ["trace3", "trace3_pr", "job_type_1"] {
+        assert_same_ends(trace, "dlas-gpu", &run(trace, Box::new(MuriTiresias::new())));
     }
 }
 

@@ -135,20 +135,36 @@ impl Family {
         self.nodes.as_mut().expect("the nodes exist once a decision started")
     }
 
+    /// Time of the previous decision (every runnable job's `last_check_time`).
+    pub fn last(&self) -> SimTime {
+        self.last
+    }
+
     /// §2.3: the end group chosen for `now` completes, in group order.
     pub fn complete(&mut self, sim: &mut EventSim, now: SimTime) {
         if !std::mem::take(&mut self.completes_first) {
             return;
         }
         let group = std::mem::take(&mut self.ends[0].jobs);
-        for &j in &group {
+        self.complete_jobs(sim, now, &group);
+        self.ends[0].jobs = group;
+    }
+
+    /// §2.3: `jobs` complete at `now`, in order: each adds `now − last` to its wall time.
+    pub fn complete_jobs(&mut self, sim: &mut EventSim, now: SimTime, jobs: &[JobIdx]) {
+        for &j in jobs {
             let job = &mut self.jobs[j];
             job.executed += now - self.last;
             self.occupies[j] = false;
             sim.set_end(j, now);
             sim.finish(j, false);
         }
-        self.ends[0].jobs = group;
+    }
+
+    /// The jobs of the earliest end group after the last [`Family::plan_ends`] (or
+    /// [`Family::plan_earliest_end`]), and its time.
+    pub fn first_end(&self) -> Option<(SimTime, &[JobIdx])> {
+        self.ends.first().map(|g| (g.time, g.jobs.as_slice()))
     }
 
     /// §2.1 `move_to_runnable`: each arrival joins the end of the runnable list, pending, with
@@ -257,6 +273,38 @@ impl Family {
         self.ends.truncate(used);
         self.ends.sort_by(|a, b| a.time.total_cmp(&b.time));
         self.last = now;
+    }
+
+    /// §4.3 step 7 (Muri's `dlas-gpu`): one end group only, the running jobs (in runnable order)
+    /// whose end `now + iterations left × iteration time` equals the earliest exactly; then `now`
+    /// becomes the last decision.
+    pub fn plan_earliest_end(&mut self, sim: &EventSim, now: SimTime) {
+        let mut earliest = EndGroup { time: f64::INFINITY, jobs: Vec::new() };
+        self.ends.clear();
+        for &j in sim.runnable() {
+            if sim.job(j).status != JobStatus::Running {
+                continue;
+            }
+            let job = &self.jobs[j];
+            let end = now + job.remaining * job.iteration_time;
+            if end < earliest.time {
+                earliest.time = end;
+                earliest.jobs.clear();
+                earliest.jobs.push(j);
+            } else if end == earliest.time {
+                earliest.jobs.push(j);
+            }
+        }
+        if !earliest.jobs.is_empty() {
+            self.ends.push(earliest);
+        }
+        self.last = now;
+    }
+
+    /// Whether the next decision completes the first end group; [`Family::next_decision`] sets
+    /// it, a policy that moves the decision elsewhere (a queue jump) clears it.
+    pub fn set_completes_first(&mut self, completes: bool) {
+        self.completes_first = completes;
     }
 
     /// §2.2: the next decision, the earlier of the next arrival (the engine's event list) and the
