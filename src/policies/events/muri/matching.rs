@@ -143,6 +143,11 @@ pub struct Matcher {
     pa: Vec<usize>,
     label: Vec<i8>,
     slack: Vec<usize>,
+    /// Per id: the slack of its slack edge, valid in the epoch recorded beside it.
+    slack_z: Vec<f64>,
+    slack_epoch: Vec<u64>,
+    /// Counts dual updates (every vertex label changes); starts a fresh count per graph.
+    epoch: u64,
     vis: Vec<u64>,
     stamp: u64,
     flower: Vec<Vec<usize>>,
@@ -211,7 +216,12 @@ impl Matcher {
             self.lab.resize(stride, 0.0);
             self.label.resize(stride, UNLABELLED);
             self.vis.resize(stride, 0);
+            self.slack_z.resize(stride, 0.0);
         }
+        // Epochs restart per graph: no cached slack may survive from the previous one.
+        self.slack_epoch.clear();
+        self.slack_epoch.resize(self.stride, u64::MAX);
+        self.epoch = 0;
         self.flower_from.clear();
         self.flower_from.resize(self.stride * (n + 1), 0);
         let mut w_max = 0.0f64;
@@ -260,9 +270,29 @@ impl Matcher {
     }
 
     fn update_slack(&mut self, u: usize, x: usize) {
-        if self.slack[x] == 0 || self.dist(self.e(u, x)) < self.dist(self.e(self.slack[x], x)) {
+        let z = self.dist(self.e(u, x));
+        self.update_slack_at(u, x, z);
+    }
+
+    /// [`Self::update_slack`] with the slack `z` of `e(u, x)` already computed.
+    fn update_slack_at(&mut self, u: usize, x: usize, z: f64) {
+        if self.slack[x] == 0 || z < self.slack_dist(x) {
             self.slack[x] = u;
+            self.slack_z[x] = z;
+            self.slack_epoch[x] = self.epoch;
         }
+    }
+
+    /// The slack of `x`'s slack edge `e(slack[x], x)`, as [`Self::dist`] computes it. Cached:
+    /// a slack reads only vertex labels, which change only in a dual update (a new epoch), and
+    /// vertex-to-vertex weights, which never change; the record `e(slack[x], x)` changes only
+    /// when `x` is a blossom id (re)built, whose slack is reset then.
+    fn slack_dist(&mut self, x: usize) -> f64 {
+        if self.slack_epoch[x] != self.epoch {
+            self.slack_z[x] = self.dist(self.e(self.slack[x], x));
+            self.slack_epoch[x] = self.epoch;
+        }
+        self.slack_z[x]
     }
 
     fn reset_slack(&mut self, x: usize) {
@@ -509,13 +539,18 @@ impl Matcher {
                 }
                 for v in 1..=n {
                     let e = self.e(u, v);
-                    if e.w > 0.0 && self.st[u] != self.st[v] {
-                        if !exceeds(self.dist(e), 0.0) {
+                    let x = self.st[v];
+                    if e.w > 0.0 && self.st[u] != x {
+                        // A vertex-to-vertex record is the vertices' own: its slack is `z`.
+                        let z = self.dist(e);
+                        if !exceeds(z, 0.0) {
                             if self.found_edge(e) {
                                 return true;
                             }
+                        } else if x == v {
+                            self.update_slack_at(u, x, z);
                         } else {
-                            self.update_slack(u, self.st[v]);
+                            self.update_slack(u, x);
                         }
                     }
                 }
@@ -528,7 +563,7 @@ impl Matcher {
             }
             for x in 1..=self.nx {
                 if self.st[x] == x && self.slack[x] != 0 {
-                    let z = self.dist(self.e(self.slack[x], x));
+                    let z = self.slack_dist(x);
                     match self.label[x] {
                         UNLABELLED => d = py_min(d, z),
                         OUTER => d = py_min(d, z / 2.0),
@@ -557,6 +592,7 @@ impl Matcher {
                     }
                 }
             }
+            self.epoch += 1;
             self.queue.clear();
             // The bound is read once: blossoms formed during the scan are not visited in it.
             let nx = self.nx;

@@ -67,6 +67,10 @@ pub fn isclose(a: f64, b: f64, rel_tol: f64, abs_tol: f64) -> bool {
 /// relative 1e-5 of it. Its negation is the matcher's "tight" test (`z ≤ 0`, exact because a
 /// relative tolerance around 0 is empty) and the edge rule's "no edge" (§7.4).
 pub fn exceeds(x: f64, y: f64) -> bool {
+    // Around 0 a relative tolerance is empty: the test is `x > 0` (the matcher's hot path).
+    if y == 0.0 {
+        return x > 0.0;
+    }
     !isclose(x, y, 1e-5, 0.0) && x > y
 }
 
