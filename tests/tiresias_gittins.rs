@@ -25,6 +25,7 @@ fn job(id: u64, arrival: f64, duration: f64) -> JobSpec {
         iterations: Some(1000.0),
         batch_size: Some(256),
         best_effort: true,
+        ..JobSpec::default()
     }
 }
 

@@ -192,26 +192,28 @@ fn check_jobs(
     };
     // Themis rates every job at the GPU count it asks for (its isolated finish time).
     let themis = spec.policies.value.iter().find(|p| matches!(p.scheduler.value, SchedulerSpec::Themis(_)));
+    // Policies that resize jobs need every job's throughput curve; whole-job ones run any job.
+    let needs_curves = spec
+        .policies
+        .value
+        .iter()
+        .any(|p| p.scheduler.value.options().build_event(None).is_some_and(|policy| policy.needs_curves()));
     let mut count = 0u64;
     for job in jobs {
         count += 1;
-        let reason = match ElasticJob::new(&job, table) {
-            Err(RunError::InvalidJob { id, reason }) => format!("job {id}{}: {reason}", name(id)),
-            Err(other) => other.to_string(),
-            Ok(elastic) => match themis {
-                Some(policy) if elastic.curve.iterations_per_s(elastic.requested_gpus).is_none() => format!(
-                    "job {}{}: policy `{}` (themis) runs it at the {} GPUs it asks for, and `{}` has no rate for {} at global batch {} on {} GPUs",
-                    job.id,
-                    name(job.id),
-                    policy.label.value.0,
-                    elastic.requested_gpus,
-                    table.source(),
-                    elastic.model,
-                    elastic.batch_size,
-                    elastic.requested_gpus
-                ),
-                _ => continue,
-            },
+        let job = ElasticJob::new(job, table);
+        let (id, gpus) = (job.spec.id, job.spec.gpus);
+        let reason = match (job.scaling(), themis) {
+            (Err(RunError::InvalidJob { reason, .. }), _) if needs_curves => format!("job {id}{}: {reason}", name(id)),
+            (Ok(scaling), Some(policy)) if scaling.curve.iterations_per_s(gpus).is_none() => format!(
+                "job {id}{}: policy `{}` (themis) runs it at the {gpus} GPUs it asks for, and `{}` has no rate for {} at global batch {} on {gpus} GPUs",
+                name(id),
+                policy.label.value.0,
+                table.source(),
+                job.spec.model.as_deref().unwrap_or_default(),
+                job.spec.batch_size.unwrap_or_default(),
+            ),
+            _ => continue,
         };
         return Err(format!("the events engine cannot run it on `gpu: {gpu}` ({}): {reason}", table.source()));
     }

@@ -424,23 +424,13 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
     }
 }
 
+/// The record of `job`, finished at `finish` (late iff after its deadline) or still active.
 fn record_of(job: &ActiveJob, finish: Option<SimTime>) -> JobRecord {
-    JobRecord {
-        id: job.spec.id,
-        arrival: job.spec.submitted,
-        gpus: job.spec.gpus,
-        work: job.spec.work,
-        first_start: job.first_start,
-        first_progress: job.first_progress,
-        finish,
-        preemptions: job.preemptions,
-        attained_service: job.attained_service,
-        promoted: job.promoted,
-        deadline: job.spec.deadline.filter(|_| !job.spec.best_effort),
-        best_effort: job.spec.best_effort,
-        met_deadline: job.spec.deadline.filter(|_| !job.spec.best_effort).and_then(|d| finish.map(|f| f <= d)),
-        final_gpus: finish.map(|_| job.spec.gpus),
+    let mut life = job.life;
+    if let Some(at) = finish {
+        life.finish(at, job.spec.deadline.is_some_and(|d| at > d));
     }
+    JobRecord::of(&job.spec, &life, job.spec.gpus)
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! Jobs as a workload describes them ([`JobSpec`]) and as the engine tracks them ([`ActiveJob`]).
+//! Jobs as a workload describes them ([`JobSpec`]), what both engines account for each of them
+//! ([`JobLife`]) and how the round engine tracks them ([`ActiveJob`]).
 
 use super::{GpuId, SimTime};
 
@@ -32,6 +33,47 @@ pub struct JobSpec {
     pub batch_size: Option<u32>,
     /// A job without a deadline that deadline metrics leave out (ElasticFlow's best-effort jobs).
     pub best_effort: bool,
+    /// Seconds per iteration when the job runs alone on its `gpus`, when the trace measures it
+    /// (Muri); event policies run a job without a throughput curve at this speed.
+    pub iteration_s: Option<f64>,
+    /// Seconds per iteration spent in each resource stage, in the trace's stage order (Muri:
+    /// data loading and CPU preprocessing, GPU compute, network synchronisation), which decides
+    /// how jobs interleave when they share GPUs.
+    pub stage_times: Option<Vec<f64>>,
+}
+
+/// What happens to a job over a run, accounted the same way by both engines so that a record
+/// field and the metric built on it mean one thing ([`crate::core::JobRecord::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct JobLife {
+    /// Time the job was first launched.
+    pub first_start: Option<SimTime>,
+    /// Time at which the job first made progress (Blox counts responsiveness to this instant;
+    /// the event engine does not track it).
+    pub first_progress: Option<SimTime>,
+    /// Time the job completed.
+    pub finish: Option<SimTime>,
+    /// Times the job lost its GPUs to another job.
+    pub preemptions: u32,
+    /// Seconds the job has held GPUs (Blox `attained_service`, not GPU-weighted); the event
+    /// engine counts the span from first start to finish.
+    pub attained_service: f64,
+    /// Work done so far, in the units of [`JobSpec::work`] (event policies that count whole-job
+    /// progress in seconds against the trace's duration use it too).
+    pub executed_work: f64,
+    /// Set once a starvation rule promoted the job (the round engine's guard, Tiresias' knob).
+    pub promoted: bool,
+    /// Whether the job missed its deadline, once known: judged when it finishes, or set when
+    /// admission declines it.
+    pub late: Option<bool>,
+}
+
+impl JobLife {
+    /// The job completed at `at`; `late` says whether that missed its deadline.
+    pub fn finish(&mut self, at: SimTime, late: bool) {
+        self.finish = Some(at);
+        self.late = Some(late);
+    }
 }
 
 /// Index of a job in the [`JobTable`]; stable while the job is active.
@@ -39,24 +81,16 @@ pub struct JobSpec {
 pub struct JobSlot(pub u32);
 
 /// A job admitted to the cluster and not yet finished.
+///
+/// It dereferences to its [`JobLife`], so the round loop and its scheduling policies read and
+/// update the shared accounting as fields of the job (`job.attained_service`).
 #[derive(Debug, Clone)]
 pub struct ActiveJob {
     pub spec: JobSpec,
-    /// Wall-clock seconds the job has held GPUs (Blox `attained_service`, not GPU-weighted).
-    pub attained_service: f64,
-    /// Work done so far, in the units of [`JobSpec::work`].
-    pub executed_work: f64,
-    /// Time the job was first launched.
-    pub first_start: Option<SimTime>,
-    /// Time at which the job first made progress (Blox counts responsiveness to this instant).
-    pub first_progress: Option<SimTime>,
-    /// Times the job lost its GPUs to a higher-priority job.
-    pub preemptions: u32,
+    pub life: JobLife,
     /// Last decision time at which the job ran, was launched or was preempted; before its first
     /// one, a round before its admission (Blox counts the admission round as waited).
     pub last_scheduled: SimTime,
-    /// Set once the starvation guard has promoted the job; promoted jobs rank above all others.
-    pub promoted: bool,
     /// GPUs the job holds; empty while it waits.
     pub gpus: Vec<GpuId>,
     /// Seconds of the next round lost to launch/restore overhead.
@@ -66,18 +100,7 @@ pub struct ActiveJob {
 impl ActiveJob {
     /// A job admitted at `now` in a simulation with rounds of `round` seconds.
     pub fn admitted(spec: JobSpec, now: SimTime, round: f64) -> Self {
-        Self {
-            spec,
-            attained_service: 0.0,
-            executed_work: 0.0,
-            first_start: None,
-            first_progress: None,
-            preemptions: 0,
-            last_scheduled: now - round,
-            promoted: false,
-            gpus: Vec::new(),
-            pending_overhead: 0.0,
-        }
+        Self { spec, life: JobLife::default(), last_scheduled: now - round, gpus: Vec::new(), pending_overhead: 0.0 }
     }
 
     pub fn is_running(&self) -> bool {
@@ -85,7 +108,20 @@ impl ActiveJob {
     }
 
     pub fn remaining_work(&self) -> f64 {
-        self.spec.work - self.executed_work
+        self.spec.work - self.life.executed_work
+    }
+}
+
+impl std::ops::Deref for ActiveJob {
+    type Target = JobLife;
+    fn deref(&self) -> &JobLife {
+        &self.life
+    }
+}
+
+impl std::ops::DerefMut for ActiveJob {
+    fn deref_mut(&mut self) -> &mut JobLife {
+        &mut self.life
     }
 }
 

@@ -1,6 +1,6 @@
 //! What a run records: one row per tracked job, one row per round, and the run's summary.
 
-use super::{JobId, SimTime};
+use super::{JobId, JobLife, JobSpec, SimTime};
 
 /// The life of one tracked job.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -30,6 +30,29 @@ pub struct JobRecord {
 }
 
 impl JobRecord {
+    /// The one way either engine turns a job into its record: identity and demand from its
+    /// spec, what happened from its life; `final_gpus` is the size it held at the end, recorded
+    /// when it finished. The deadline and its outcome are left out for best-effort jobs.
+    pub fn of(spec: &JobSpec, life: &JobLife, final_gpus: u32) -> Self {
+        let deadline = spec.deadline.filter(|_| !spec.best_effort);
+        JobRecord {
+            id: spec.id,
+            arrival: spec.submitted,
+            gpus: spec.gpus,
+            work: spec.work,
+            first_start: life.first_start,
+            first_progress: life.first_progress,
+            finish: life.finish,
+            preemptions: life.preemptions,
+            attained_service: life.attained_service,
+            promoted: life.promoted,
+            deadline,
+            best_effort: spec.best_effort,
+            met_deadline: deadline.and(life.late.map(|late| !late)),
+            final_gpus: life.finish.map(|_| final_gpus),
+        }
+    }
+
     pub fn jct(&self) -> Option<f64> {
         self.finish.map(|f| f - self.arrival)
     }
@@ -192,6 +215,19 @@ pub fn quantile_sorted(values: &[f64], q: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_keeps_deadline_outcomes_for_deadline_jobs_only() {
+        let spec = JobSpec { id: 1, submitted: 10.0, gpus: 2, work: 50.0, deadline: Some(100.0), ..JobSpec::default() };
+        let mut life = JobLife { first_start: Some(20.0), ..JobLife::default() };
+        let waiting = JobRecord::of(&spec, &life, 2);
+        assert_eq!((waiting.finish, waiting.met_deadline, waiting.final_gpus), (None, None, None));
+        life.finish(120.0, true);
+        let late = JobRecord::of(&spec, &life, 4);
+        assert_eq!((late.jct(), late.met_deadline, late.final_gpus), (Some(110.0), Some(false), Some(4)));
+        let best_effort = JobRecord::of(&JobSpec { best_effort: true, ..spec }, &life, 4);
+        assert_eq!((best_effort.deadline, best_effort.met_deadline), (None, None));
+    }
 
     #[test]
     fn quantiles_interpolate_like_numpy() {

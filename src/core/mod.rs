@@ -14,7 +14,7 @@ pub mod stop;
 
 pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, NodeGroup, NodeSpec};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
-pub use job::{ActiveJob, JobId, JobSlot, JobSpec, JobTable};
+pub use job::{ActiveJob, JobId, JobLife, JobSlot, JobSpec, JobTable};
 pub use metrics::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};
 pub use policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, PolicyError, Scheduler};
 pub use stop::StopFlag;

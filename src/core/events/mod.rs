@@ -7,8 +7,13 @@
 //! list with slot coalescing ([`EventList`]), progress accounting by iterations
 //! ([`EventSim::run_all_jobs`]), the buddy placement with its rank cache ([`BuddyPlacement`]) or,
 //! for whole-job baselines, MS-YARN ([`YarnPlacement`], [`EventEngine::with_placement`]), the
-//! overhead model ([`ScaleOverhead`]) and the records. An [`EventPolicy`] decides at each
-//! decision point; its hooks default to the EDF family's behaviour. One decision at time `now`:
+//! overhead model ([`ScaleOverhead`]) and the records. That state is private to [`EventSim`]:
+//! policies read it through accessors and change it through the original's verbs (enqueue,
+//! start, preempt, finish, place, ...), so the engine keeps the job lists and placements
+//! consistent. A job is resizable along ElasticFlow's throughput curve or, without one, runs
+//! whole at its own size ([`Speed`]); policies that need curves say so
+//! ([`EventPolicy::needs_curves`]). An [`EventPolicy`] decides at each decision point; its hooks
+//! default to the EDF family's behaviour. One decision at time `now`:
 //!
 //! 1. [`EventPolicy::advance`]: progress since the previous decision (may move ends to `now`);
 //! 2. [`EventPolicy::complete`]: the current event's ending jobs finish;
@@ -29,7 +34,7 @@ mod step;
 mod yarn_placement;
 
 pub use event_list::{Event, EventList};
-pub use job::{ElasticJob, JobIdx, JobStatus};
+pub use job::{ElasticJob, JobIdx, JobStatus, Scaling, Speed};
 pub use overhead::{ElasticflowOverhead, ScaleOverhead};
 pub use placement::{BuddyPlacement, CLASSES, SetId};
 pub use step::{Allocation, FreeTimeline, StepFunction, align};
@@ -70,6 +75,14 @@ const MAX_DECISIONS: u64 = 10_000_000;
 /// A scheduling policy of the event-driven family. Hooks other than [`EventPolicy::decide`]
 /// default to the EDF family (edf, edf-accessctrl, ef, ef-accessctrl).
 pub trait EventPolicy: Send {
+    /// Whether every job must have a measured throughput curve ([`ElasticJob::scaling`]): the
+    /// engine then refuses, before the run, the first job without one, naming it and why.
+    /// Default: the EDF family resizes jobs along their curves. Whole-job policies that run a
+    /// job at its own size return false.
+    fn needs_curves(&self) -> bool {
+        true
+    }
+
     /// Accounts progress over the `delta` seconds before `now`.
     fn advance(&mut self, sim: &mut EventSim, delta: f64, now: SimTime) -> Result<(), RunError> {
         sim.run_all_jobs(delta, now)
@@ -79,7 +92,8 @@ pub trait EventPolicy: Send {
     /// the deadline (§2.8).
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
         for &j in ends {
-            let late = sim.jobs[j].end_time > sim.jobs[j].ddl;
+            let job = sim.job(j);
+            let late = job.end_time > job.deadline();
             sim.finish(j, late);
         }
     }
@@ -105,36 +119,39 @@ pub trait EventPolicy: Send {
     /// EDF family (§2.3): if events remain, the scheduling-round counter, then
     /// [`EventPolicy::charge_overheads`], then slot coalescing of arrivals and ends.
     fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
-        if sim.events.is_empty() {
+        if !sim.has_events() {
             return Ok(None);
         }
         let restart = sim.next_round();
         self.charge_overheads(sim, restart);
-        Ok(sim.events.coalesce(now, sim.slot, true))
+        Ok(sim.coalesce_events(now, true))
     }
 }
 
-/// The state every event-driven policy works on.
+/// The state every event-driven policy works on, private behind the verbs of the original's job
+/// lists, event list and placements, so that the engine keeps its invariants: a runnable job is
+/// in exactly one of `pending` and `running`, and a placed job holds the GPUs it was placed
+/// with. Policies read through accessors (slices, no copies) and keep what is theirs alone
+/// (queues, counters, plans) in their own state.
 pub struct EventSim {
-    pub total_gpus: u32,
-    /// GPUs of each (identical) node, for policies with their own placement (Gandiva).
-    pub gpus_per_node: u32,
-    pub slot: f64,
+    total_gpus: u32,
+    /// GPUs of each (identical) node.
+    gpus_per_node: u32,
+    slot: f64,
     /// Every job of the run, in submission order.
-    pub jobs: Vec<ElasticJob>,
-    pub events: EventList,
+    jobs: Vec<ElasticJob>,
+    events: EventList,
     /// Runnable jobs never started, in the order they joined.
-    pub pending: Vec<JobIdx>,
+    pending: Vec<JobIdx>,
     /// Started, unfinished jobs, in start order.
-    pub running: Vec<JobIdx>,
+    running: Vec<JobIdx>,
     /// Pending and running jobs; policies re-order it (its order breaks ties everywhere).
-    pub runnable: Vec<JobIdx>,
-    pub placement: BuddyPlacement,
+    runnable: Vec<JobIdx>,
+    placement: BuddyPlacement,
     /// MS-YARN, when the run places with it instead of `placement`.
-    pub yarn: Option<YarnPlacement>,
-    pub overhead: Box<dyn ScaleOverhead>,
-    /// The run's throughput table (policies with per-GPU-type rules recognise it).
-    pub throughput: Arc<ThroughputTable>,
+    yarn: Option<YarnPlacement>,
+    overhead: Box<dyn ScaleOverhead>,
+    throughput: Arc<ThroughputTable>,
     schedule_count: u64,
     restart_period: u64,
     record_timeline: bool,
@@ -145,6 +162,73 @@ pub struct EventSim {
     preemptions_since_log: u32,
 }
 
+/// What policies read.
+impl EventSim {
+    pub fn total_gpus(&self) -> u32 {
+        self.total_gpus
+    }
+
+    /// GPUs of each (identical) node, for policies with their own placement (Gandiva).
+    pub fn gpus_per_node(&self) -> u32 {
+        self.gpus_per_node
+    }
+
+    /// Minimum spacing of decisions in seconds.
+    pub fn slot(&self) -> f64 {
+        self.slot
+    }
+
+    /// The run's throughput table (policies with per-GPU-type rules recognise it).
+    pub fn throughput(&self) -> &ThroughputTable {
+        &self.throughput
+    }
+
+    /// Every job of the run, in submission order (indexed by [`JobIdx`]).
+    pub fn jobs(&self) -> &[ElasticJob] {
+        &self.jobs
+    }
+
+    pub fn job(&self, j: JobIdx) -> &ElasticJob {
+        &self.jobs[j]
+    }
+
+    /// Runnable jobs never started, in the order they joined.
+    pub fn pending(&self) -> &[JobIdx] {
+        &self.pending
+    }
+
+    /// Started, unfinished jobs, in start order.
+    pub fn running(&self) -> &[JobIdx] {
+        &self.running
+    }
+
+    /// Pending and running jobs, in the order policies gave them.
+    pub fn runnable(&self) -> &[JobIdx] {
+        &self.runnable
+    }
+
+    /// Whether events (arrivals, ends, requested decisions) remain.
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// The time of the earliest event.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.events.front().map(|e| e.time)
+    }
+
+    /// Whether `j` holds placed GPUs (a buddy node set or a yarn placement).
+    pub fn is_placed(&self, j: JobIdx) -> bool {
+        self.jobs[j].node_set.is_some() || self.yarn.as_ref().is_some_and(|y| y.is_placed(j))
+    }
+
+    /// Seconds a job at `gpus` GPUs loses when (re)configured (see [`ScaleOverhead::estimate`]).
+    pub fn overhead_estimate(&self, gpus: u32, restart: bool, cached: bool) -> f64 {
+        self.overhead.estimate(gpus, restart, cached)
+    }
+}
+
+/// The job lists (ElasticFlow's `JOBS`): the only ways a job changes list.
 impl EventSim {
     /// `move_to_pending`: `j` becomes runnable.
     pub fn enqueue(&mut self, j: JobIdx) {
@@ -163,7 +247,7 @@ impl EventSim {
             self.runnable.push(j);
         }
         job.status = JobStatus::Running;
-        job.start_time.get_or_insert(now);
+        job.life.first_start.get_or_insert(now);
         if let Some(k) = self.pending.iter().position(|&p| p == j) {
             self.pending.remove(k);
         }
@@ -174,12 +258,12 @@ impl EventSim {
     /// first) and waits again.
     pub fn preempt(&mut self, j: JobIdx) {
         self.back_to_pending(j);
-        self.jobs[j].preemptions += 1;
+        self.jobs[j].life.preemptions += 1;
         self.log_preemptions(1);
     }
 
     /// Counts `n` preemptions (already counted on their jobs) into the next timeline row.
-    pub fn log_preemptions(&mut self, n: u32) {
+    fn log_preemptions(&mut self, n: u32) {
         self.preemptions_since_log += n;
     }
 
@@ -194,15 +278,50 @@ impl EventSim {
         job.gpus = 0;
     }
 
+    /// Themis' rounds: re-decides every runnable job at once, in runnable order (placements
+    /// released). A job `pick` takes runs on the GPUs it asks for (starting now if new); every
+    /// other one waits, a running one counting a preemption. `running` and `pending` then follow
+    /// runnable order.
+    pub fn pick_running(&mut self, now: SimTime, mut pick: impl FnMut(&ElasticJob) -> bool) {
+        self.running.clear();
+        self.pending.clear();
+        let mut preempted = 0;
+        for &j in &self.runnable {
+            debug_assert!(!self.is_placed(j), "job {j} is re-decided while placed");
+            let job = &mut self.jobs[j];
+            if pick(job) {
+                job.gpus = job.spec.gpus;
+                job.status = JobStatus::Running;
+                job.life.first_start.get_or_insert(now);
+                self.running.push(j);
+            } else {
+                if job.status == JobStatus::Running {
+                    job.life.preemptions += 1;
+                    preempted += 1;
+                }
+                job.gpus = 0;
+                job.status = JobStatus::Pending;
+                self.pending.push(j);
+            }
+        }
+        self.log_preemptions(preempted);
+    }
+
+    /// Lets `order` permute the runnable jobs (it must keep the same jobs) with every job in
+    /// view; returns what `order` returns (a planner's verdict).
+    pub fn reorder_runnable<R>(&mut self, order: impl FnOnce(&[ElasticJob], &mut [JobIdx]) -> R) -> R {
+        order(&self.jobs, &mut self.runnable)
+    }
+
     /// `j` is refused (admission control); it never runs.
     pub fn decline(&mut self, j: JobIdx) {
         let job = &mut self.jobs[j];
         job.status = JobStatus::Declined;
-        job.late = Some(true);
+        job.life.late = Some(true);
     }
 
-    /// `j` completes: it leaves the cluster and its lists; `late` decides whether it met its
-    /// deadline.
+    /// `j` completes at its planned end: it leaves the cluster and its lists; `late` decides
+    /// whether it met its deadline. Its attained service is the span since its first start.
     pub fn finish(&mut self, j: JobIdx, late: bool) {
         self.release(j);
         if let Some(k) = self.running.iter().position(|&r| r == j) {
@@ -213,17 +332,66 @@ impl EventSim {
         }
         let job = &mut self.jobs[j];
         job.status = JobStatus::Finished;
-        job.late = Some(late);
+        let end = job.end_time;
+        job.life.finish(end, late);
+        job.life.attained_service = job.life.first_start.map_or(0.0, |start| end - start);
     }
 
-    /// `add_end`: an end event for `j` at its `end_time`.
-    pub fn add_end(&mut self, j: JobIdx) {
-        self.events.add_end(j, self.jobs[j].end_time);
+    /// A starvation rule moves `j` back to the top (Tiresias' `promote`).
+    pub fn promote(&mut self, j: JobIdx) {
+        self.jobs[j].life.promoted = true;
+    }
+}
+
+/// What policies plan for a job. None of it moves an event: see [`EventSim::add_end`] and
+/// [`EventSim::change_end`].
+impl EventSim {
+    /// `j` holds `gpus` GPUs from now; an unplaced job only (placements are released first).
+    pub fn set_gpus(&mut self, j: JobIdx, gpus: u32) {
+        debug_assert!(!self.is_placed(j), "job {j} is resized while placed");
+        self.jobs[j].gpus = gpus;
     }
 
-    /// `change_end`: `j`'s end event moves from `old_end` to its `end_time`.
-    pub fn change_end(&mut self, j: JobIdx, old_end: SimTime) {
-        self.events.move_end(j, old_end, self.jobs[j].end_time);
+    /// `j`'s allocation plan becomes a copy of `plan`.
+    pub fn set_allocations(&mut self, j: JobIdx, plan: &Allocation) {
+        self.jobs[j].allocations.clone_from(plan);
+    }
+
+    /// Sets `j`'s planned end and returns the previous one (for [`EventSim::change_end`]).
+    pub fn set_end(&mut self, j: JobIdx, end: SimTime) -> SimTime {
+        std::mem::replace(&mut self.jobs[j].end_time, end)
+    }
+
+    pub fn set_real_end(&mut self, j: JobIdx, end: Option<SimTime>) {
+        self.jobs[j].real_end_time = end;
+    }
+
+    /// Seconds `j`'s next progress step loses to reconfiguration.
+    pub fn set_overhead(&mut self, j: JobIdx, seconds: f64) {
+        self.jobs[j].overhead = seconds;
+    }
+
+    /// Work `j` has done, in the units of its spec's work (whole-job progress in seconds).
+    pub fn set_executed(&mut self, j: JobIdx, work: f64) {
+        self.jobs[j].life.executed_work = work;
+    }
+
+    pub fn set_iter_left(&mut self, j: JobIdx, iterations: f64) {
+        self.jobs[j].iter_left = iterations;
+    }
+
+    /// Charges `j` the reconfiguration overhead of its next progress step (none without GPUs)
+    /// and moves its planned end by as much (§2.5: edf-accessctrl, ef, ef-accessctrl).
+    pub fn charge_overhead(&mut self, j: JobIdx, restart: bool) {
+        let job = &mut self.jobs[j];
+        if job.gpus == 0 {
+            job.overhead = 0.0;
+            return;
+        }
+        job.overhead = self.overhead.estimate(job.gpus, restart, job.in_cache);
+        let old_end = job.end_time;
+        job.end_time += job.overhead;
+        self.change_end(j, old_end);
     }
 
     /// `JOBS.run_all_jobs` (§2.4): every runnable job holding GPUs progresses for `delta`
@@ -260,21 +428,69 @@ impl EventSim {
         }
         Ok(())
     }
+}
 
-    /// Charges `j` the reconfiguration overhead of its next progress step (none without GPUs)
-    /// and moves its planned end by as much (§2.5: edf-accessctrl, ef, ef-accessctrl).
-    pub fn charge_overhead(&mut self, j: JobIdx, restart: bool) {
-        let job = &mut self.jobs[j];
-        if job.gpus == 0 {
-            job.overhead = 0.0;
-            return;
-        }
-        job.overhead = self.overhead.estimate(job.gpus, restart, job.in_cache);
-        let old_end = job.end_time;
-        job.end_time += job.overhead;
-        self.change_end(j, old_end);
+/// The event list (`JOBS.job_events`).
+impl EventSim {
+    /// `add_end`: an end event for `j` at its `end_time`.
+    pub fn add_end(&mut self, j: JobIdx) {
+        self.events.add_end(j, self.jobs[j].end_time);
     }
 
+    /// An end event for `j` at `time`, whatever its planned end.
+    pub fn add_end_at(&mut self, j: JobIdx, time: SimTime) {
+        self.events.add_end(j, time);
+    }
+
+    /// `change_end`: `j`'s end event moves from `old_end` to its `end_time`.
+    pub fn change_end(&mut self, j: JobIdx, old_end: SimTime) {
+        self.events.move_end(j, old_end, self.jobs[j].end_time);
+    }
+
+    /// A decision at `time` (an empty event unless one exists: `add_scale_new`).
+    pub fn add_decision_at(&mut self, time: SimTime) {
+        self.events.entry(time);
+    }
+
+    /// Takes the event at `now` out of the list, as the original does before handling it;
+    /// whether there was one.
+    pub fn pop_event_at(&mut self, now: SimTime) -> bool {
+        let at_now = self.next_event_time() == Some(now);
+        if at_now {
+            self.events.pop_front();
+        }
+        at_now
+    }
+
+    /// Slot coalescing after the decision at `now` ([`EventList::coalesce`]); the time of the
+    /// next event.
+    pub fn coalesce_events(&mut self, now: SimTime, merge_ends: bool) -> Option<SimTime> {
+        self.events.coalesce(now, self.slot, merge_ends)
+    }
+
+    /// Themis' rounds (§10.1): every event within the slot after `now`, a lone one too, joins
+    /// one event at `now + slot` (ends merged).
+    pub fn coalesce_into_next_slot(&mut self, now: SimTime) {
+        self.events.coalesce(now, self.slot, true);
+        if let Some(front) = self.events.front_mut().filter(|e| (e.time - now).trunc() < self.slot) {
+            front.time = now + self.slot;
+        }
+    }
+
+    /// The scheduling-round counter: whether this round restarts the cluster (every `slot`-th
+    /// round after the first, §2.5), which empties the rank cache.
+    pub fn next_round(&mut self) -> bool {
+        let restart = self.schedule_count > 0 && self.schedule_count.is_multiple_of(self.restart_period);
+        self.schedule_count += 1;
+        if restart {
+            self.placement.clear_rank_cache();
+        }
+        restart
+    }
+}
+
+/// Placement: the buddy placement, or yarn when the run has it.
+impl EventSim {
     /// Releases the GPUs of every placed runnable job.
     pub fn release_all(&mut self) {
         for k in 0..self.runnable.len() {
@@ -292,9 +508,17 @@ impl EventSim {
         }
     }
 
-    /// Whether `j` holds placed GPUs (a buddy node set or a yarn placement).
-    pub fn is_placed(&self, j: JobIdx) -> bool {
-        self.jobs[j].node_set.is_some() || self.yarn.as_ref().is_some_and(|y| y.is_placed(j))
+    /// Places `j` on its GPUs with the buddy placement; an error naming it where there is no
+    /// room (the original asserts).
+    pub fn place(&mut self, j: JobIdx) -> Result<(), RunError> {
+        let job = &mut self.jobs[j];
+        match self.placement.place(j, job.gpus) {
+            Some(set) => {
+                job.node_set = Some(set);
+                Ok(())
+            }
+            None => Err(RunError::Unplaceable { id: job.spec.id, gpus: job.gpus }),
+        }
     }
 
     /// Places every runnable job holding GPUs in `runnable` order (edf-accessctrl, §2.6). Unlike
@@ -338,12 +562,7 @@ impl EventSim {
             return Ok(());
         }
         for k in 0..self.place_order.len() {
-            let j = self.place_order[k];
-            let job = &mut self.jobs[j];
-            match self.placement.place(j, job.gpus) {
-                Some(set) => job.node_set = Some(set),
-                None => return Err(RunError::Unplaceable { id: job.id, gpus: job.gpus }),
-            }
+            self.place(self.place_order[k])?;
         }
         Ok(())
     }
@@ -360,24 +579,13 @@ impl EventSim {
         let job = &mut self.jobs[j];
         job.overhead = 0.0;
         if !yarn.was_ever_placed(j) {
-            job.start_time = None;
+            job.life.first_start = None;
         }
-    }
-
-    /// The scheduling-round counter: whether this round restarts the cluster (every `slot`-th
-    /// round after the first, §2.5), which empties the rank cache.
-    pub fn next_round(&mut self) -> bool {
-        let restart = self.schedule_count > 0 && self.schedule_count.is_multiple_of(self.restart_period);
-        self.schedule_count += 1;
-        if restart {
-            self.placement.clear_rank_cache();
-        }
-        restart
     }
 
     /// The scheduling log (§2.7): rank-cache flags of placed jobs and one timeline row with the
     /// cluster efficiency `Σ T(g)/T(1)` over running jobs holding GPUs that `occupies` them,
-    /// over all GPUs. Returns the GPUs in use.
+    /// over all GPUs (unknown while such a job has no curve). Returns the GPUs in use.
     fn log_decision(&mut self, now: SimTime, occupies: impl Fn(&EventSim, JobIdx) -> bool) -> u32 {
         let jobs = &self.jobs;
         let flags = &mut self.rank_flags;
@@ -387,12 +595,15 @@ impl EventSim {
             self.jobs[j].in_cache = cached;
         }
         let jobs = &self.jobs;
-        let mut efficiency = 0.0;
+        let mut efficiency = Some(0.0);
         let mut allocated = 0;
         for &j in &self.running {
             let job = &jobs[j];
             if job.gpus > 0 && occupies(self, j) {
-                efficiency += job.curve.speedup(job.gpus).unwrap_or(0.0);
+                efficiency = match (&job.speed, efficiency) {
+                    (Speed::Scaling(scaling), Some(sum)) => Some(sum + scaling.curve.speedup(job.gpus).unwrap_or(0.0)),
+                    _ => None,
+                };
                 allocated += job.gpus;
             }
         }
@@ -400,13 +611,13 @@ impl EventSim {
             self.timeline.push(TimelineRow {
                 time: now,
                 free_gpus: self.total_gpus.saturating_sub(allocated),
-                gpu_demand: self.runnable.iter().map(|&j| u64::from(jobs[j].requested_gpus)).sum(),
+                gpu_demand: self.runnable.iter().map(|&j| u64::from(jobs[j].spec.gpus)).sum(),
                 running: self.running.iter().filter(|&&j| jobs[j].gpus > 0).count() as u32,
                 queued: self.pending.len() as u32,
                 // Admission here decides at arrival (accept or decline): no job waits for it.
                 admission_backlog: None,
                 preemptions: self.preemptions_since_log,
-                cluster_efficiency: Some(efficiency / f64::from(self.total_gpus)),
+                cluster_efficiency: efficiency.map(|sum| sum / f64::from(self.total_gpus)),
             });
         }
         self.preemptions_since_log = 0;
@@ -455,10 +666,14 @@ impl EventEngine {
                 });
             }
             last_arrival = spec.arrival;
-            jobs.push(ElasticJob::new(&spec, &config.throughput)?);
+            let job = ElasticJob::new(spec, &config.throughput);
+            if policy.needs_curves() {
+                job.scaling()?;
+            }
+            jobs.push(job);
         }
         let total_gpus = config.cluster.total_gpus();
-        let events = EventList::from_arrivals(jobs.iter().enumerate().map(|(i, j)| (i, j.submit)));
+        let events = EventList::from_arrivals(jobs.iter().enumerate().map(|(i, j)| (i, j.spec.submitted)));
         let sim = EventSim {
             total_gpus,
             gpus_per_node,
@@ -549,7 +764,7 @@ impl EventEngine {
 
     fn finish(self, decisions: u64, busy_gpu_seconds: f64) -> RunOutput {
         let sim = self.sim;
-        let mut records: Vec<JobRecord> = sim.jobs.iter().map(record_of).collect();
+        let mut records: Vec<JobRecord> = sim.jobs.iter().map(|j| JobRecord::of(&j.spec, &j.life, j.gpus)).collect();
         records.sort_by_key(|r| r.id);
         let makespan = records.iter().filter_map(|r| r.finish).fold(0.0, f64::max);
         let totals = RunTotals {
@@ -564,25 +779,5 @@ impl EventEngine {
         };
         let summary = RunSummary::from_records(&records, totals);
         RunOutput { summary, jobs: records, timeline: sim.timeline }
-    }
-}
-
-fn record_of(job: &ElasticJob) -> JobRecord {
-    let finished = job.status == JobStatus::Finished;
-    JobRecord {
-        id: job.id,
-        arrival: job.submit,
-        gpus: job.requested_gpus,
-        work: job.duration,
-        first_start: job.start_time,
-        first_progress: None,
-        finish: finished.then_some(job.end_time),
-        preemptions: job.preemptions,
-        attained_service: job.start_time.filter(|_| finished).map_or(0.0, |s| job.end_time - s),
-        promoted: job.promotions > 0,
-        deadline: (!job.best_effort).then_some(job.ddl),
-        best_effort: job.best_effort,
-        met_deadline: if job.best_effort { None } else { job.late.map(|late| !late) },
-        final_gpus: finished.then_some(job.gpus),
     }
 }

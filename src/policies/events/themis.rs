@@ -42,7 +42,7 @@
 //! nor counts preemptions; blox records the first round a job ran and every round a running job
 //! is left out.
 
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::events::{EventPolicy, EventSim, JobIdx};
 use crate::core::{RunError, SimTime};
 use crate::policies::events::BUDDY_OR_YARN;
 use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
@@ -211,19 +211,19 @@ impl Themis {
     /// accumulated isolated time.
     fn build_terms(&mut self, sim: &EventSim) -> Result<(), RunError> {
         self.terms.clear();
-        let fair = (f64::from(sim.total_gpus) / sim.runnable.len() as f64).ceil();
-        for &j in &sim.runnable {
-            let job = &sim.jobs[j];
-            let gpus = f64::from(job.requested_gpus);
+        let fair = (f64::from(sim.total_gpus()) / sim.runnable().len() as f64).ceil();
+        for &j in sim.runnable() {
+            let job = sim.job(j);
+            let gpus = f64::from(job.spec.gpus);
             let fraction = (fair / gpus).min(1.0);
             if let Some((left, before)) = self.previous[j] {
                 self.cumulative[j] += (left - job.iter_left) / before;
             }
             self.previous[j] = Some((job.iter_left, fraction));
             self.terms.push(Term {
-                age: self.event_time - job.submit,
+                age: self.event_time - job.spec.submitted,
                 left: job.iter_left,
-                rate: job.rate(job.requested_gpus)?,
+                rate: job.rate(job.spec.gpus)?,
                 isolated: self.cumulative[j] + job.iter_left / fraction,
                 gpus,
             });
@@ -233,6 +233,11 @@ impl Themis {
 }
 
 impl EventPolicy for Themis {
+    /// Every job runs on the GPUs it asks for; a job without a curve at its solo speed.
+    fn needs_curves(&self) -> bool {
+        false
+    }
+
     /// Progress is accounted at the end of each round (in [`EventPolicy::next_decision`]), after
     /// the event list was coalesced, as in the original.
     fn advance(&mut self, _sim: &mut EventSim, _delta: f64, _now: SimTime) -> Result<(), RunError> {
@@ -243,54 +248,40 @@ impl EventPolicy for Themis {
     /// end is after the deadline.
     fn complete(&mut self, sim: &mut EventSim, now: SimTime, ends: &[JobIdx]) {
         sim.release_all();
-        if sim.events.front().is_some_and(|e| e.time == now) {
+        if sim.next_event_time() == Some(now) {
             self.event_time = now;
         }
         for &j in ends {
-            let late = sim.jobs[j].end_time > sim.jobs[j].ddl;
+            let job = sim.job(j);
+            let late = job.end_time > job.deadline();
             sim.finish(j, late);
         }
     }
 
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
-        self.grow(sim.jobs.len());
+        self.grow(sim.jobs().len());
         for &a in arrivals {
             sim.enqueue(a);
-            self.remaining[a] = sim.jobs[a].duration;
+            self.remaining[a] = sim.job(a).spec.work;
         }
-        if sim.runnable.is_empty() {
+        if sim.runnable().is_empty() {
             return Ok(());
         }
         self.build_terms(sim)?;
-        fair_shares(&self.terms, f64::from(sim.total_gpus), &mut self.shares);
-        for (k, &j) in sim.runnable.iter().enumerate() {
+        fair_shares(&self.terms, f64::from(sim.total_gpus()), &mut self.shares);
+        for (k, &j) in sim.runnable().iter().enumerate() {
             self.share[j] = self.shares[k];
         }
         let share = &self.share;
-        sim.runnable.sort_by(|&a, &b| share[b].total_cmp(&share[a]));
-        sim.running.clear();
-        sim.pending.clear();
-        let mut free = sim.total_gpus;
-        let mut preempted = 0;
-        for &j in &sim.runnable {
-            let job = &mut sim.jobs[j];
-            if free > 0 && job.requested_gpus <= free {
-                free -= job.requested_gpus;
-                job.gpus = job.requested_gpus;
-                job.status = JobStatus::Running;
-                job.start_time.get_or_insert(now);
-                sim.running.push(j);
-            } else {
-                if job.status == JobStatus::Running {
-                    job.preemptions += 1;
-                    preempted += 1;
-                }
-                job.gpus = 0;
-                job.status = JobStatus::Pending;
-                sim.pending.push(j);
+        sim.reorder_runnable(|_, runnable| runnable.sort_by(|&a, &b| share[b].total_cmp(&share[a])));
+        let mut free = sim.total_gpus();
+        sim.pick_running(now, |job| {
+            let fits = free > 0 && job.spec.gpus <= free;
+            if fits {
+                free -= job.spec.gpus;
             }
-        }
-        sim.log_preemptions(preempted);
+            fits
+        });
         sim.place_widest_first()
     }
 
@@ -298,31 +289,29 @@ impl EventPolicy for Themis {
     /// lone event too), then the placed jobs progress one slot and those that run out end at
     /// the next round.
     fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
-        if sim.events.is_empty() && sim.runnable.is_empty() {
+        if !sim.has_events() && sim.runnable().is_empty() {
             return Ok(None);
         }
-        let slot = sim.slot;
+        let slot = sim.slot();
         let next = now + slot;
-        sim.events.coalesce(now, slot, true);
-        if let Some(front) = sim.events.front_mut().filter(|e| (e.time - now).trunc() < slot) {
-            front.time = next;
-        }
-        for k in 0..sim.runnable.len() {
-            let j = sim.runnable[k];
-            let job = &mut sim.jobs[j];
+        sim.coalesce_into_next_slot(now);
+        for k in 0..sim.runnable().len() {
+            let j = sim.runnable()[k];
+            let job = sim.job(j);
             if job.gpus == 0 {
                 continue;
             }
             let mut end = now + self.remaining[j];
             self.remaining[j] = (self.remaining[j] - slot).max(0.0);
-            job.iter_left -= slot * job.rate(job.gpus)?;
-            if job.iter_left <= 0.0 {
+            let left = job.iter_left - slot * job.rate(job.gpus)?;
+            sim.set_iter_left(j, left);
+            if left <= 0.0 {
                 self.remaining[j] = 0.0;
                 end = next;
             }
             if end <= next {
-                job.end_time = end;
-                sim.events.add_end(j, next);
+                sim.set_end(j, end);
+                sim.add_end_at(j, next);
             }
         }
         Ok(Some(next))

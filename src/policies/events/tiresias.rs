@@ -231,15 +231,15 @@ impl Tiresias {
     /// in total and since its last promotion.
     fn may_promote(&self, sim: &EventSim, j: JobIdx) -> Option<f64> {
         let k = self.starvation_knob?;
-        (self.queue_of[j] > 0 && sim.jobs[j].executed > 0.0 && self.attained[j] > 0.0).then_some(k)
+        (self.queue_of[j] > 0 && sim.job(j).life.executed_work > 0.0 && self.attained[j] > 0.0).then_some(k)
     }
 
     /// §8.3 step 3 for pending jobs (after arrivals joined queue 0): promotions, then every
     /// runnable job's Gittins rank.
     fn promote_and_rank(&mut self, sim: &mut EventSim) {
-        for k in 0..sim.runnable.len() {
-            let j = sim.runnable[k];
-            if sim.jobs[j].status != JobStatus::Pending {
+        for k in 0..sim.runnable().len() {
+            let j = sim.runnable()[k];
+            if sim.job(j).status != JobStatus::Pending {
                 continue;
             }
             let due = self.may_promote(sim, j).is_some_and(|knob| self.starved[j] >= (self.attained[j] * knob).trunc());
@@ -249,18 +249,20 @@ impl Tiresias {
                 self.leave_queue(j);
                 self.queue_of[j] = 0;
                 self.queues[0].push(j);
-                sim.jobs[j].promotions += 1;
+                sim.promote(j);
             }
         }
         if let Some(index) = &self.gittins {
-            for &j in &sim.runnable {
-                let attained = (self.attained[j] * f64::from(sim.jobs[j].requested_gpus)).trunc();
+            for &j in sim.runnable() {
+                let attained = (self.attained[j] * f64::from(sim.job(j).spec.gpus)).trunc();
                 self.rank[j] = index.rank(attained as u64);
             }
             for queue in &mut self.queues {
-                let (rank, jobs) = (&self.rank, &sim.jobs);
+                let (rank, jobs) = (&self.rank, sim.jobs());
                 queue.sort_by(|&x, &y| {
-                    rank[y].total_cmp(&rank[x]).then(jobs[x].submit.trunc().total_cmp(&jobs[y].submit.trunc()))
+                    rank[y]
+                        .total_cmp(&rank[x])
+                        .then(jobs[x].spec.submitted.trunc().total_cmp(&jobs[y].spec.submitted.trunc()))
                 });
             }
         }
@@ -277,15 +279,15 @@ impl Tiresias {
     fn pick(&mut self, sim: &mut EventSim, restart: bool) {
         self.to_run.clear();
         self.to_preempt.clear();
-        let mut free = sim.total_gpus;
+        let mut free = sim.total_gpus();
         for queue in &self.queues {
             for &j in queue {
-                let job = &mut sim.jobs[j];
-                let g = job.requested_gpus;
+                let job = sim.job(j);
+                let g = job.spec.gpus;
                 if free >= g {
                     if job.status == JobStatus::Pending {
                         self.to_run.push(j);
-                        job.overhead = sim.overhead.estimate(g, restart, false);
+                        sim.set_overhead(j, sim.overhead_estimate(g, restart, false));
                     }
                     free -= g;
                 } else if job.status == JobStatus::Running {
@@ -300,9 +302,9 @@ impl Tiresias {
         self.ends.clear();
         self.end_at = None;
         self.next_jump = None;
-        for k in 0..sim.runnable.len() {
-            let j = sim.runnable[k];
-            if sim.jobs[j].status == JobStatus::Pending {
+        for k in 0..sim.runnable().len() {
+            let j = sim.runnable()[k];
+            if sim.job(j).status == JobStatus::Pending {
                 if let Some(knob) = self.may_promote(sim, j) {
                     let wait = (self.attained[j] * knob - self.starved[j]).trunc();
                     if wait > 0.0 {
@@ -311,26 +313,27 @@ impl Tiresias {
                 }
                 continue;
             }
-            let job = &mut sim.jobs[j];
+            let job = sim.job(j);
             if job.status != JobStatus::Running {
                 continue;
             }
-            let g = job.requested_gpus;
-            let mut left = job.duration - job.executed;
+            let g = job.spec.gpus;
+            let mut left = job.spec.work - job.life.executed_work;
             if restart {
-                job.overhead = sim.overhead.estimate(g, true, false);
-                left += job.overhead;
+                let overhead = sim.overhead_estimate(g, true, false);
+                sim.set_overhead(j, overhead);
+                left += overhead;
             }
             let end = (now + left).trunc();
-            let candidate = if self.paper_era { end } else { end.max(now + sim.slot) };
+            let candidate = if self.paper_era { end } else { end.max(now + sim.slot()) };
             match self.end_at {
                 Some(t) if candidate > t => {}
                 Some(t) if candidate == t => {
-                    job.end_time = end;
+                    sim.set_end(j, end);
                     self.ends.push(j);
                 }
                 _ => {
-                    job.end_time = end;
+                    sim.set_end(j, end);
                     self.ends.clear();
                     self.ends.push(j);
                     self.end_at = Some(candidate);
@@ -345,13 +348,18 @@ impl Tiresias {
 }
 
 impl EventPolicy for Tiresias {
+    /// Every job runs on the GPUs it asks for, against its duration.
+    fn needs_curves(&self) -> bool {
+        false
+    }
+
     /// §8.3 step 3: running jobs progress by the seconds since the last decision less their
     /// overhead, and drop at most one queue; pending jobs with attained service starve for the
     /// seconds since the last decision.
     fn advance(&mut self, sim: &mut EventSim, delta: f64, _now: SimTime) -> Result<(), RunError> {
-        for k in 0..sim.runnable.len() {
-            let j = sim.runnable[k];
-            let job = &mut sim.jobs[j];
+        for k in 0..sim.runnable().len() {
+            let j = sim.runnable()[k];
+            let job = sim.job(j);
             if job.status == JobStatus::Pending && self.attained[j] > 0.0 {
                 self.starved[j] = (self.starved[j] + delta).trunc();
             }
@@ -359,11 +367,13 @@ impl EventPolicy for Tiresias {
                 continue;
             }
             let progress = (delta - job.overhead).max(0.0);
-            job.executed = (job.executed + progress).trunc();
+            let executed = (job.life.executed_work + progress).trunc();
+            let gpus = job.spec.gpus;
+            sim.set_executed(j, executed);
+            sim.set_overhead(j, 0.0);
             self.attained[j] = (self.attained[j] + progress).trunc();
-            job.overhead = 0.0;
             let q = self.queue_of[j];
-            if LIMITS.get(q).is_some_and(|&limit| (self.attained[j] * f64::from(job.requested_gpus)).trunc() >= limit) {
+            if LIMITS.get(q).is_some_and(|&limit| (self.attained[j] * f64::from(gpus)).trunc() >= limit) {
                 self.leave_queue(j);
                 self.queue_of[j] = q + 1;
                 self.queues[q + 1].push(j);
@@ -381,7 +391,8 @@ impl EventPolicy for Tiresias {
         for k in 0..self.ends.len() {
             let j = self.ends[k];
             self.leave_queue(j);
-            let late = sim.jobs[j].end_time > sim.jobs[j].ddl;
+            let job = sim.job(j);
+            let late = job.end_time > job.deadline();
             sim.finish(j, late);
         }
         self.ends.clear();
@@ -389,8 +400,8 @@ impl EventPolicy for Tiresias {
     }
 
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
-        if self.queue_of.len() < sim.jobs.len() {
-            let n = sim.jobs.len();
+        if self.queue_of.len() < sim.jobs().len() {
+            let n = sim.jobs().len();
             self.queue_of.resize(n, 0);
             self.attained.resize(n, 0.0);
             self.starved.resize(n, 0.0);
@@ -410,16 +421,15 @@ impl EventPolicy for Tiresias {
         }
         for &j in &self.to_run {
             sim.start(j, now);
-            sim.jobs[j].gpus = sim.jobs[j].requested_gpus;
+            sim.set_gpus(j, sim.job(j).spec.gpus);
         }
-        let jobs = &sim.jobs;
-        sim.runnable.sort_by_key(|&j| std::cmp::Reverse(jobs[j].requested_gpus));
+        sim.reorder_runnable(|jobs, runnable| runnable.sort_by_key(|&j| std::cmp::Reverse(jobs[j].spec.gpus)));
         sim.place_widest_first()?;
         // §8.3 step 7: waiting jobs go behind the running ones of their queue.
         for queue in &mut self.queues {
             self.waiting.clear();
-            self.waiting.extend(queue.iter().copied().filter(|&j| sim.jobs[j].status != JobStatus::Running));
-            queue.retain(|&j| sim.jobs[j].status == JobStatus::Running);
+            self.waiting.extend(queue.iter().copied().filter(|&j| sim.job(j).status != JobStatus::Running));
+            queue.retain(|&j| sim.job(j).status == JobStatus::Running);
             queue.extend_from_slice(&self.waiting);
         }
         self.plan_events(sim, now, restart);
@@ -429,12 +439,12 @@ impl EventPolicy for Tiresias {
     /// §8.2 and §8.3 step 11: jumps and a lone end event at least a slot on, arrivals coalesced
     /// (they are the only events in the engine's list), then the earliest of the three.
     fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
-        let floor = now + sim.slot;
-        let jump = self.next_jump.map(|t| if t - now < sim.slot { floor } else { t });
+        let floor = now + sim.slot();
+        let jump = self.next_jump.map(|t| if t - now < sim.slot() { floor } else { t });
         if let Some(end) = self.end_at.as_mut() {
             *end = end.max(floor);
         }
-        let arrival = sim.events.coalesce(now, sim.slot, false);
+        let arrival = sim.coalesce_events(now, false);
         let Some(event) = [arrival, self.end_at].into_iter().flatten().reduce(f64::min) else {
             return Ok(None);
         };

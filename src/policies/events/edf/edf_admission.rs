@@ -67,9 +67,8 @@ impl EdfAdmission {
     /// planned end.
     fn apply_plan(&self, sim: &mut EventSim, j: JobIdx) -> SimTime {
         let plan = self.planner.plan_of(j).expect("every runnable job was planned");
-        let job = &mut sim.jobs[j];
-        job.allocations.clone_from(&plan.allocations);
-        job.gpus = plan.allocations.points().first().map_or(0, |p| p.1);
+        sim.set_allocations(j, &plan.allocations);
+        sim.set_gpus(j, plan.allocations.points().first().map_or(0, |p| p.1));
         plan.end
     }
 
@@ -77,24 +76,25 @@ impl EdfAdmission {
     /// the plan is applied to every runnable job. Returns whether `a` was admitted.
     fn admit(&mut self, sim: &mut EventSim, now: SimTime, a: JobIdx) -> Result<bool, RunError> {
         self.candidates.clear();
-        self.candidates.extend_from_slice(&sim.runnable);
+        self.candidates.extend_from_slice(sim.runnable());
         self.candidates.push(a);
-        if !self.planner.estimate_all(&sim.jobs, &mut self.candidates, now, sim.total_gpus, sim.slot)? {
+        if !self.planner.estimate_all(sim.jobs(), &mut self.candidates, now, sim.total_gpus(), sim.slot())? {
             sim.decline(a);
             return Ok(false);
         }
         sim.enqueue(a);
-        for k in 0..sim.running.len() {
-            let j = sim.running[k];
+        for k in 0..sim.running().len() {
+            let j = sim.running()[k];
             let end = self.apply_plan(sim, j);
-            let old = std::mem::replace(&mut sim.jobs[j].end_time, end);
+            let old = sim.set_end(j, end);
             sim.change_end(j, old);
         }
         self.started.clear();
-        for k in 0..sim.pending.len() {
-            let j = sim.pending[k];
-            sim.jobs[j].end_time = self.apply_plan(sim, j);
-            if sim.jobs[j].gpus > 0 {
+        for k in 0..sim.pending().len() {
+            let j = sim.pending()[k];
+            let end = self.apply_plan(sim, j);
+            sim.set_end(j, end);
+            if sim.job(j).gpus > 0 {
                 self.started.push(j);
             }
         }
@@ -109,15 +109,17 @@ impl EdfAdmission {
     /// A decision without admissions: re-plan the runnable jobs (re-sorting them by deadline);
     /// jobs planned GPUs now start or move their end, the others keep theirs.
     fn replan(&mut self, sim: &mut EventSim, now: SimTime) -> Result<(), RunError> {
-        self.planner.estimate_all(&sim.jobs, &mut sim.runnable, now, sim.total_gpus, sim.slot)?;
-        for k in 0..sim.runnable.len() {
-            let j = sim.runnable[k];
+        let (total, slot) = (sim.total_gpus(), sim.slot());
+        let planner = &mut self.planner;
+        sim.reorder_runnable(|jobs, runnable| planner.estimate_all(jobs, runnable, now, total, slot))?;
+        for k in 0..sim.runnable().len() {
+            let j = sim.runnable()[k];
             let end = self.apply_plan(sim, j);
-            if sim.jobs[j].gpus == 0 {
+            if sim.job(j).gpus == 0 {
                 continue;
             }
-            let old = std::mem::replace(&mut sim.jobs[j].end_time, end);
-            if sim.jobs[j].status == JobStatus::Pending {
+            let old = sim.set_end(j, end);
+            if sim.job(j).status == JobStatus::Pending {
                 sim.start(j, now);
                 sim.add_end(j);
             } else {
@@ -146,8 +148,8 @@ impl EventPolicy for EdfAdmission {
 
     /// Running jobs holding GPUs pay their reconfiguration overhead at the end of their plan.
     fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
-        for k in 0..sim.running.len() {
-            sim.charge_overhead(sim.running[k], restart);
+        for k in 0..sim.running().len() {
+            sim.charge_overhead(sim.running()[k], restart);
         }
     }
 }

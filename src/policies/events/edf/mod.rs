@@ -59,30 +59,29 @@ pub struct Edf {
 
 impl EventPolicy for Edf {
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
-        let (total, slot) = (sim.total_gpus, sim.slot);
+        let (total, slot) = (sim.total_gpus(), sim.slot());
+        let planner = &mut self.planner;
         if arrivals.is_empty() {
-            self.planner.estimate_all(&sim.jobs, &mut sim.runnable, now, total, slot)?;
+            sim.reorder_runnable(|jobs, runnable| planner.estimate_all(jobs, runnable, now, total, slot))?;
         } else {
             self.candidates.clear();
-            self.candidates.extend_from_slice(&sim.runnable);
+            self.candidates.extend_from_slice(sim.runnable());
             self.candidates.extend_from_slice(arrivals);
-            self.planner.estimate_all(&sim.jobs, &mut self.candidates, now, total, slot)?;
+            planner.estimate_all(sim.jobs(), &mut self.candidates, now, total, slot)?;
             for &a in arrivals {
                 sim.enqueue(a);
             }
         }
         sim.release_all();
-        for k in 0..sim.runnable.len() {
-            let j = sim.runnable[k];
+        for k in 0..sim.runnable().len() {
+            let j = sim.runnable()[k];
             let Some(plan) = self.planner.plan_of(j) else { continue };
-            let job = &mut sim.jobs[j];
-            job.allocations.clone_from(&plan.allocations);
-            job.gpus = plan.allocations.points().first().map_or(0, |p| p.1);
-            let old_end = job.end_time;
-            job.end_time = plan.end;
-            if job.status == JobStatus::Running {
+            sim.set_allocations(j, &plan.allocations);
+            sim.set_gpus(j, plan.allocations.points().first().map_or(0, |p| p.1));
+            let old_end = sim.set_end(j, plan.end);
+            if sim.job(j).status == JobStatus::Running {
                 sim.change_end(j, old_end);
-            } else if job.gpus > 0 {
+            } else if sim.job(j).gpus > 0 {
                 sim.start(j, now);
                 sim.add_end(j);
             }

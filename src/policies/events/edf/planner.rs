@@ -43,7 +43,7 @@ impl EdfPlanner {
         if self.plans.len() < jobs.len() {
             self.plans.resize_with(jobs.len(), Plan::default);
         }
-        list.sort_by(|&a, &b| jobs[a].ddl.total_cmp(&jobs[b].ddl));
+        list.sort_by(|&a, &b| jobs[a].deadline().total_cmp(&jobs[b].deadline()));
         let mut all_on_time = true;
         for &j in list.iter() {
             all_on_time &= self.plan(&jobs[j], j, start, total_gpus, slot)?;
@@ -66,7 +66,8 @@ impl EdfPlanner {
         slot: f64,
     ) -> Result<bool, RunError> {
         let all = i64::from(total_gpus);
-        let base = job.level_within(i64::from(job.max_gpus.min(total_gpus)));
+        let scaling = job.scaling()?;
+        let base = scaling.level_within(i64::from(scaling.max_gpus.min(total_gpus)));
         let mut left = job.iter_left;
         let plan = &mut self.plans[j];
         plan.allocations.reset(start, 0);
@@ -84,7 +85,7 @@ impl EdfPlanner {
             let gpus = if base > 0 && avail >= i64::from(base) {
                 base
             } else if base > 0 && avail >= 1 {
-                job.level_within(avail)
+                scaling.level_within(avail)
             } else {
                 0
             };
@@ -106,14 +107,14 @@ impl EdfPlanner {
                     if !free.contains(end) {
                         next.set(align(start, end, slot), last);
                     }
-                    return Ok(self.commit(j, end) && on_time && end <= job.ddl);
+                    return Ok(self.commit(j, end) && on_time && end <= job.deadline());
                 }
                 left -= (key - period_start) * rate;
                 next.add(period_start, -i64::from(gpus));
             }
             avail = next.get(key).unwrap_or(all);
             period_start = key;
-            if period_start > job.ddl {
+            if period_start > job.deadline() {
                 on_time = false;
             }
         }
@@ -122,7 +123,7 @@ impl EdfPlanner {
         let end = (period_start + left / job.rate(base)?).ceil();
         next.set(period_start, all - i64::from(base));
         next.set(align(start, end, slot), all);
-        Ok(self.commit(j, end) && on_time && end <= job.ddl)
+        Ok(self.commit(j, end) && on_time && end <= job.deadline())
     }
 
     /// Makes the scratch timeline the planner's and records `j`'s end. Always true.

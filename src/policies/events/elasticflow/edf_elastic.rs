@@ -61,54 +61,54 @@ pub struct EdfElastic {
     /// End time of each job before this decision (`old_end_time`), by job index.
     old_end: Vec<SimTime>,
     starting: Vec<JobIdx>,
+    /// The runnable jobs in deadline order, then the running ones in start order to place.
+    order: Vec<JobIdx>,
 }
 
 impl EventPolicy for EdfElastic {
     /// Ending jobs that hold a placement finish; late iff the logged end is after the deadline.
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
         for &j in ends {
-            let job = &sim.jobs[j];
+            let job = sim.job(j);
             if job.node_set.is_some() {
-                let late = job.end_time > job.ddl;
+                let late = job.end_time > job.deadline();
                 sim.finish(j, late);
             }
         }
     }
 
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
-        if sim.events.front().is_none_or(|e| e.time != now) {
+        if !sim.pop_event_at(now) {
             return Ok(());
         }
-        sim.events.pop_front();
-        if self.old_end.len() < sim.jobs.len() {
-            self.old_end.resize(sim.jobs.len(), 0.0);
+        if self.old_end.len() < sim.jobs().len() {
+            self.old_end.resize(sim.jobs().len(), 0.0);
         }
         for &a in arrivals {
             sim.enqueue(a);
         }
-        for &j in &sim.runnable {
-            self.old_end[j] = sim.jobs[j].end_time;
+        for &j in sim.runnable() {
+            self.old_end[j] = sim.job(j).end_time;
         }
         sim.release_all();
-        let mut runnable = std::mem::take(&mut sim.runnable);
-        let planned = self.planner.estimate_all(sim, &mut runnable, now);
-        sim.runnable = runnable;
-        planned?;
-        for k in 0..sim.runnable.len() {
-            let j = sim.runnable[k];
-            let job = &mut sim.jobs[j];
-            job.gpus = job.allocations.get(now).unwrap_or(0);
+        self.order.clear();
+        self.order.extend_from_slice(sim.runnable());
+        self.planner.estimate_all(sim, &mut self.order, now)?;
+        let planned = &self.order;
+        sim.reorder_runnable(|_, runnable| runnable.copy_from_slice(planned));
+        for k in 0..sim.runnable().len() {
+            let j = sim.runnable()[k];
+            let gpus = sim.job(j).allocations.get(now).unwrap_or(0);
+            sim.set_gpus(j, gpus);
             sim.change_end(j, self.old_end[j]);
         }
         // Every GPU is free here: a pending job starts unless its plan starts later, when it
         // gets a decision then.
         self.starting.clear();
-        for k in 0..sim.pending.len() {
-            let p = sim.pending[k];
-            match sim.jobs[p].allocations.points().iter().find(|x| x.1 != 0) {
-                Some(&(t, _)) if t > now => {
-                    sim.events.entry(t);
-                }
+        for k in 0..sim.pending().len() {
+            let p = sim.pending()[k];
+            match sim.job(p).allocations.points().iter().find(|x| x.1 != 0) {
+                Some(&(t, _)) if t > now => sim.add_decision_at(t),
                 _ => self.starting.push(p),
             }
         }
@@ -117,22 +117,21 @@ impl EventPolicy for EdfElastic {
             sim.add_end(p);
         }
         self.planner.allocate_free_gpus(sim, now)?;
-        for k in 0..sim.running.len() {
-            let j = sim.running[k];
-            if let Some(t) = sim.jobs[j].allocations.points().iter().map(|p| p.0).find(|&t| t > now) {
-                sim.events.entry(t);
+        for k in 0..sim.running().len() {
+            let j = sim.running()[k];
+            if let Some(t) = sim.job(j).allocations.points().iter().map(|p| p.0).find(|&t| t > now) {
+                sim.add_decision_at(t);
             }
         }
-        let order = std::mem::take(&mut sim.running);
-        let placed = place_by_class(sim, &order);
-        sim.running = order;
-        placed
+        self.order.clear();
+        self.order.extend_from_slice(sim.running());
+        place_by_class(sim, &self.order)
     }
 
     /// Every running job holding GPUs pays its reconfiguration overhead (§6.4).
     fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
-        for k in 0..sim.running.len() {
-            sim.charge_overhead(sim.running[k], restart);
+        for k in 0..sim.running().len() {
+            sim.charge_overhead(sim.running()[k], restart);
         }
     }
 }

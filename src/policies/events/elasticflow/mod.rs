@@ -92,31 +92,20 @@ impl ElasticFlow {
 /// Places the jobs of `order` holding GPUs (§6.3): jobs of whole nodes or more in that order,
 /// then each smaller class from the largest down, in that order within a class.
 fn place_by_class(sim: &mut EventSim, order: &[JobIdx]) -> Result<(), RunError> {
-    let gpn = sim.placement.gpus_per_node();
+    let gpn = sim.gpus_per_node();
     for &j in order {
-        if sim.jobs[j].gpus >= gpn {
-            place(sim, j)?;
+        if sim.job(j).gpus >= gpn {
+            sim.place(j)?;
         }
     }
     for &class in CLASSES.iter().rev().filter(|&&k| k < gpn) {
         for &j in order {
-            if sim.jobs[j].gpus == class {
-                place(sim, j)?;
+            if sim.job(j).gpus == class {
+                sim.place(j)?;
             }
         }
     }
     Ok(())
-}
-
-fn place(sim: &mut EventSim, j: JobIdx) -> Result<(), RunError> {
-    let job = &mut sim.jobs[j];
-    match sim.placement.place(j, job.gpus) {
-        Some(set) => {
-            job.node_set = Some(set);
-            Ok(())
-        }
-        None => Err(RunError::Unplaceable { id: job.id, gpus: job.gpus }),
-    }
 }
 
 impl EventPolicy for ElasticFlow {
@@ -125,11 +114,11 @@ impl EventPolicy for ElasticFlow {
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
         self.ended = !ends.is_empty();
         for &j in ends {
-            let job = &sim.jobs[j];
+            let job = sim.job(j);
             if job.node_set.is_none() {
                 continue;
             }
-            let late = job.real_end_time.unwrap_or(job.end_time) > job.ddl;
+            let late = job.real_end_time.unwrap_or(job.end_time) > job.deadline();
             sim.finish(j, late);
         }
     }
@@ -137,54 +126,54 @@ impl EventPolicy for ElasticFlow {
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
         self.scale_at = None;
         // The original takes the event out of the list before handling it.
-        if sim.events.front().is_none_or(|e| e.time != now) {
+        if !sim.pop_event_at(now) {
             return Ok(());
         }
-        sim.events.pop_front();
-        if sim.pending.is_empty() && sim.running.is_empty() && arrivals.is_empty() && !self.ended {
+        if sim.pending().is_empty() && sim.running().is_empty() && arrivals.is_empty() && !self.ended {
             return Ok(());
         }
-        if self.old_end.len() < sim.jobs.len() {
-            self.old_end.resize(sim.jobs.len(), 0.0);
+        if self.old_end.len() < sim.jobs().len() {
+            self.old_end.resize(sim.jobs().len(), 0.0);
         }
-        for &j in sim.runnable.iter().chain(arrivals) {
-            self.old_end[j] = sim.jobs[j].end_time;
+        for &j in sim.runnable().iter().chain(arrivals) {
+            self.old_end[j] = sim.job(j).end_time;
         }
         sim.release_all();
         let mut admitted = false;
         if !arrivals.is_empty() {
             self.candidates.clear();
-            self.candidates.extend_from_slice(&sim.runnable);
+            self.candidates.extend_from_slice(sim.runnable());
             self.candidates.extend_from_slice(arrivals);
-            let mut candidates = std::mem::take(&mut self.candidates);
-            admitted = self.planner.estimate_all(sim, &mut candidates, now)?;
-            self.candidates = candidates;
+            admitted = self.planner.estimate_all(sim, &mut self.candidates, now)?;
             for &a in arrivals {
-                if admitted || sim.jobs[a].best_effort {
+                if admitted || sim.job(a).spec.best_effort {
                     sim.enqueue(a);
                 } else {
                     sim.decline(a);
                 }
             }
         }
-        let mut runnable = std::mem::take(&mut sim.runnable);
         if admitted {
-            let jobs = &sim.jobs;
-            runnable.sort_by(|&a, &b| jobs[a].ddl.total_cmp(&jobs[b].ddl));
+            sim.reorder_runnable(|jobs, runnable| {
+                runnable.sort_by(|&a, &b| jobs[a].deadline().total_cmp(&jobs[b].deadline()))
+            });
         } else {
-            self.planner.estimate_all(sim, &mut runnable, now)?;
+            self.candidates.clear();
+            self.candidates.extend_from_slice(sim.runnable());
+            self.planner.estimate_all(sim, &mut self.candidates, now)?;
+            let planned = &self.candidates;
+            sim.reorder_runnable(|_, runnable| runnable.copy_from_slice(planned));
         }
-        sim.runnable = runnable;
-        for k in 0..sim.runnable.len() {
-            let j = sim.runnable[k];
-            let job = &mut sim.jobs[j];
-            job.gpus = job.allocations.get(now).unwrap_or(0);
+        for k in 0..sim.runnable().len() {
+            let j = sim.runnable()[k];
+            let gpus = sim.job(j).allocations.get(now).unwrap_or(0);
+            sim.set_gpus(j, gpus);
             sim.change_end(j, self.old_end[j]);
         }
         // Every GPU is free here, so a pending job starts iff its plan does not start later.
         self.starting.clear();
-        for &p in &sim.pending {
-            let plan = sim.jobs[p].allocations.points();
+        for &p in sim.pending() {
+            let plan = sim.job(p).allocations.points();
             if plan.iter().find(|x| x.1 != 0).is_none_or(|x| x.0 <= now) {
                 self.starting.push(p);
             }
@@ -194,24 +183,22 @@ impl EventPolicy for ElasticFlow {
             sim.add_end(p);
         }
         self.planner.allocate_free_gpus(sim, now)?;
-        let jobs = &sim.jobs;
-        sim.runnable.sort_by_key(|&j| std::cmp::Reverse(jobs[j].gpus));
+        sim.reorder_runnable(|jobs, runnable| runnable.sort_by_key(|&j| std::cmp::Reverse(jobs[j].gpus)));
         self.scale_at = sim
-            .runnable
+            .runnable()
             .iter()
-            .filter_map(|&j| sim.jobs[j].allocations.points().iter().map(|p| p.0).find(|&t| t > now))
+            .filter_map(|&j| sim.job(j).allocations.points().iter().map(|p| p.0).find(|&t| t > now))
             .reduce(f64::min);
-        let order = std::mem::take(&mut sim.runnable);
-        let placed = place_by_class(sim, &order);
-        sim.runnable = order;
-        placed
+        self.candidates.clear();
+        self.candidates.extend_from_slice(sim.runnable());
+        place_by_class(sim, &self.candidates)
     }
 
     /// Every runnable job holding GPUs pays its reconfiguration overhead: its next step loses
     /// it and its end event moves on by it (§2.5).
     fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
-        for k in 0..sim.runnable.len() {
-            sim.charge_overhead(sim.runnable[k], restart);
+        for k in 0..sim.runnable().len() {
+            sim.charge_overhead(sim.runnable()[k], restart);
         }
     }
 
@@ -219,16 +206,16 @@ impl EventPolicy for ElasticFlow {
     /// counter, overheads and slot coalescing.
     fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
         if let Some(t) = self.scale_at.take()
-            && sim.events.front().is_none_or(|e| t < e.time)
+            && sim.next_event_time().is_none_or(|front| t < front)
         {
-            sim.events.entry(t);
+            sim.add_decision_at(t);
         }
-        if sim.events.is_empty() {
+        if !sim.has_events() {
             return Ok(None);
         }
         let restart = sim.next_round();
         self.charge_overheads(sim, restart);
-        Ok(sim.events.coalesce(now, sim.slot, true))
+        Ok(sim.coalesce_events(now, true))
     }
 }
 
@@ -253,7 +240,7 @@ mod tests {
             batch_size: Some(256),
             iterations: Some(iterations),
             deadline: Some(deadline),
-            best_effort: false,
+            ..JobSpec::default()
         };
         let jobs = [job(0, 0.0, 1000.0, 1000.0), job(1, 0.0, 1e6, 100.0), job(2, 5000.0, 1000.0, 7000.0)];
         let config = EventConfig {

@@ -24,7 +24,7 @@
 //! `models.get_max_gpu` ([`SizeCaps`]); the original also walks unmeasured columns, which no
 //! capped job of a published trace reaches.
 
-use crate::core::events::{Allocation, ElasticJob, EventSim, FreeTimeline, JobIdx, JobStatus, align};
+use crate::core::events::{Allocation, ElasticJob, EventSim, FreeTimeline, JobIdx, JobStatus, Scaling, align};
 use crate::core::{RunError, SimTime};
 use crate::profiles::ThroughputTable;
 
@@ -54,10 +54,14 @@ impl SizeCaps {
         }
     }
 
-    pub fn max_gpus(self, job: &ElasticJob) -> u32 {
-        let (model, batch) = (job.model.as_str(), job.batch_size);
-        match self {
-            SizeCaps::Measured => job.max_gpus,
+    /// The cap of `job`, which needs a curve.
+    pub fn max_gpus(self, job: &ElasticJob) -> Result<u32, RunError> {
+        let measured = job.scaling()?.max_gpus;
+        let (Some(model), Some(batch)) = (job.spec.model.as_deref(), job.spec.batch_size) else {
+            return Ok(measured);
+        };
+        Ok(match self {
+            SizeCaps::Measured => measured,
             SizeCaps::T4 => match model {
                 "bert" | "cifar10" => 16,
                 "deepspeech2" if batch == 320 => 32,
@@ -73,15 +77,15 @@ impl SizeCaps {
                 ("bert", _) => 16,
                 _ => batch.min(64),
             },
-        }
+        })
     }
 }
 
 /// `utils.get_next_level`: the level after `gpus` (the first level for 0) up to `cap`; `gpus`
 /// itself when there is none or `gpus` is not a level.
-fn next_level(job: &ElasticJob, cap: u32, gpus: u32) -> u32 {
+fn next_level(scaling: &Scaling, cap: u32, gpus: u32) -> u32 {
     let mut found = gpus == 0;
-    for level in job.curve.levels() {
+    for level in scaling.levels() {
         if level > cap {
             break;
         }
@@ -95,12 +99,13 @@ fn next_level(job: &ElasticJob, cap: u32, gpus: u32) -> u32 {
 }
 
 /// `get_last_level(job, free + 1)`: the largest level that fits into `free` GPUs, up to `cap`.
-fn fit(job: &ElasticJob, cap: u32, free: i64) -> u32 {
-    job.level_within(free.min(i64::from(cap)))
+fn fit(scaling: &Scaling, cap: u32, free: i64) -> u32 {
+    scaling.level_within(free.min(i64::from(cap)))
 }
 
 fn deadline(job: &ElasticJob) -> SimTime {
-    if job.ddl.is_finite() { job.ddl } else { MAXSIZE }
+    let ddl = job.deadline();
+    if ddl.is_finite() { ddl } else { MAXSIZE }
 }
 
 /// The value of the last key strictly before `t`.
@@ -122,7 +127,7 @@ fn gpu_time(plan: &Allocation, end: SimTime) -> f64 {
 }
 
 fn broken(job: &ElasticJob, what: &str) -> RunError {
-    RunError::InvalidJob { id: job.id, reason: format!("the ElasticFlow planner {what} (the original asserts)") }
+    RunError::InvalidJob { id: job.spec.id, reason: format!("the ElasticFlow planner {what} (the original asserts)") }
 }
 
 /// Buffers of one plan: the timeline it builds (`N`), the job's allocation (`A`) and key lists.
@@ -145,6 +150,7 @@ struct Ends {
 /// Inputs of one plan besides the buffers.
 struct PlanFor<'a> {
     job: &'a ElasticJob,
+    scaling: &'a Scaling,
     cap: u32,
     start: SimTime,
     total: u32,
@@ -155,7 +161,7 @@ struct PlanFor<'a> {
 /// unmerged) in `sc`. `assign` forces that many GPUs in the first period (the proposals of
 /// `get_marginal`, and beyond the last key).
 fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>) -> Result<Ends, RunError> {
-    let PlanFor { job, cap, start: s, total, slot } = *p;
+    let PlanFor { job, scaling, cap, start: s, total, slot } = *p;
     let all = i64::from(total);
     let d = deadline(job);
     let ad = align(s, d, slot);
@@ -204,7 +210,7 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
     }
 
     // Step 2: the smallest level that finishes by the deadline, walking back from it.
-    let mut q = next_level(job, cap, 0);
+    let mut q = next_level(scaling, cap, 0);
     let mut previous = 0;
     if q <= total && q <= cap {
         // Every key before the deadline gets an allocation entry (0 until laid out); the
@@ -224,7 +230,7 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
             if t < e {
                 break;
             }
-            let g = if free >= i64::from(q) { q } else { q.min(fit(job, cap, free)) };
+            let g = if free >= i64::from(q) { q } else { q.min(fit(scaling, cap, free)) };
             if g == 0 {
                 period_end = t;
                 continue;
@@ -240,14 +246,14 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
             return layout(sc, p, input, Share { e, ad, left, from, q, previous });
         }
         previous = q;
-        q = next_level(job, cap, q);
+        q = next_level(scaling, cap, q);
         if q == previous {
             break;
         }
     }
 
     // Step 3: no level meets the deadline: the largest one tried, as far as it fits, up to it.
-    let level = |t: SimTime, n: &FreeTimeline| previous.min(fit(job, cap, n.get(t).unwrap_or(0)));
+    let level = |t: SimTime, n: &FreeTimeline| previous.min(fit(scaling, cap, n.get(t).unwrap_or(0)));
     sc.keys.clear();
     sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t >= e && t <= ad));
     let mut period: Option<(SimTime, u32)> = None;
@@ -269,7 +275,7 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
     sc.keys.clear();
     sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t > ad));
     for &t in &sc.keys {
-        let g = fit(job, cap, n.get(cur).ok_or_else(|| broken(job, "lost a timeline key"))?);
+        let g = fit(scaling, cap, n.get(cur).ok_or_else(|| broken(job, "lost a timeline key"))?);
         if g == 0 {
             a.set(cur, 0);
             cur = t;
@@ -331,13 +337,13 @@ struct Share {
 /// end is `ceil` of the last period's remaining duration, aligned from that period's start.
 fn layout(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, share: Share) -> Result<Ends, RunError> {
     let Share { e, ad, mut left, from, q, previous } = share;
-    let (job, cap, slot) = (p.job, p.cap, p.slot);
+    let (job, scaling, cap, slot) = (p.job, p.scaling, p.cap, p.slot);
     let d = deadline(job);
     let n = &mut sc.free;
     let a = &mut sc.alloc;
     let level = |t: SimTime, n: &FreeTimeline| {
         let free = n.get(t).unwrap_or(0);
-        if t >= from { q } else { previous }.min(fit(job, cap, free))
+        if t >= from { q } else { previous }.min(fit(scaling, cap, free))
     };
     sc.keys.clear();
     sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t >= e && t <= ad));
@@ -416,15 +422,17 @@ impl MssPlanner {
     }
 
     /// Sizes the per-job state and computes the caps, once per run.
-    fn prepare(&mut self, sim: &EventSim) {
-        if self.caps.len() == sim.jobs.len() {
-            return;
+    fn prepare(&mut self, sim: &EventSim) -> Result<(), RunError> {
+        let jobs = sim.jobs();
+        if self.caps.len() == jobs.len() {
+            return Ok(());
         }
-        let caps = SizeCaps::for_table(&sim.throughput);
-        self.caps = sim.jobs.iter().map(|j| caps.max_gpus(j)).collect();
-        self.next = vec![0; sim.jobs.len()];
-        self.marginal = vec![0.0; sim.jobs.len()];
-        self.proposals = vec![Proposal::default(); sim.jobs.len()];
+        let caps = SizeCaps::for_table(sim.throughput());
+        self.caps = jobs.iter().map(|j| caps.max_gpus(j)).collect::<Result<_, _>>()?;
+        self.next = vec![0; jobs.len()];
+        self.marginal = vec![0.0; jobs.len()];
+        self.proposals = vec![Proposal::default(); jobs.len()];
+        Ok(())
     }
 
     /// `estimate_all_jobs`: plans every job of `list` (sorted by deadline in place, stable) from
@@ -432,83 +440,82 @@ impl MssPlanner {
     /// `end_time`, `real_end_time`). True iff every job's real end meets its deadline. Callers
     /// release placements first.
     pub fn estimate_all(&mut self, sim: &mut EventSim, list: &mut [JobIdx], now: SimTime) -> Result<bool, RunError> {
-        self.prepare(sim);
-        self.free.reset(now, i64::from(sim.total_gpus));
-        let jobs = &mut sim.jobs;
-        list.sort_by(|&a, &b| jobs[a].ddl.total_cmp(&jobs[b].ddl));
+        self.prepare(sim)?;
+        let (total, slot) = (sim.total_gpus(), sim.slot());
+        self.free.reset(now, i64::from(total));
+        let jobs = sim.jobs();
+        list.sort_by(|&a, &b| jobs[a].deadline().total_cmp(&jobs[b].deadline()));
         let mut all_on_time = true;
         for &j in list.iter() {
-            let p = PlanFor { job: &jobs[j], cap: self.caps[j], start: now, total: sim.total_gpus, slot: sim.slot };
+            let job = sim.job(j);
+            let p = PlanFor { job, scaling: job.scaling()?, cap: self.caps[j], start: now, total, slot };
             let ends = plan(&mut self.scratch, &p, &self.free, None)?;
+            all_on_time &= ends.real <= job.deadline();
             std::mem::swap(&mut self.free, &mut self.scratch.free);
             self.free.merge();
-            let job = &mut jobs[j];
-            job.allocations.clone_from(&self.scratch.alloc);
-            job.allocations.merge();
-            job.end_time = ends.end;
-            job.real_end_time = Some(ends.real);
-            all_on_time &= ends.real <= job.ddl;
+            self.scratch.alloc.merge();
+            sim.set_allocations(j, &self.scratch.alloc);
+            sim.set_end(j, ends.end);
+            sim.set_real_end(j, Some(ends.real));
         }
         Ok(all_on_time)
     }
 
     /// `allocate_free_gpus` (§5.3): while GPUs are free, the first job in marginal order
     /// (descending, stable over `runnable`) whose next level fits takes its proposal; a pending
-    /// job that gets GPUs this way starts. Re-orders `sim.runnable`.
+    /// job that gets GPUs this way starts. Re-orders the runnable jobs.
     pub fn allocate_free_gpus(&mut self, sim: &mut EventSim, now: SimTime) -> Result<(), RunError> {
-        self.prepare(sim);
+        self.prepare(sim)?;
         let mut used = 0;
-        for &j in &sim.runnable {
-            let job = &sim.jobs[j];
-            self.next[j] = next_level(job, self.caps[j], job.gpus);
+        for &j in sim.runnable() {
+            let job = sim.job(j);
+            self.next[j] = next_level(job.scaling()?, self.caps[j], job.gpus);
             used += i64::from(job.gpus);
         }
-        let mut free = i64::from(sim.total_gpus) - used;
+        let mut free = i64::from(sim.total_gpus()) - used;
         self.check_free(now, free)?;
         if free == 0 {
             return Ok(());
         }
-        for k in 0..sim.runnable.len() {
-            self.propose(sim, sim.runnable[k], free, now)?;
+        for k in 0..sim.runnable().len() {
+            self.propose(sim, sim.runnable()[k], free, now)?;
         }
-        self.sort_by_marginal(&mut sim.runnable);
+        self.sort_by_marginal(sim);
         let mut scaled = true;
         while free > 0 && scaled {
             scaled = false;
-            for k in 0..sim.runnable.len() {
-                let j = sim.runnable[k];
-                let (gpus, next) = (sim.jobs[j].gpus, self.next[j]);
+            for k in 0..sim.runnable().len() {
+                let j = sim.runnable()[k];
+                let (gpus, next) = (sim.job(j).gpus, self.next[j]);
                 if i64::from(next) - i64::from(gpus) > free || next == gpus {
                     continue;
                 }
                 let proposal = &self.proposals[j];
-                let ends = proposal.ends.ok_or_else(|| broken(&sim.jobs[j], "scaled a job without a proposal"))?;
+                let ends = proposal.ends.ok_or_else(|| broken(sim.job(j), "scaled a job without a proposal"))?;
                 self.free.clone_from(&proposal.free);
-                let job = &mut sim.jobs[j];
-                job.allocations.clone_from(&proposal.allocations);
-                job.gpus = next;
-                let old_end = job.end_time;
-                job.end_time = ends.end;
+                sim.set_allocations(j, &proposal.allocations);
+                sim.set_gpus(j, next);
+                let old_end = sim.set_end(j, ends.end);
                 if !self.keep_real_end {
-                    job.real_end_time = Some(ends.real);
+                    sim.set_real_end(j, Some(ends.real));
                 }
-                if job.status == JobStatus::Pending {
+                if sim.job(j).status == JobStatus::Pending {
                     sim.start(j, now);
                 }
                 sim.change_end(j, old_end);
                 free -= i64::from(next - gpus);
-                self.next[j] = next_level(&sim.jobs[j], self.caps[j], next);
+                self.next[j] = next_level(sim.job(j).scaling()?, self.caps[j], next);
                 self.check_free(now, free)?;
                 scaled = true;
                 break;
             }
-            for k in 0..sim.runnable.len() {
-                let j = sim.runnable[k];
-                if self.next[j] > sim.jobs[j].gpus {
+            for k in 0..sim.runnable().len() {
+                let j = sim.runnable()[k];
+                if self.next[j] > sim.job(j).gpus {
                     self.propose(sim, j, free, now)?;
                 }
             }
-            self.sort_by_marginal(&mut sim.runnable);
+            self.sort_by_marginal(sim);
         }
         Ok(())
     }
@@ -522,21 +529,22 @@ impl MssPlanner {
         )))
     }
 
-    fn sort_by_marginal(&self, runnable: &mut [JobIdx]) {
-        runnable.sort_by(|&a, &b| self.marginal[b].total_cmp(&self.marginal[a]));
+    fn sort_by_marginal(&self, sim: &mut EventSim) {
+        let marginal = &self.marginal;
+        sim.reorder_runnable(|_, runnable| runnable.sort_by(|&a, &b| marginal[b].total_cmp(&marginal[a])));
     }
 
     /// `get_marginal` (§5.2): `j`'s plan with its next level forced now, on the timeline without
     /// its current plan, and the GPU time that adds per added GPU. A job that cannot grow within
     /// `free` GPUs ranks last, one holding no GPU first.
     fn propose(&mut self, sim: &EventSim, j: JobIdx, free: i64, now: SimTime) -> Result<(), RunError> {
-        let job = &sim.jobs[j];
+        let job = sim.job(j);
         let next = self.next[j];
         if i64::from(next) - i64::from(job.gpus) > free || next == job.gpus {
             self.marginal[j] = -MAXSIZE;
             return Ok(());
         }
-        let all = i64::from(sim.total_gpus);
+        let all = i64::from(sim.total_gpus());
         let tmp = &mut self.without_job;
         tmp.clone_from(&self.free);
         if !tmp.contains(job.end_time) {
@@ -552,7 +560,14 @@ impl MssPlanner {
             held = i64::from(g);
         }
         tmp.merge();
-        let p = PlanFor { job, cap: self.caps[j], start: now, total: sim.total_gpus, slot: sim.slot };
+        let p = PlanFor {
+            job,
+            scaling: job.scaling()?,
+            cap: self.caps[j],
+            start: now,
+            total: sim.total_gpus(),
+            slot: sim.slot(),
+        };
         let ends = plan(&mut self.scratch, &p, &self.without_job, Some(next))?;
         let proposal = &mut self.proposals[j];
         proposal.allocations.clone_from(&self.scratch.alloc);
@@ -586,12 +601,12 @@ mod tests {
             work: 1.0,
             ..JobSpec::default()
         };
-        ElasticJob::new(&spec, ThroughputTable::elasticflow_a100()).unwrap()
+        ElasticJob::new(spec, ThroughputTable::elasticflow_a100())
     }
 
     fn plan_on(job: &ElasticJob, input: &FreeTimeline, assign: Option<u32>) -> (Ends, Scratch) {
         let mut sc = Scratch::default();
-        let p = PlanFor { job, cap: 64, start: 0.0, total: 128, slot: 240.0 };
+        let p = PlanFor { job, scaling: job.scaling().unwrap(), cap: 64, start: 0.0, total: 128, slot: 240.0 };
         let ends = plan(&mut sc, &p, input, assign).unwrap();
         sc.free.merge();
         sc.alloc.merge();
@@ -604,24 +619,26 @@ mod tests {
         assert_eq!(SizeCaps::for_table(a100), SizeCaps::A100);
         assert_eq!(SizeCaps::for_table(ThroughputTable::elasticflow_t4()), SizeCaps::T4);
         let mut j = job(1.0, 10.0);
-        assert_eq!(SizeCaps::A100.max_gpus(&j), 64);
-        assert_eq!(SizeCaps::T4.max_gpus(&j), 64);
-        j.batch_size = 64;
-        assert_eq!(SizeCaps::A100.max_gpus(&j), 32);
-        j.model = "bert".into();
-        assert_eq!((SizeCaps::A100.max_gpus(&j), SizeCaps::T4.max_gpus(&j)), (8, 16));
-        // The original runs an unknown name as resnet50, capped by the fallback rule (blox's
-        // `ElasticJob::new` refuses unknown names, so runs never reach this).
-        j.model = "lstm".into();
-        j.batch_size = 16;
-        assert_eq!(SizeCaps::A100.max_gpus(&j), 16);
+        let cap = |caps: SizeCaps, j: &ElasticJob| caps.max_gpus(j).unwrap();
+        assert_eq!(cap(SizeCaps::A100, &j), 64);
+        assert_eq!(cap(SizeCaps::T4, &j), 64);
+        j.spec.batch_size = Some(64);
+        assert_eq!(cap(SizeCaps::A100, &j), 32);
+        j.spec.model = Some("bert".into());
+        assert_eq!((cap(SizeCaps::A100, &j), cap(SizeCaps::T4, &j)), (8, 16));
+        // The original runs an unknown name as resnet50, capped by the fallback rule (in blox
+        // such a job has no curve, so the planner never sees it).
+        j.spec.model = Some("lstm".into());
+        j.spec.batch_size = Some(16);
+        assert_eq!(cap(SizeCaps::A100, &j), 16);
     }
 
     #[test]
     fn levels_step_through_the_curve_up_to_the_cap() {
         let j = job(1.0, 10.0);
-        assert_eq!([0, 1, 8, 32, 64].map(|g| next_level(&j, 32, g)), [1, 2, 16, 32, 64]);
-        assert_eq!([0, 1, 7, 100].map(|f| fit(&j, 32, f)), [0, 1, 4, 32]);
+        let scaling = j.scaling().unwrap();
+        assert_eq!([0, 1, 8, 32, 64].map(|g| next_level(scaling, 32, g)), [1, 2, 16, 32, 64]);
+        assert_eq!([0, 1, 7, 100].map(|f| fit(scaling, 32, f)), [0, 1, 4, 32]);
     }
 
     /// §7: alone on the cluster, job 0's minimum satisfactory share is 1 GPU, ending at 3931

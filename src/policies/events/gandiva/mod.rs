@@ -84,30 +84,32 @@ impl Gandiva {
     /// is not a class is an error (the original exits).
     fn place(&mut self, sim: &EventSim, j: JobIdx) -> Result<bool, RunError> {
         let sets = self.sets.as_mut().expect("node sets exist from the first step");
-        let job = &sim.jobs[j];
-        sets.place(j, job.requested_gpus).ok_or_else(|| RunError::InvalidJob {
-            id: job.id,
-            reason: format!(
-                "asks for {} GPUs, which is not one of Gandiva's node-set sizes {CLASSES:?}",
-                job.requested_gpus
-            ),
+        let spec = &sim.job(j).spec;
+        sets.place(j, spec.gpus).ok_or_else(|| RunError::InvalidJob {
+            id: spec.id,
+            reason: format!("asks for {} GPUs, which is not one of Gandiva's node-set sizes {CLASSES:?}", spec.gpus),
         })
     }
 
     fn start(sim: &mut EventSim, j: JobIdx, now: SimTime) {
         sim.start(j, now);
-        sim.jobs[j].gpus = sim.jobs[j].requested_gpus;
+        sim.set_gpus(j, sim.job(j).spec.gpus);
     }
 }
 
 impl EventPolicy for Gandiva {
+    /// Every job runs on the GPUs it asks for, against its duration.
+    fn needs_curves(&self) -> bool {
+        false
+    }
+
     /// `gandiva_node_set_adjust` then `time_slicing_execute` (§9.2, §9.3): the running jobs of
     /// each set progress by the step less their overhead; finished ones complete at their
     /// back-computed end, sets left empty release their nodes.
     fn advance(&mut self, sim: &mut EventSim, delta: f64, now: SimTime) -> Result<(), RunError> {
-        let gpn = sim.gpus_per_node;
+        let gpn = sim.gpus_per_node();
         let Self { sets, released, waited, finished, .. } = self;
-        let sets = sets.get_or_insert_with(|| GandivaNodeSets::new(sim.total_gpus / gpn, gpn));
+        let sets = sets.get_or_insert_with(|| GandivaNodeSets::new(sim.total_gpus() / gpn, gpn));
         sets.adjust();
         let rotate = (now % ROTATION_S).trunc() == 0.0;
         finished.clear();
@@ -116,11 +118,13 @@ impl EventPolicy for Gandiva {
                 let running = set.running();
                 let first = finished.len();
                 for &j in &set.jobs[..running] {
-                    let job = &mut sim.jobs[j];
-                    job.executed += (delta - job.overhead).max(0.0);
-                    job.overhead = 0.0;
-                    if job.executed >= job.duration {
-                        job.end_time = now - (job.executed - job.duration);
+                    let job = sim.job(j);
+                    let executed = job.life.executed_work + (delta - job.overhead).max(0.0);
+                    let duration = job.spec.work;
+                    sim.set_executed(j, executed);
+                    sim.set_overhead(j, 0.0);
+                    if executed >= duration {
+                        sim.set_end(j, now - (executed - duration));
                         finished.push(j);
                     }
                 }
@@ -133,12 +137,13 @@ impl EventPolicy for Gandiva {
         }
         *released = sets.release_empty();
         for &j in finished.iter() {
-            let late = sim.jobs[j].end_time > sim.jobs[j].ddl;
+            let job = sim.job(j);
+            let late = job.end_time > job.deadline();
             sim.finish(j, late);
         }
-        waited.retain(|&j| sim.jobs[j].status != JobStatus::Finished);
+        waited.retain(|&j| sim.job(j).status != JobStatus::Finished);
         for &j in waited.iter() {
-            sim.jobs[j].overhead = 0.0;
+            sim.set_overhead(j, 0.0);
         }
         Ok(())
     }
@@ -155,8 +160,8 @@ impl EventPolicy for Gandiva {
         }
         if std::mem::take(&mut self.released) {
             let mut k = 0;
-            while k < sim.pending.len() {
-                let p = sim.pending[k];
+            while k < sim.pending().len() {
+                let p = sim.pending()[k];
                 if self.place(sim, p)? {
                     // Leaves `pending` at `k`; the next one moves into `k` and is skipped.
                     Self::start(sim, p, now);
@@ -164,7 +169,7 @@ impl EventPolicy for Gandiva {
                 k += 1;
             }
         }
-        self.occupying.resize(sim.jobs.len(), false);
+        self.occupying.resize(sim.jobs().len(), false);
         for set in self.sets.iter().flat_map(GandivaNodeSets::sets) {
             for (k, &j) in set.jobs.iter().enumerate() {
                 self.occupying[j] = k < set.running();
@@ -181,15 +186,16 @@ impl EventPolicy for Gandiva {
     /// of the arrivals. Afterwards one step per slot while jobs run (a waiting job with nothing
     /// running can never start: the run ends there).
     fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
-        if sim.events.is_empty() {
-            return Ok((!sim.running.is_empty()).then_some(now + sim.slot));
+        if !sim.has_events() {
+            return Ok((!sim.running().is_empty()).then_some(now + sim.slot()));
         }
         let restart = sim.next_round();
-        for &j in &sim.running {
-            let job = &mut sim.jobs[j];
-            job.overhead = sim.overhead.estimate(job.gpus, restart, false);
+        for k in 0..sim.running().len() {
+            let j = sim.running()[k];
+            let overhead = sim.overhead_estimate(sim.job(j).gpus, restart, false);
+            sim.set_overhead(j, overhead);
         }
-        Ok(sim.events.coalesce(now, sim.slot, false))
+        Ok(sim.coalesce_events(now, false))
     }
 }
 
