@@ -85,6 +85,7 @@ pub struct ElasticJob {
     pub spec: JobSpec,
     pub life: JobLife,
     pub speed: Speed,
+    /// Iterations left (a job without a curve or an iteration count does one per second).
     pub iter_left: f64,
     /// GPUs held now.
     pub gpus: u32,
