@@ -174,6 +174,33 @@ fn themis_needs_a_rate_at_each_job_s_own_gpu_count() {
     assert!(ok_line(&blox(&["validate", "s.yaml"], dir.path())).contains("ok, 1 run"));
 }
 
+/// Whole-job policies run jobs without a throughput curve (a Muri trace: its own model names,
+/// per-iteration times) at their own size; the elastic ones still refuse them, naming the job.
+#[test]
+fn whole_job_policies_run_jobs_without_curves() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,iteration_time,resource_time_0,resource_time_1,resource_time_2,priority\n";
+    std::fs::write(
+        dir.path().join("t.csv"),
+        format!("{header}0,1,0,1000,resnet18,64,600000,0,600,100,450,0,0\n1,4,60000,2000,a2c,32,1200000,60000,600,300,200,50,1\n"),
+    )
+    .unwrap();
+    let whole = EVENTS_SPEC.replace(
+        "[{label: EDF, scheduler: edf}]",
+        "[{label: T, scheduler: tiresias}, {label: Th, scheduler: themis}, {label: G, scheduler: gandiva}]",
+    );
+    std::fs::write(dir.path().join("s.yaml"), &whole).unwrap();
+    assert!(ok_line(&blox(&["validate", "s.yaml"], dir.path())).contains("ok, 3 runs"));
+    let run = blox(&["run", "s.yaml", "--out", "out", "-q"], dir.path());
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let runs = results::read_runs(&dir.path().join("out/events")).unwrap();
+    assert_eq!(runs.len(), 3);
+    assert!(runs.iter().all(|r| r.summary.tracked_jobs == 2 && r.summary.tracked_finished == 2), "{runs:?}");
+    std::fs::write(dir.path().join("s.yaml"), EVENTS_SPEC).unwrap();
+    let message = "job 0 (`0` in t.csv): model `resnet18` is not one of ElasticFlow's models";
+    assert_rejected(&blox(&["validate", "s.yaml"], dir.path()), message);
+}
+
 /// `elasticflow-generator` draws A100 models; on a T4 cluster every run would fail.
 #[test]
 fn events_mode_generator_on_a_t4_cluster_is_an_error() {

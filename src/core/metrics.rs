@@ -217,6 +217,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_record_keeps_deadline_outcomes_for_deadline_jobs_only() {
+        let spec = JobSpec { id: 1, submitted: 10.0, gpus: 2, work: 50.0, deadline: Some(100.0), ..JobSpec::default() };
+        let mut life = JobLife { first_start: Some(20.0), ..JobLife::default() };
+        let waiting = JobRecord::of(&spec, &life, 2);
+        assert_eq!((waiting.finish, waiting.met_deadline, waiting.final_gpus), (None, None, None));
+        life.finish(120.0, true);
+        let late = JobRecord::of(&spec, &life, 4);
+        assert_eq!((late.jct(), late.met_deadline, late.final_gpus), (Some(110.0), Some(false), Some(4)));
+        let best_effort = JobRecord::of(&JobSpec { best_effort: true, ..spec }, &life, 4);
+        assert_eq!((best_effort.deadline, best_effort.met_deadline), (None, None));
+    }
+
+    #[test]
     fn quantiles_interpolate_like_numpy() {
         let v = [1.0, 2.0, 3.0, 4.0];
         assert_eq!(quantile_sorted(&v, 0.5), 2.5);

@@ -178,3 +178,25 @@ impl LoadedTrace {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::StageTimes;
+
+    #[test]
+    fn a_muri_job_keeps_its_solo_iteration_time_and_stage_times() {
+        let mut job = TraceJob::new("7", 30.0, 2);
+        job.duration_s = Some(600.0);
+        job.iterations = Some(1000.0);
+        job.stages = Some(StageTimes { iteration_s: 0.59, storage_cpu_s: 0.1, gpu_s: 0.45, network_s: 0.05 });
+        let trace = LoadedTrace {
+            source: PathBuf::from("t.csv"),
+            format: TraceFormat::Muri,
+            jobs: vec![job],
+            report: ReadReport::default(),
+        };
+        let spec = trace.into_job_stream().unwrap().next().unwrap();
+        assert_eq!((spec.iteration_s, spec.stage_times), (Some(0.59), Some(vec![0.1, 0.45, 0.05])));
+    }
+}

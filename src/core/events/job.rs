@@ -85,6 +85,7 @@ pub struct ElasticJob {
     pub spec: JobSpec,
     pub life: JobLife,
     pub speed: Speed,
+    /// Iterations left (a job without a curve or an iteration count does one per second).
     pub iter_left: f64,
     /// GPUs held now.
     pub gpus: u32,
@@ -185,5 +186,54 @@ fn solo(spec: &JobSpec) -> (f64, f64) {
     match spec.iterations.filter(|&n| n > 0.0) {
         Some(n) => (n, spec.iteration_s.unwrap_or(spec.work / n)),
         None => (spec.work, 1.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(model: &str, iterations: Option<f64>, iteration_s: Option<f64>) -> JobSpec {
+        JobSpec {
+            id: 3,
+            gpus: 4,
+            work: 600.0,
+            model: Some(model.into()),
+            batch_size: Some(256),
+            iterations,
+            iteration_s,
+            ..JobSpec::default()
+        }
+    }
+
+    #[test]
+    fn a_job_with_a_curve_scales_along_it() {
+        let job = ElasticJob::new(spec("resnet50", Some(1000.0), None), ThroughputTable::elasticflow_a100());
+        let scaling = job.scaling().unwrap();
+        assert_eq!((scaling.max_gpus, scaling.level_within(7)), (64, 4));
+        assert!(job.rate(8).unwrap() > job.rate(1).unwrap());
+        // Without a deadline the job is best-effort: never late, left out of deadline metrics.
+        assert!(job.spec.best_effort && job.deadline().is_infinite());
+    }
+
+    #[test]
+    fn a_job_without_a_curve_runs_whole_at_its_solo_speed() {
+        let table = ThroughputTable::elasticflow_a100();
+        let muri = ElasticJob::new(spec("resnet18", Some(1000.0), Some(0.5)), table);
+        assert_eq!((muri.iter_left, muri.rate(4).unwrap()), (1000.0, 2.0));
+        assert_eq!(muri.rate(8).unwrap_err().to_string(), "job 3: no measured throughput at 8 GPUs");
+        let refused = muri.scaling().unwrap_err().to_string();
+        assert!(refused.starts_with("job 3: model `resnet18` is not one of ElasticFlow's models (vgg16,"), "{refused}");
+        // Without the trace's iteration time the duration is spread over the iterations; without
+        // iterations, progress counts in seconds.
+        assert_eq!(ElasticJob::new(spec("resnet18", Some(1000.0), None), table).rate(4).unwrap(), 1.0 / 0.6);
+        let seconds = ElasticJob::new(spec("resnet18", None, None), table);
+        assert_eq!((seconds.iter_left, seconds.rate(4).unwrap()), (600.0, 1.0));
+        // A known model at a batch the table lacks has no curve either.
+        let unmeasured = ElasticJob::new(JobSpec { batch_size: Some(3), ..spec("bert", Some(1.0), None) }, table);
+        assert_eq!(
+            unmeasured.scaling().unwrap_err().to_string(),
+            "job 3: the throughput table `elasticflow-a100.csv` has no curve for bert at global batch 3"
+        );
     }
 }

@@ -7,8 +7,13 @@
 //! list with slot coalescing ([`EventList`]), progress accounting by iterations
 //! ([`EventSim::run_all_jobs`]), the buddy placement with its rank cache ([`BuddyPlacement`]) or,
 //! for whole-job baselines, MS-YARN ([`YarnPlacement`], [`EventEngine::with_placement`]), the
-//! overhead model ([`ScaleOverhead`]) and the records. An [`EventPolicy`] decides at each
-//! decision point; its hooks default to the EDF family's behaviour. One decision at time `now`:
+//! overhead model ([`ScaleOverhead`]) and the records. That state is private to [`EventSim`]:
+//! policies read it through accessors and change it through the original's verbs (enqueue,
+//! start, preempt, finish, place, ...), so the engine keeps the job lists and placements
+//! consistent. A job is resizable along ElasticFlow's throughput curve or, without one, runs
+//! whole at its own size ([`Speed`]); policies that need curves say so
+//! ([`EventPolicy::needs_curves`]). An [`EventPolicy`] decides at each decision point; its hooks
+//! default to the EDF family's behaviour. One decision at time `now`:
 //!
 //! 1. [`EventPolicy::advance`]: progress since the previous decision (may move ends to `now`);
 //! 2. [`EventPolicy::complete`]: the current event's ending jobs finish;
