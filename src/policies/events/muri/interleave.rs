@@ -41,8 +41,8 @@ use super::matching::{Emitted, Matcher, WeightMatrix, edge_threshold};
 use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
 use crate::policies::{OptionDoc, Params};
+use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Deserializer, de};
-use std::collections::HashMap;
 
 /// The original's `--multi_resource`: stage slots of the cycle and divisor of the used ratio, 4 in
 /// every script of the paper (the shipped traces have three stage times, which selects the
@@ -258,7 +258,8 @@ pub struct Muri {
     placed: Vec<bool>,
     weights: WeightMatrix,
     matcher: Matcher,
-    emitted: Vec<(usize, Emitted)>,
+    /// What the class being grouped emits, in the original's order.
+    emitted: Vec<Emitted>,
     memo: Memo,
 }
 
@@ -361,65 +362,82 @@ impl Muri {
         }
     }
 
-    /// `blossom_one_round`: a matching per class, then the merge pass over what they emitted.
+    /// `blossom_one_round`: a matching per class, then the merge pass over what they emitted, in
+    /// class order. The pass is run class by class: a class's matching reads only the groups the
+    /// round started with, so this is the original's order of work.
+    ///
+    /// Once the admitted jobs fit (`required <= total`), nothing later in the pass merges and the
+    /// round is the last; without autopack nothing reads the order in which the remaining classes
+    /// emit their groups (placement walks the runnable jobs, and a group is found by membership),
+    /// so their matchings, which would decide nothing, are not run.
     fn matching_round(&mut self, sim: &EventSim, required: &mut u64, total: u64) {
-        let p = self.params.packing_num;
-        let rule = self.variant.rule;
-        let lbd = self.params.weight_lbd;
-        self.emitted.clear();
-        let mut members: Vec<GroupJob<'_>> = Vec::with_capacity(MAX_GROUP);
-        for (c, class) in self.classes.iter().enumerate() {
-            let n = class.groups.len();
-            let graph: Vec<u128> = class.groups.iter().map(|g| self.memo.key(g.iter())).collect();
-            if let Some(items) = self.memo.matchings.get(&graph) {
-                self.emitted.extend(items.iter().map(|&e| (c, e)));
-                continue;
-            }
-            self.weights.reset(n);
-            for u in 0..n {
-                for v in 0..n {
-                    let size = class.groups[u].len() + class.groups[v].len();
-                    if u == v || size > p {
-                        continue;
-                    }
-                    let pair = || class.groups[u].iter().chain(&class.groups[v]);
-                    let w = self.memo.value(Timing::UsedRatio, self.memo.key(pair()), || {
-                        members.clear();
-                        members.extend(pair().map(|&j| group_job(sim, &self.family, j)));
-                        used_ratio(&members, &rule)
-                    });
-                    self.weights.offer(u, v, w, edge_threshold(lbd, size, MULTI_RESOURCE));
-                }
-            }
-            self.matcher.run(&self.weights);
-            let items: Vec<Emitted> = self.matcher.emitted().collect();
-            self.emitted.extend(items.iter().map(|&e| (c, e)));
-            self.memo.remember_matching(graph, items);
-        }
         self.next_classes.clear();
-        for &(c, item) in &self.emitted {
+        for c in 0..self.classes.len() {
+            self.emitted.clear();
+            if *required <= total && !self.params.autopack {
+                self.emitted.extend((0..self.classes[c].groups.len()).map(Emitted::Single));
+            } else {
+                self.match_class(sim, c);
+            }
             let gpus = self.classes[c].gpus;
             let next = class_of(&mut self.next_classes, gpus);
             let groups = &mut self.classes[c].groups;
-            match item {
-                Emitted::Single(u) => {
-                    let group = std::mem::take(&mut groups[u]);
-                    self.next_classes[next].groups.push(group);
-                }
-                Emitted::Pair(v, u) if *required <= total => {
-                    let (first, second) = (std::mem::take(&mut groups[v]), std::mem::take(&mut groups[u]));
-                    self.next_classes[next].groups.push(first);
-                    self.next_classes[next].groups.push(second);
-                }
-                Emitted::Pair(v, u) => {
-                    let mut merged = std::mem::take(&mut groups[v]);
-                    merged.append(&mut groups[u]);
-                    *required -= u64::from(gpus);
-                    self.next_classes[next].groups.push(merged);
+            for &item in &self.emitted {
+                match item {
+                    Emitted::Single(u) => {
+                        let group = std::mem::take(&mut groups[u]);
+                        self.next_classes[next].groups.push(group);
+                    }
+                    Emitted::Pair(v, u) if *required <= total => {
+                        let (first, second) = (std::mem::take(&mut groups[v]), std::mem::take(&mut groups[u]));
+                        self.next_classes[next].groups.push(first);
+                        self.next_classes[next].groups.push(second);
+                    }
+                    Emitted::Pair(v, u) => {
+                        let mut merged = std::mem::take(&mut groups[v]);
+                        merged.append(&mut groups[u]);
+                        *required -= u64::from(gpus);
+                        self.next_classes[next].groups.push(merged);
+                    }
                 }
             }
         }
         std::mem::swap(&mut self.classes, &mut self.next_classes);
+    }
+
+    /// The matching of class `c`'s groups (remembered by their profiles), emitted into
+    /// `self.emitted` in the original's order.
+    fn match_class(&mut self, sim: &EventSim, c: usize) {
+        let p = self.params.packing_num;
+        let rule = self.variant.rule;
+        let lbd = self.params.weight_lbd;
+        let class = &self.classes[c];
+        let graph: Vec<u128> = class.groups.iter().map(|g| self.memo.key(g.iter())).collect();
+        if let Some(items) = self.memo.matchings.get(&graph) {
+            self.emitted.extend_from_slice(items);
+            return;
+        }
+        let n = class.groups.len();
+        let mut members: Vec<GroupJob<'_>> = Vec::with_capacity(MAX_GROUP);
+        self.weights.reset(n);
+        for u in 0..n {
+            for v in 0..n {
+                let size = class.groups[u].len() + class.groups[v].len();
+                if u == v || size > p {
+                    continue;
+                }
+                let pair = || class.groups[u].iter().chain(&class.groups[v]);
+                let w = self.memo.value(Timing::UsedRatio, self.memo.key(pair()), || {
+                    members.clear();
+                    members.extend(pair().map(|&j| group_job(sim, &self.family, j)));
+                    used_ratio(&members, &rule)
+                });
+                self.weights.offer(u, v, w, edge_threshold(lbd, size, MULTI_RESOURCE));
+            }
+        }
+        self.matcher.run(&self.weights);
+        self.emitted.extend(self.matcher.emitted());
+        self.memo.remember_matching(graph, self.emitted.clone());
     }
 
     /// §7.6: each slot's jobs join its first job while `required` exceeds the cluster; the slot's

@@ -137,6 +137,9 @@ pub struct Matcher {
     /// Row length of `edge` and `flower_from`'s row count: ids `0..stride`.
     stride: usize,
     edge: Vec<Edge>,
+    /// `weight[u·(n+1) + v]`: the weight of the vertex pair, which never changes (the records of
+    /// vertex pairs are never rewritten); dense, so the scans stay in cache.
+    weight: Vec<f64>,
     lab: Vec<f64>,
     mate: Vec<usize>,
     st: Vec<usize>,
@@ -224,6 +227,8 @@ impl Matcher {
         self.epoch = 0;
         self.flower_from.clear();
         self.flower_from.resize(self.stride * (n + 1), 0);
+        self.weight.clear();
+        self.weight.resize((n + 1) * (n + 1), 0.0);
         let mut w_max = 0.0f64;
         for u in 0..=n {
             let row = u * self.stride;
@@ -233,6 +238,7 @@ impl Matcher {
                     w_max = w;
                 }
                 self.edge[row + v] = Edge { u: u as u32, v: v as u32, w };
+                self.weight[u * (n + 1) + v] = w;
             }
             self.flower_from[u * (n + 1) + u] = u;
             self.flower[u].clear();
@@ -258,7 +264,7 @@ impl Matcher {
     /// Slack of an edge record: the weight is read at the record's original endpoints.
     fn dist(&self, e: Edge) -> f64 {
         let (u, v) = (e.u as usize, e.v as usize);
-        self.lab[u] + self.lab[v] - self.edge[u * self.stride + v].w * 2.0
+        self.lab[u] + self.lab[v] - self.weight[u * (self.n + 1) + v] * 2.0
     }
 
     fn ff(&self, b: usize, x: usize) -> usize {
@@ -271,11 +277,6 @@ impl Matcher {
 
     fn update_slack(&mut self, u: usize, x: usize) {
         let z = self.dist(self.e(u, x));
-        self.update_slack_at(u, x, z);
-    }
-
-    /// [`Self::update_slack`] with the slack `z` of `e(u, x)` already computed.
-    fn update_slack_at(&mut self, u: usize, x: usize, z: f64) {
         if self.slack[x] == 0 || z < self.slack_dist(x) {
             self.slack[x] = u;
             self.slack_z[x] = z;
@@ -298,7 +299,7 @@ impl Matcher {
     fn reset_slack(&mut self, x: usize) {
         self.slack[x] = 0;
         for u in 1..=self.n {
-            if self.e(u, x).w > 0.0 && self.st[u] != x && self.label[self.st[u]] == OUTER {
+            if self.st[u] != x && self.label[self.st[u]] == OUTER && self.e(u, x).w > 0.0 {
                 self.update_slack(u, x);
             }
         }
@@ -516,6 +517,45 @@ impl Matcher {
         false
     }
 
+    /// The scan of outer vertex `u`'s edges to vertices `from..=n` in ascending order: each edge
+    /// to another top-level blossom improves that blossom's slack, until the first tight one,
+    /// whose vertex is returned (the caller handles it and resumes after it, re-reading `u`'s
+    /// blossom, which handling it may change). Labels do not change during a scan, and a
+    /// vertex-to-vertex record is the vertices' own, so its slack is `lab[u] + lab[v] − 2w`.
+    fn scan_until_tight(&mut self, u: usize, from: usize) -> Option<usize> {
+        let Matcher { n, stride, edge, weight, lab, st, slack, slack_z, slack_epoch, epoch, .. } = self;
+        let (n, stride, epoch) = (*n, *stride, *epoch);
+        let dist =
+            |e: Edge| lab[e.u as usize] + lab[e.v as usize] - weight[e.u as usize * (n + 1) + e.v as usize] * 2.0;
+        let row = &weight[u * (n + 1)..(u + 1) * (n + 1)];
+        let st_u = st[u];
+        let lab_u = lab[u];
+        for v in from..=n {
+            let w = row[v];
+            let x = st[v];
+            if w > 0.0 && st_u != x {
+                let z = lab_u + lab[v] - w * 2.0;
+                if !exceeds(z, 0.0) {
+                    return Some(v);
+                }
+                // The slack of `e(u, x)` (for a blossom `x`, its copied record's) against `x`'s
+                // current slack edge, as `update_slack` compares them.
+                let z = if x == v { z } else { dist(edge[u * stride + x]) };
+                let s = slack[x];
+                if s != 0 && slack_epoch[x] != epoch {
+                    slack_z[x] = dist(edge[s * stride + x]);
+                    slack_epoch[x] = epoch;
+                }
+                if s == 0 || z < slack_z[x] {
+                    slack[x] = u;
+                    slack_z[x] = z;
+                    slack_epoch[x] = epoch;
+                }
+            }
+        }
+        None
+    }
+
     /// One phase (the original's `matching`): true when it augmented, false when done.
     fn augment_search(&mut self) -> bool {
         let n = self.n;
@@ -537,22 +577,12 @@ impl Matcher {
                 if self.label[self.st[u]] == INNER {
                     continue;
                 }
-                for v in 1..=n {
-                    let e = self.e(u, v);
-                    let x = self.st[v];
-                    if e.w > 0.0 && self.st[u] != x {
-                        // A vertex-to-vertex record is the vertices' own: its slack is `z`.
-                        let z = self.dist(e);
-                        if !exceeds(z, 0.0) {
-                            if self.found_edge(e) {
-                                return true;
-                            }
-                        } else if x == v {
-                            self.update_slack_at(u, x, z);
-                        } else {
-                            self.update_slack(u, x);
-                        }
+                let mut from = 1;
+                while let Some(v) = self.scan_until_tight(u, from) {
+                    if self.found_edge(self.e(u, v)) {
+                        return true;
                     }
+                    from = v + 1;
                 }
             }
             let mut d = f64::INFINITY;
