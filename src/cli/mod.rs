@@ -104,6 +104,18 @@ Environment:
 Ctrl-C (or SIGTERM) stops the runs in progress and keeps every complete one; rerun to resume.
 Exit status: 0 all runs and figures done, 1 some failed, 2 bad input, 130 interrupted.";
 
+/// Runs the `blox` command line with `registry`'s policies beside the built-in ones: the entry
+/// point of a program that extends blox ([`crate::plugin`] has an example).
+pub fn main_with(registry: crate::plugin::Registry) -> ExitCode {
+    match crate::plugin::install(registry) {
+        Ok(()) => main(),
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// Runs the `blox` command line on the process's arguments.
 pub fn main() -> ExitCode {
     let outcome = match Cli::parse().command {

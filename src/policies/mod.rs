@@ -23,6 +23,7 @@ pub mod rounds;
 use crate::core::events::{EventPlacement, EventPolicy};
 use crate::core::{Admission, ClusterSpec, OverheadModel, Placement, Scheduler};
 use crate::data;
+use crate::plugin::{self, PluginOptions};
 use crate::profiles::GpuTimeDistribution;
 use crate::spec::EngineMode;
 use events::{edf, elasticflow, gandiva, muri, themis, tiresias, yarn};
@@ -105,9 +106,9 @@ impl Kind {
         self.policies().map(|info| info.name).collect()
     }
 
-    /// This kind's descriptors, in [`ALL`] order.
+    /// This kind's descriptors, in [`ALL`] order, then the registered ones ([`crate::plugin`]).
     pub fn policies(self) -> impl Iterator<Item = &'static PolicyInfo> {
-        ALL.iter().copied().filter(move |info| info.kind == self)
+        ALL.iter().copied().chain(plugin::registered()).filter(move |info| info.kind == self)
     }
 }
 
@@ -259,6 +260,9 @@ pub enum SchedulerSpec {
     MuriL(muri::muri_l::Options),
     MuriLWorstOrdering(muri::muri_l_worst_ordering::Options),
     MuriLWithoutBlossom(muri::muri_l_without_blossom::Options),
+    /// A policy registered by the program running blox ([`crate::plugin`]).
+    #[serde(skip_deserializing)]
+    Plugin(PluginOptions),
 }
 
 impl SchedulerSpec {
@@ -283,6 +287,7 @@ impl SchedulerSpec {
             SchedulerSpec::MuriL(o) => o,
             SchedulerSpec::MuriLWorstOrdering(o) => o,
             SchedulerSpec::MuriLWithoutBlossom(o) => o,
+            SchedulerSpec::Plugin(o) => o,
         }
     }
 
@@ -320,6 +325,9 @@ pub enum PlacementSpec {
     Scattered(scattered::Options),
     Consolidated(consolidated::Options),
     Yarn(yarn::Options),
+    /// A placement registered by the program running blox ([`crate::plugin`]).
+    #[serde(skip_deserializing)]
+    Plugin(PluginOptions),
 }
 
 /// Blox's placement. The event engine reads it as "the scheduler's own".
@@ -335,6 +343,7 @@ impl PlacementSpec {
             PlacementSpec::Scattered(o) => o,
             PlacementSpec::Consolidated(o) => o,
             PlacementSpec::Yarn(o) => o,
+            PlacementSpec::Plugin(o) => o,
         }
     }
 
@@ -367,6 +376,9 @@ impl PlacementSpec {
 pub enum AdmissionSpec {
     AcceptAll(accept_all::Options),
     LoadBased(load_based::Options),
+    /// An admission policy registered by the program running blox ([`crate::plugin`]).
+    #[serde(skip_deserializing)]
+    Plugin(PluginOptions),
 }
 
 /// Blox's default: every arrival enters.
@@ -381,6 +393,7 @@ impl AdmissionSpec {
         match self {
             AdmissionSpec::AcceptAll(o) => o,
             AdmissionSpec::LoadBased(o) => o,
+            AdmissionSpec::Plugin(o) => o,
         }
     }
 
@@ -456,12 +469,20 @@ trait Registered: Sized {
 
     /// serde's derived parser of a one-key map `{variant: options}`.
     fn deserialize_variant<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error>;
+
+    /// A registered policy of this kind; `None` for kinds no program can register.
+    fn from_plugin(_options: PluginOptions) -> Option<Self> {
+        None
+    }
 }
 
 impl Registered for SchedulerSpec {
     const KIND: Kind = Kind::Scheduler;
     fn deserialize_variant<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         SchedulerSpec::deserialize(d)
+    }
+    fn from_plugin(options: PluginOptions) -> Option<Self> {
+        Some(SchedulerSpec::Plugin(options))
     }
 }
 
@@ -470,12 +491,18 @@ impl Registered for PlacementSpec {
     fn deserialize_variant<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         PlacementSpec::deserialize(d)
     }
+    fn from_plugin(options: PluginOptions) -> Option<Self> {
+        Some(PlacementSpec::Plugin(options))
+    }
 }
 
 impl Registered for AdmissionSpec {
     const KIND: Kind = Kind::Admission;
     fn deserialize_variant<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         AdmissionSpec::deserialize(d)
+    }
+    fn from_plugin(options: PluginOptions) -> Option<Self> {
+        Some(AdmissionSpec::Plugin(options))
     }
 }
 
@@ -516,6 +543,24 @@ impl<'de> Deserialize<'de> for OverheadSpec {
 struct ByName<T>(PhantomData<T>);
 
 impl<T: Registered> ByName<T> {
+    /// The policy a program registered under `name` with `options`, if there is one.
+    fn registered<E: de::Error>(name: &str, options: Value) -> Option<Result<T, E>> {
+        let configured = plugin::configure(T::KIND, name, options)?;
+        Some(match configured {
+            Ok(options) => {
+                T::from_plugin(options).ok_or_else(|| E::custom(format!("no {} can be registered", T::KIND.noun())))
+            }
+            Err(reason) => Err(E::custom(format!("{} `{name}`: {reason}", T::KIND.noun()))),
+        })
+    }
+
+    fn only_one<'de, A: de::MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+        match map.next_key::<de::IgnoredAny>()? {
+            Some(_) => Err(de::Error::custom(format!("name one {} here, not several", T::KIND.noun()))),
+            None => Ok(()),
+        }
+    }
+
     fn check<E: de::Error>(name: &str) -> Result<(), E> {
         let names = T::KIND.names();
         if names.contains(&name) {
@@ -535,6 +580,9 @@ impl<'de, T: Registered> de::Visitor<'de> for ByName<T> {
     }
 
     fn visit_str<E: de::Error>(self, name: &str) -> Result<T, E> {
+        if let Some(registered) = Self::registered(name, Value::Object(Default::default())) {
+            return registered;
+        }
         Self::check(name)?;
         let no_options = de::value::MapDeserializer::<_, E>::new(std::iter::empty::<(&str, &str)>());
         let entry = de::value::MapDeserializer::new(std::iter::once((name, no_options)));
@@ -545,13 +593,15 @@ impl<'de, T: Registered> de::Visitor<'de> for ByName<T> {
         let Some(name) = map.next_key::<String>()? else {
             return Err(de::Error::invalid_length(0, &self));
         };
+        let built_in = ALL.iter().any(|info| info.kind == T::KIND && info.name == name);
+        if !built_in && let Some(registered) = Self::registered(&name, map.next_value::<Value>()?) {
+            let value = registered?;
+            return Self::only_one(&mut map).map(|()| value);
+        }
         Self::check(&name)?;
         let entry = NameFirst { name: Some(name), rest: &mut map };
         let value = T::deserialize_variant(de::value::MapAccessDeserializer::new(entry))?;
-        if map.next_key::<de::IgnoredAny>()?.is_some() {
-            return Err(de::Error::custom(format!("name one {} here, not several", T::KIND.noun())));
-        }
-        Ok(value)
+        Self::only_one(&mut map).map(|()| value)
     }
 }
 
