@@ -273,15 +273,15 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             if !job.is_running() {
                 continue;
             }
-            if job.first_progress.is_none() {
-                job.first_progress = Some(now);
+            if job.life.first_progress.is_none() {
+                job.life.first_progress = Some(now);
             }
             let lost = job.pending_overhead.min(round);
             job.pending_overhead -= lost;
-            job.attained_service += round;
+            job.life.attained_service += round;
             let rate = self.policies.scheduler.progress_rate(job);
-            job.executed_work += (round - lost) * rate;
-            if job.executed_work >= job.spec.work {
+            job.life.executed_work += (round - lost) * rate;
+            if job.life.executed_work >= job.spec.work {
                 self.finished_slots.push(slot);
             }
         }
@@ -363,7 +363,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         for &slot in &self.decisions.preempt {
             let job = &mut self.jobs[slot];
             job.gpus.clear();
-            job.preemptions += 1;
+            job.life.preemptions += 1;
             job.last_scheduled = now;
         }
         self.preemptions += self.decisions.preempt.len() as u64;
@@ -371,8 +371,8 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         self.running_jobs += self.decisions.launch.len() as u32;
         for (slot, gpus) in self.decisions.launch.drain(..) {
             let job = &mut self.jobs[slot];
-            let resumed = job.first_start.is_some();
-            job.first_start.get_or_insert(now);
+            let resumed = job.life.first_start.is_some();
+            job.life.first_start.get_or_insert(now);
             job.gpus = gpus;
             job.pending_overhead =
                 self.policies.overhead.as_ref().map_or(0.0, |m| m.launch_overhead(&job.spec, resumed));
@@ -384,7 +384,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             if job.is_running() {
                 job.last_scheduled = now;
             } else if self.config.starvation_guard.is_some_and(|g| now - job.last_scheduled >= g) {
-                job.promoted = true;
+                job.life.promoted = true;
             }
         }
     }

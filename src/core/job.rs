@@ -80,10 +80,8 @@ impl JobLife {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct JobSlot(pub u32);
 
-/// A job admitted to the cluster and not yet finished.
-///
-/// It dereferences to its [`JobLife`], so the round loop and its scheduling policies read and
-/// update the shared accounting as fields of the job (`job.attained_service`).
+/// A job admitted to the cluster and not yet finished: its spec, the accounting both engines
+/// share (`life`), and what only the round engine tracks.
 #[derive(Debug, Clone)]
 pub struct ActiveJob {
     pub spec: JobSpec,
@@ -109,19 +107,6 @@ impl ActiveJob {
 
     pub fn remaining_work(&self) -> f64 {
         self.spec.work - self.life.executed_work
-    }
-}
-
-impl std::ops::Deref for ActiveJob {
-    type Target = JobLife;
-    fn deref(&self) -> &JobLife {
-        &self.life
-    }
-}
-
-impl std::ops::DerefMut for ActiveJob {
-    fn deref_mut(&mut self) -> &mut JobLife {
-        &mut self.life
     }
 }
 

@@ -91,7 +91,7 @@ pub fn sort_by_priority_key(
     scratch.clear();
     scratch.extend(order.iter().map(|&slot| {
         let job = &jobs[slot];
-        (!job.promoted, key(job), job.spec.id, slot)
+        (!job.life.promoted, key(job), job.spec.id, slot)
     }));
     scratch.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
     for (dst, src) in order.iter_mut().zip(scratch.iter()) {

@@ -298,11 +298,12 @@ impl Scheduler for External {
             let job = &jobs[slot];
             let separator = if i > 0 { "," } else { "" };
             write!(line, "{separator}[{},{},", job.spec.id, job.spec.gpus).expect("writing to memory");
-            for value in [job.spec.submitted, job.spec.work, job.executed_work, job.attained_service] {
+            for value in [job.spec.submitted, job.spec.work, job.life.executed_work, job.life.attained_service] {
                 number(&mut line, value);
                 line.push(b',');
             }
-            write!(line, "{},{},{}]", job.is_running(), job.promoted, job.preemptions).expect("writing to memory");
+            write!(line, "{},{},{}]", job.is_running(), job.life.promoted, job.life.preemptions)
+                .expect("writing to memory");
         }
         line.extend_from_slice(b"]}\n");
         let answer = self.exchange(&line, "a decision");

@@ -47,7 +47,7 @@ pub struct Las {
 
 impl Scheduler for Las {
     fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) -> Result<(), PolicyError> {
-        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.attained_service);
+        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.life.attained_service);
         Ok(())
     }
 }

@@ -89,7 +89,7 @@ impl OptimusOracle {
 
 impl Scheduler for OptimusOracle {
     fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) -> Result<(), PolicyError> {
-        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.work - job.attained_service);
+        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.work - job.life.attained_service);
         Ok(())
     }
 

@@ -45,7 +45,7 @@ pub struct Srtf {
 
 impl Scheduler for Srtf {
     fn order(&mut self, _now: SimTime, jobs: &JobTable, order: &mut [JobSlot]) -> Result<(), PolicyError> {
-        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.work - job.attained_service);
+        sort_by_priority_key(jobs, order, &mut self.scratch, |job| job.spec.work - job.life.attained_service);
         Ok(())
     }
 }
