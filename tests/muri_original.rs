@@ -8,6 +8,7 @@ mod common;
 
 use blox::core::RunOutput;
 use blox::core::events::EventPolicy;
+use blox::policies::events::muri::antman::Antman;
 use blox::policies::events::muri::interleave::{Muri, Params4, Variant};
 use blox::policies::events::muri::srtf::ShortestFirst;
 use blox::policies::events::muri::tiresias::MuriTiresias;
@@ -73,6 +74,13 @@ fn srsf_matches_the_original_shortest_gpu() {
 fn tiresias_matches_the_original_dlas_gpu() {
     for trace in ["trace3", "trace3_pr", "job_type_1"] {
         assert_same_ends(trace, "dlas-gpu", &run(trace, Box::new(MuriTiresias::new())));
+    }
+}
+
+#[test]
+fn antman_matches_the_original() {
+    for trace in ["trace3", "trace3_pr", "trace1"] {
+        assert_same_ends(trace, "antman", &run(trace, Box::new(Antman::default())));
     }
 }
 

@@ -46,7 +46,7 @@ fn reproduce(name: &str, only: &[&str], least: usize) {
 
 #[test]
 fn muri_figures_9_and_10() {
-    reproduce("muri-fig9-10.yaml", &["trace1", "trace3", "trace1_pr", "trace3_pr"], 59);
+    reproduce("muri-fig9-10.yaml", &["trace1", "trace3", "trace1_pr", "trace3_pr"], 71);
 }
 
 #[test]
@@ -56,7 +56,7 @@ fn muri_figure_11() {
 
 #[test]
 fn muri_figure_12() {
-    reproduce("muri-fig12.yaml", &["trace1_pr", "trace3_pr"], 12);
+    reproduce("muri-fig12.yaml", &["trace1_pr", "trace3_pr"], 16);
 }
 
 #[test]

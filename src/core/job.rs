@@ -40,6 +40,9 @@ pub struct JobSpec {
     /// data loading and CPU preprocessing, GPU compute, network synchronisation), which decides
     /// how jobs interleave when they share GPUs.
     pub stage_times: Option<Vec<f64>>,
+    /// The scheduling class the trace gives the job (Muri's traces: 0 resource-guaranteed, 1
+    /// opportunistic, which the `antman` policy schedules by).
+    pub priority: Option<u32>,
 }
 
 /// What happens to a job over a run, accounted the same way by both engines so that a record

@@ -60,6 +60,7 @@ pub const ALL: &[&PolicyInfo] = &[
     &muri::muri_l::INFO,
     &muri::muri_l_worst_ordering::INFO,
     &muri::muri_l_without_blossom::INFO,
+    &muri::antman::INFO,
     &scattered::INFO,
     &consolidated::INFO,
     &yarn::INFO,
@@ -260,6 +261,7 @@ pub enum SchedulerSpec {
     MuriL(muri::muri_l::Options),
     MuriLWorstOrdering(muri::muri_l_worst_ordering::Options),
     MuriLWithoutBlossom(muri::muri_l_without_blossom::Options),
+    Antman(muri::antman::Options),
     /// A policy registered by the program running blox ([`crate::plugin`]).
     #[serde(skip_deserializing)]
     Plugin(PluginOptions),
@@ -287,6 +289,7 @@ impl SchedulerSpec {
             SchedulerSpec::MuriL(o) => o,
             SchedulerSpec::MuriLWorstOrdering(o) => o,
             SchedulerSpec::MuriLWithoutBlossom(o) => o,
+            SchedulerSpec::Antman(o) => o,
             SchedulerSpec::Plugin(o) => o,
         }
     }

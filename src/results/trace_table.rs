@@ -38,6 +38,7 @@ pub fn write_trace_parquet(path: &Path, jobs: &[TraceJob], metadata: &[(&str, &s
         .column("user", true, text(|j| j.user.as_deref()))
         .column("vc", true, text(|j| j.vc.as_deref()))
         .column("status", true, text(|j| j.status.as_deref()))
+        .column("priority", true, Arc::new(Int64Array::from_iter(jobs.iter().map(|j| j.priority.map(i64::from)))))
         .finish()
         .at(path)?;
     let metadata = metadata.iter().map(|(k, v)| KeyValue::new(k.to_string(), v.to_string())).collect();

@@ -56,6 +56,9 @@ pub struct TraceJob {
     pub best_effort: Option<bool>,
     /// Per-iteration stage times (Muri).
     pub stages: Option<StageTimes>,
+    /// The scheduling class the trace gives the job (Muri: 0 resource-guaranteed, 1
+    /// opportunistic, read by its AntMan baseline).
+    pub priority: Option<u32>,
     pub user: Option<String>,
     /// Virtual cluster / tenant.
     pub vc: Option<String>,
@@ -78,6 +81,7 @@ impl TraceJob {
             deadline_s: None,
             best_effort: None,
             stages: None,
+            priority: None,
             user: None,
             vc: None,
             status: None,

@@ -5,7 +5,7 @@ use super::TraceJob;
 use std::io::Write;
 
 /// Column names of the canonical trace, in order (CSV and Parquet).
-pub const CANONICAL_COLUMNS: [&str; 17] = [
+pub const CANONICAL_COLUMNS: [&str; 18] = [
     "source_id",
     "submit_s",
     "gpus",
@@ -23,6 +23,7 @@ pub const CANONICAL_COLUMNS: [&str; 17] = [
     "user",
     "vc",
     "status",
+    "priority",
 ];
 
 /// Writes `jobs` as canonical CSV. Numbers use Rust's shortest round-trip form, so reading the
@@ -52,6 +53,7 @@ pub fn write_canonical_csv(out: impl Write, jobs: &[TraceJob]) -> csv::Result<()
             text(&job.user),
             text(&job.vc),
             text(&job.status),
+            job.priority.map(|p| p.to_string()).unwrap_or_default(),
         ])?;
     }
     writer.flush()?;

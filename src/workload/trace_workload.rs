@@ -175,6 +175,7 @@ impl LoadedTrace {
             best_effort: job.best_effort.unwrap_or(false),
             iteration_s: job.stages.map(|stages| stages.iteration_s),
             stage_times: job.stages.map(|stages| vec![stages.storage_cpu_s, stages.gpu_s, stages.network_s]),
+            priority: job.priority,
         }))
     }
 }

@@ -18,9 +18,10 @@ pub const FORMAT: FormatInfo = FormatInfo {
     read,
 };
 
-/// Exactly the canonical columns.
+/// Exactly the canonical columns, or all but the last, `priority`, which files written before it
+/// existed lack.
 fn detect(head: &Head) -> bool {
-    head.columns == CANONICAL_COLUMNS
+    head.columns == CANONICAL_COLUMNS || head.columns == CANONICAL_COLUMNS[..CANONICAL_COLUMNS.len() - 1]
 }
 
 pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
@@ -29,6 +30,7 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     for (slot, name) in col.iter_mut().zip(CANONICAL_COLUMNS) {
         *slot = table.require(&[name])?;
     }
+    let priority = table.column("priority");
     let [
         id,
         submit,
@@ -70,6 +72,10 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         job.user = text(user);
         job.vc = text(vc);
         job.status = text(status);
+        job.priority = match priority {
+            Some(column) if !row.str(column).is_empty() => Some(row.count(column)?),
+            _ => None,
+        };
         jobs.push(job);
     }
     Ok(jobs)
@@ -106,6 +112,7 @@ mod tests {
         full.deadline_s = Some(9000.0);
         full.best_effort = Some(false);
         full.stages = Some(StageTimes { iteration_s: 0.107, storage_cpu_s: 0.117, gpu_s: 0.068, network_s: 0.0 });
+        full.priority = Some(1);
         full.user = Some("u".into());
         full.vc = Some("vc1".into());
         full.status = Some("Pass".into());
@@ -119,6 +126,23 @@ mod tests {
             crate::trace::TraceFormat::detect(&bytes),
             crate::trace::Detection::Format(crate::trace::TraceFormat::Canonical)
         );
+    }
+
+    #[test]
+    fn files_written_before_the_priority_column_still_read() {
+        let mut bytes = Vec::new();
+        write_canonical_csv(&mut bytes, &[TraceJob::new("a", 0.0, 2)]).unwrap();
+        let older: String = String::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .map(|line| line.rsplit_once(',').unwrap().0.to_string() + "\n")
+            .collect();
+        assert_eq!(
+            crate::trace::TraceFormat::detect(older.as_bytes()),
+            crate::trace::Detection::Format(crate::trace::TraceFormat::Canonical)
+        );
+        let back = read(Path::new("c.csv"), Box::new(older.as_bytes()), &mut ReadReport::default()).unwrap();
+        assert_eq!(back, [TraceJob::new("a", 0.0, 2)]);
     }
 
     #[test]

@@ -18,8 +18,10 @@
 //!   in GPU compute and in network synchronisation (0 for 1-GPU jobs), the stage order Muri
 //!   interleaves.
 //!
-//! Ignored: `interval` (the gap to the previous submission, derivable) and `priority` (0/1, only
-//! the AntMan baseline's guaranteed/opportunistic class, which the canonical record does not carry).
+//! - `priority` (optional): 0 for a resource-guaranteed job, 1 for an opportunistic one, the class
+//!   the AntMan baseline schedules by.
+//!
+//! Ignored: `interval` (the gap to the previous submission, derivable).
 //!
 //! Every row is a GPU job; none is dropped.
 
@@ -58,6 +60,7 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let storage_cpu = table.require(&["resource_time_0"])?;
     let gpu = table.require(&["resource_time_1"])?;
     let network = table.require(&["resource_time_2"])?;
+    let priority = table.column("priority");
     let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
@@ -73,6 +76,10 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
             gpu_s: row.non_negative(gpu)? / MS_PER_S,
             network_s: row.non_negative(network)? / MS_PER_S,
         });
+        job.priority = match priority {
+            Some(column) if !row.str(column).is_empty() => Some(row.count(column)?),
+            _ => None,
+        };
         jobs.push(job);
     }
     Ok(jobs)
@@ -102,9 +109,22 @@ mod tests {
         expected.batch_size = Some(128);
         expected.stages =
             Some(StageTimes { iteration_s: 0.509, storage_cpu_s: 0.435, gpu_s: 0.008, network_s: 0.0005 });
+        expected.priority = Some(0);
         assert_eq!(jobs[0], expected);
         assert_eq!((jobs[1].submit_s, jobs[1].duration_s), (10817570.0, Some(15225.0)));
         assert_eq!(jobs[1].stages.map(|s| (s.iteration_s, s.gpu_s, s.network_s)), Some((0.426, 0.41, 0.0)));
+    }
+
+    #[test]
+    fn priority_is_optional_and_a_class_number() {
+        let row = "1,8,0,10,dqn,128,5090,0,509,435,8,0.5";
+        let without = HEADER.replace(",priority", "");
+        let (jobs, _) = read_str(&format!("{without}{row}\r\n")).unwrap();
+        assert_eq!(jobs[0].priority, None);
+        let (jobs, _) = read_str(&format!("{HEADER}{row},1\r\n{row},\r\n")).unwrap();
+        assert_eq!((jobs[0].priority, jobs[1].priority), (Some(1), None));
+        let err = read_str(&format!("{HEADER}{row},high\r\n")).unwrap_err();
+        assert!(err.contains("column `priority`") && err.contains("whole number"), "{err}");
     }
 
     #[test]

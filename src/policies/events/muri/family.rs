@@ -301,6 +301,30 @@ impl Family {
         self.last = now;
     }
 
+    /// The jobs the coming [`Family::complete`] finishes, in group order (AntMan releases their
+    /// GPUs first).
+    pub fn completing(&self) -> &[JobIdx] {
+        match self.ends.first() {
+            Some(group) if self.completes_first => &group.jobs,
+            _ => &[],
+        }
+    }
+
+    /// AntMan's merge after [`Family::plan_ends`] (§5.5): every later end group within an absolute
+    /// 1e-4 s (or a relative 1e-9) of the first joins it, its jobs after the first's.
+    pub fn merge_near_first(&mut self) {
+        let Some(first) = self.ends.first().map(|g| g.time) else { return };
+        let mut k = 1;
+        while k < self.ends.len() {
+            if isclose(first, self.ends[k].time, 1e-9, 1e-4) {
+                let group = self.ends.remove(k);
+                self.ends[0].jobs.extend(group.jobs);
+            } else {
+                k += 1;
+            }
+        }
+    }
+
     /// Whether the next decision completes the first end group; [`Family::next_decision`] sets
     /// it, a policy that moves the decision elsewhere (a queue jump) clears it.
     pub fn set_completes_first(&mut self, completes: bool) {

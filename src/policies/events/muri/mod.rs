@@ -26,6 +26,7 @@
 //! This module holds the Python comparisons the rules are written in (§1.4) and the placement the
 //! policies bring.
 
+pub mod antman;
 pub mod family;
 pub mod group_time;
 pub mod interleave;
