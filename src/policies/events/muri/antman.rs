@@ -22,8 +22,9 @@
 //! in a co-runner's slowdown; the restart overhead is charged in every event interval.
 //!
 //! Deviations: CPU and memory, which never bind on the paper's clusters, are not modelled; a
-//! guaranteed job wider than a node must ask for whole nodes (the original's remainder-node path
-//! is unreachable with its traces and is refused up front); the scheduling log counts an
+//! guaranteed job wider than a node must ask for whole nodes, and one that does not is refused
+//! before the run (on the paper's 8-GPU nodes the overhead table's 16 and 32 GPUs always are;
+//! the original's remainder-node path is never reached there); the scheduling log counts an
 //! opportunistic job's GPUs as busy only when no guaranteed job is on any of them.
 
 use super::MURI_YARN;
@@ -338,8 +339,8 @@ impl EventPolicy for Antman {
                 let per_node = cluster.identical_node().map_or(0, |node| node.gpus);
                 if spec.gpus > per_node && !spec.gpus.is_multiple_of(per_node) {
                     return Err(format!(
-                        "is resource-guaranteed and asks for {} GPUs, more than a node's {per_node} but not whole nodes, \
-                         which AntMan's placement (as Muri runs it) does not place",
+                        "is resource-guaranteed and asks for {} GPUs, more than a node's {per_node} but not whole \
+                         nodes, which AntMan's placement (as Muri runs it) does not place",
                         spec.gpus
                     ));
                 }
@@ -458,6 +459,29 @@ mod tests {
             holdings: vec![Holding::default(); 8],
             ..Antman::default()
         }
+    }
+
+    #[test]
+    fn jobs_without_a_known_class_are_refused() {
+        use crate::policies::events::muri::family::testing::job;
+        let cluster = ClusterSpec::uniform(8, 8);
+        let with = |gpus, priority| JobSpec { priority, ..job(0, 0.0, gpus, 10.0, "vgg16", 100.0, [50.0, 40.0, 10.0]) };
+        let policy = Antman::default();
+        assert_eq!(policy.check_job(&with(8, Some(0)), &cluster), Ok(()));
+        assert_eq!(policy.check_job(&with(16, Some(0)), &cluster), Ok(()));
+        assert_eq!(policy.check_job(&with(4, Some(1)), &cluster), Ok(()));
+        assert!(policy.check_job(&with(4, None), &cluster).unwrap_err().starts_with("has no priority"));
+        assert!(policy.check_job(&with(4, Some(2)), &cluster).unwrap_err().starts_with("has priority 2"));
+        // Wider than a node means whole nodes: Muri's overhead table has only 16 and 32 there,
+        // whole 8-GPU nodes, but not whole 6-GPU ones.
+        let err = policy.check_job(&with(12, Some(0)), &cluster).unwrap_err();
+        assert!(err.contains("no row for 12 GPUs"), "{err}");
+        let six = ClusterSpec::uniform(8, 6);
+        let err = policy.check_job(&with(16, Some(0)), &six).unwrap_err();
+        assert!(err.contains("more than a node's 6 but not whole nodes"), "{err}");
+        assert_eq!(policy.check_job(&with(16, Some(1)), &six), Ok(()), "opportunistic jobs take any GPUs");
+        let bare = JobSpec { stage_times: None, ..with(4, Some(0)) };
+        assert!(policy.check_job(&bare, &cluster).unwrap_err().starts_with("has no stage times"));
     }
 
     #[test]
