@@ -27,11 +27,10 @@
 //! the original's remainder-node path is never reached there); the scheduling log counts an
 //! opportunistic job's GPUs as busy only when no guaranteed job is on any of them.
 
-use super::MURI_YARN;
 use super::family::{Coincidence, Family, check_job, job_overhead};
 use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
-use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::policies::{Kind, OwnPlacement, PolicyInfo, PolicyOptions, SchedulerOptions};
 use crate::profiles::GpuTimeDistribution;
 use crate::spec::EngineMode;
 use serde::Deserialize;
@@ -43,7 +42,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "AntMan as Muri runs it: guaranteed jobs on their own GPUs, one opportunistic job per GPU beside them, no preemption",
     options: &[],
     source: "Muri's antman (AntMan, OSDI'20; Muri run_sim.py antman_sim_jobs)",
-    placement: Some(MURI_YARN),
+    placement: Some(OwnPlacement { name: "antman", alternatives: &[] }),
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
