@@ -93,13 +93,14 @@ pub struct Themis {
 }
 
 /// One job's term of the round's program: `rho(x) = (age + left / (rate x)) / isolated`.
+/// Shared with Muri's Themis ([`super::muri::themis`]), which solves the same program.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Term {
-    age: f64,
-    left: f64,
-    rate: f64,
-    isolated: f64,
-    gpus: f64,
+pub(in crate::policies::events) struct Term {
+    pub age: f64,
+    pub left: f64,
+    pub rate: f64,
+    pub isolated: f64,
+    pub gpus: f64,
 }
 
 impl Term {
@@ -115,7 +116,7 @@ impl Term {
 
 /// Minimises the largest `rho` subject to `0 <= x <= 1` and `sum gpus x <= total`, writes the
 /// chosen optimal point into `x` (see the module doc) and returns the optimal value.
-fn fair_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> f64 {
+pub(in crate::policies::events) fn fair_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> f64 {
     let pinned = terms.iter().map(|t| t.rho(1.0)).fold(f64::NEG_INFINITY, f64::max);
     let demand = |t: f64| terms.iter().map(|term| term.gpus * term.least_share(t)).sum::<f64>();
     x.clear();

@@ -12,6 +12,7 @@
 //! The simulator's policies, one file each with its descriptor:
 //! - [`srtf`] (`muri-srtf`) and [`srsf`] (`muri-srsf`): the shortest-first baselines, §3;
 //! - [`tiresias`] (`muri-tiresias`): its Tiresias baseline (`dlas-gpu`), §4;
+//! - [`themis`] (`muri-themis`): its Themis baseline, §6;
 //! - [`muri_s`], [`muri_l`], [`muri_l_worst_ordering`], [`muri_l_without_blossom`]: Muri and its
 //!   ablations, §7, on the scheduler they share ([`interleave`]).
 //!
@@ -38,6 +39,7 @@ pub mod muri_s;
 pub mod overheads;
 pub mod srsf;
 pub mod srtf;
+pub mod themis;
 pub mod tiresias;
 
 use crate::policies::OwnPlacement;

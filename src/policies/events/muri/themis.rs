@@ -1,0 +1,313 @@
+//! `muri-themis`: finish-time fairness (Themis, NSDI'20) as the Muri (SIGCOMM'22) simulator runs
+//! it, its `--schedule themis` baseline (`run_sim.py` `themis_sim_jobs` with
+//! `get_isolated_throughputs`, `docs/muri-semantics.md` §6). ElasticFlow's variant of the same
+//! program is [`crate::policies::events::themis`] (`themis`); the two differ in when they decide
+//! and in what the allocation is used for.
+//!
+//! Rule: at every arrival and every completion (no rounds, no leases), after the family's progress
+//! ([`super::family`]), the runnable jobs in their current order solve
+//!
+//! ```text
+//! minimise max_i (A_i + I_i / (T_i x_i)) / B_i   s.t. 0 <= x_i <= 1, sum_i g_i x_i <= G
+//! ```
+//!
+//! with `A_i = now − submission`, `I_i` iterations left, `T_i = 1 / solo iteration time` and
+//! `B_i = cum_i + I_i / a_i`, where `a_i = min(1, ceil(G / n) / g_i)` over the `n` runnable jobs
+//! and `cum_i` adds, at every solve, the iterations done since the previous solve over the
+//! previous `a_i`. The share `x` is only a priority: each job gets `sort = x × 1e9` before it
+//! first ran and `x / seconds run` after, `deficit = should − run` (then `should += x × (now −
+//! previous decision)`), and the runnable list is stably sorted by `(sort, deficit, x)`
+//! descending. MS-YARN reserves, from an empty cluster, for each job in that order that fits
+//! (skip and continue); the list is then stably sorted by GPU count, widest first, and the
+//! reserved jobs are placed again from an empty cluster in that order. Chosen jobs run alone at
+//! their solo iteration time on the GPUs they ask for; running jobs left out are preempted.
+//!
+//! The program is solved exactly by ElasticFlow's Themis solver (the same program; see that
+//! module for the optimal face and the analytic centre blox picks on it). The original calls
+//! cvxpy with ECOS, which often stops "inaccurate" near that face, so orders among jobs whose
+//! shares are close, and among jobs at a full share that have not run yet (all `1e9` for blox,
+//! `≈ 1e9` apart by solver noise for ECOS), can differ from the original's: Muri's Themis numbers
+//! are reproduced to a stated tolerance, not exactly (§6.4).
+//!
+//! Quirks kept (§6.2, §6.3): `a_i` is a fraction, not the throughput its function is named for,
+//! so `B_i` mixes iterations and seconds; `x` is a priority over whole-GPU, solo-speed runs;
+//! `deficit` is taken before `should` grows; the widest-first re-sort is the list's order at the
+//! next decision. Deviation: a job with no iterations left (it ends at this decision's end plan)
+//! stays out of the program with a full share, where the original divides by zero.
+
+use super::MURI_YARN;
+use super::family::{Coincidence, Family, check_job, job_overhead};
+use crate::core::events::{EventPolicy, EventSim, JobIdx};
+use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
+use crate::policies::events::themis::{Term, fair_shares};
+use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
+use crate::profiles::GpuTimeDistribution;
+use crate::spec::EngineMode;
+use serde::Deserialize;
+use std::cmp::Ordering;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "muri-themis",
+    kind: Kind::Scheduler,
+    engine: EngineMode::Events,
+    summary: "Muri's Themis: finish-time fair shares re-solved at every arrival and completion, used as run priorities",
+    options: &[],
+    source: "Muri's themis (Themis, NSDI'20; Muri, SIGCOMM'22; run_sim.py themis_sim_jobs)",
+    placement: Some(MURI_YARN),
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyOptions for Options {
+    fn info(&self) -> &'static PolicyInfo {
+        &INFO
+    }
+}
+
+impl SchedulerOptions for Options {
+    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+        Some(Box::new(MuriThemis::default()))
+    }
+}
+
+/// A runnable job's standing in the fairness order (§6.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Standing {
+    /// `x × 1e9` before the job first ran, `x / seconds run` after.
+    sort: f64,
+    /// Seconds the job should have run by its shares minus seconds it ran, before this decision.
+    deficit: f64,
+    /// This decision's share `x`.
+    share: f64,
+}
+
+impl Standing {
+    /// The original's tuple order on `(sort, deficit, share)`.
+    fn cmp(&self, other: &Self) -> Ordering {
+        let key = |s: &Self| [s.sort, s.deficit, s.share];
+        key(self).partial_cmp(&key(other)).unwrap_or(Ordering::Equal)
+    }
+}
+
+#[derive(Debug)]
+pub struct MuriThemis {
+    family: Family,
+    /// Per job index: seconds it should have run by its shares (`time_should_received`).
+    should: Vec<f64>,
+    /// Per job index: isolated time accumulated over past solves (`cumulative_isolated_time`).
+    cumulative: Vec<f64>,
+    /// Per job index: iterations left and `a_i` at the previous solve that saw it.
+    previous: Vec<Option<(f64, f64)>>,
+    standing: Vec<Standing>,
+    /// Per job index: MS-YARN reserved room for it in this decision's fairness walk.
+    chosen: Vec<bool>,
+    /// This decision's program: the runnable jobs with iterations left, and their rows.
+    solved: Vec<JobIdx>,
+    terms: Vec<Term>,
+    shares: Vec<f64>,
+}
+
+impl Default for MuriThemis {
+    fn default() -> Self {
+        Self {
+            family: Family::new(Coincidence::Exact),
+            should: Vec::new(),
+            cumulative: Vec::new(),
+            previous: Vec::new(),
+            standing: Vec::new(),
+            chosen: Vec::new(),
+            solved: Vec::new(),
+            terms: Vec::new(),
+            shares: Vec::new(),
+        }
+    }
+}
+
+impl MuriThemis {
+    fn grow(&mut self, jobs: usize) {
+        if self.should.len() < jobs {
+            self.should.resize(jobs, 0.0);
+            self.cumulative.resize(jobs, 0.0);
+            self.previous.resize(jobs, None);
+            self.standing.resize(jobs, Standing::default());
+            self.chosen.resize(jobs, false);
+        }
+    }
+
+    /// §6.2: the program's rows over the runnable jobs in list order, updating every job's
+    /// accumulated isolated time.
+    fn build_terms(&mut self, sim: &EventSim, now: SimTime) {
+        self.terms.clear();
+        self.solved.clear();
+        let fair = (f64::from(sim.total_gpus()) / sim.runnable().len() as f64).ceil();
+        for &j in sim.runnable() {
+            let spec = &sim.job(j).spec;
+            let gpus = f64::from(spec.gpus);
+            let fraction = (fair / gpus).min(1.0);
+            let job = self.family.job(j);
+            if let Some((left, before)) = self.previous[j] {
+                self.cumulative[j] += (left - job.remaining) / before;
+            }
+            self.previous[j] = Some((job.remaining, fraction));
+            if job.remaining > 0.0 {
+                // `rho = p + q / x` with `p = A / B` and `q = I / (T B)`, through `B / I =
+                // cum / I + 1 / a`: jobs whose shares are equal in exact arithmetic (no history,
+                // same speed and fraction) get equal bits, hence the original's stable order.
+                let isolated_per_iteration = self.cumulative[j] / job.remaining + 1.0 / fraction;
+                self.solved.push(j);
+                self.terms.push(Term {
+                    age: (now - spec.submitted) / (job.remaining * isolated_per_iteration),
+                    left: 1.0 / (isolated_per_iteration / job.solo),
+                    rate: 1.0,
+                    isolated: 1.0,
+                    gpus,
+                });
+            }
+        }
+    }
+
+    /// §6.3: each runnable job's standing from its share, in the original's operation order.
+    fn rank(&mut self, sim: &EventSim, now: SimTime) {
+        let since = now - self.family.last();
+        for &j in sim.runnable() {
+            self.standing[j].share = 1.0;
+        }
+        for (&j, &x) in self.solved.iter().zip(&self.shares) {
+            self.standing[j].share = x;
+        }
+        for &j in sim.runnable() {
+            let run = self.family.job(j).executed;
+            let standing = &mut self.standing[j];
+            let x = standing.share;
+            standing.sort = if run == 0.0 { x * 1e9 } else { x / run };
+            standing.deficit = self.should[j] - run;
+            self.should[j] += x * since;
+        }
+    }
+}
+
+impl EventPolicy for MuriThemis {
+    fn needs_curves(&self) -> bool {
+        false
+    }
+
+    fn check_job(&self, spec: &JobSpec, cluster: &ClusterSpec) -> Result<(), String> {
+        check_job(spec, cluster, false)
+    }
+
+    /// Progress is accounted in [`EventPolicy::decide`], after the arrivals (§2.4).
+    fn advance(&mut self, _sim: &mut EventSim, _delta: f64, _now: SimTime) -> Result<(), RunError> {
+        Ok(())
+    }
+
+    fn complete(&mut self, sim: &mut EventSim, now: SimTime, _ends: &[JobIdx]) {
+        self.family.complete(sim, now);
+    }
+
+    fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
+        self.family.arrive(sim, arrivals);
+        self.grow(sim.jobs().len());
+        for &j in arrivals {
+            let overhead = job_overhead(&sim.job(j).spec)
+                .map_err(|e| RunError::InvalidJob { id: sim.job(j).spec.id, reason: e.to_string() })?;
+            let solo = self.family.job(j).solo;
+            self.family.set_speed(j, solo, overhead);
+        }
+        self.family.progress(sim, now);
+        if !sim.runnable().is_empty() {
+            self.build_terms(sim, now);
+            fair_shares(&self.terms, f64::from(sim.total_gpus()), &mut self.shares);
+            self.rank(sim, now);
+            let standing = &self.standing;
+            sim.reorder_runnable(|_, runnable| runnable.sort_by(|&a, &b| standing[b].cmp(&standing[a])));
+            self.family.empty_nodes();
+            for k in 0..sim.runnable().len() {
+                let j = sim.runnable()[k];
+                self.chosen[j] = self.family.nodes().take(sim.job(j).spec.gpus);
+            }
+            sim.reorder_runnable(|jobs, runnable| runnable.sort_by_key(|&j| std::cmp::Reverse(jobs[j].spec.gpus)));
+            self.family.clear_run_set(sim);
+            self.family.empty_nodes();
+            for k in 0..sim.runnable().len() {
+                let j = sim.runnable()[k];
+                if self.chosen[j] && self.family.nodes().take(sim.job(j).spec.gpus) {
+                    self.family.run(j, true);
+                }
+            }
+            self.family.apply(sim, now);
+        }
+        self.family.plan_ends(sim, now);
+        Ok(())
+    }
+
+    fn occupies_gpus(&self, _sim: &EventSim, j: JobIdx) -> bool {
+        self.family.occupies(j)
+    }
+
+    fn next_decision(&mut self, sim: &mut EventSim, _now: SimTime) -> Result<Option<SimTime>, RunError> {
+        Ok(self.family.next_decision(sim))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policies::events::muri::family::testing::{finishes, job, run};
+
+    const BERT: [f64; 3] = [0.5, 160.0, 0.0];
+
+    fn themis() -> Box<dyn EventPolicy> {
+        Box::new(MuriThemis::default())
+    }
+
+    /// Alone on the cluster a job runs at its solo speed from its arrival, overhead-free in the
+    /// interval in which it completes (§2.4).
+    #[test]
+    fn a_lone_job_runs_at_solo_speed() {
+        let out = run(1, 8, themis(), vec![job(0, 5.0, 2, 1000.0, "bert", 100.0, BERT)]);
+        assert_eq!(finishes(&out), [5.0 + 1000.0 * (100.0 * 1.015 / 1000.0)]);
+        assert_eq!(out.jobs[0].first_start, Some(5.0));
+    }
+
+    /// Under contention the job furthest behind its fair finish time runs: a long job that has
+    /// run gives way to a newcomer (which sorts first at `x × 1e9`), and resumes after it.
+    #[test]
+    fn a_newcomer_preempts_a_job_that_has_run() {
+        let jobs = vec![job(0, 0.0, 8, 10_000.0, "vgg16", 100.0, BERT), job(1, 100.0, 8, 100.0, "vgg16", 100.0, BERT)];
+        let out = run(1, 8, themis(), jobs);
+        assert_eq!(out.jobs[1].first_start, Some(100.0));
+        assert_eq!(out.jobs[0].preemptions, 1);
+        assert!(out.jobs[0].finish.unwrap() > out.jobs[1].finish.unwrap());
+    }
+
+    /// At t = 0 with no history, `rho_i = a_i / (T_i x_i)`: on one 8-GPU node with three jobs,
+    /// `a = min(1, ceil(8 / 3) / g)` is 3/8 for the 8-GPU job and 3/4 for each 4-GPU job, so the
+    /// unique optimum gives the 4-GPU jobs twice the 8-GPU job's share (2/3 against 1/3) and they
+    /// fill the node first, although the 8-GPU job is first in the trace; it starts when they end.
+    #[test]
+    fn the_isolated_fraction_orders_equal_jobs_by_gpu_count() {
+        let jobs = vec![
+            job(0, 0.0, 8, 1000.0, "vgg16", 100.0, BERT),
+            job(1, 0.0, 4, 1000.0, "vgg16", 100.0, BERT),
+            job(2, 0.0, 4, 1000.0, "vgg16", 100.0, BERT),
+        ];
+        let out = run(1, 8, themis(), jobs);
+        let solo_run = 1000.0 * (100.0 * 1.015 / 1000.0);
+        assert_eq!(out.jobs[1].first_start, Some(0.0));
+        assert_eq!(out.jobs[2].first_start, Some(0.0));
+        assert_eq!(finishes(&out)[1..], [solo_run, solo_run]);
+        assert_eq!(out.jobs[0].first_start, Some(solo_run));
+        assert_eq!(out.jobs[0].finish, Some(2.0 * solo_run));
+    }
+
+    #[test]
+    fn the_standing_orders_like_the_originals_tuple() {
+        let s = |sort, deficit, share| Standing { sort, deficit, share };
+        assert_eq!(s(1.0, 0.0, 0.0).cmp(&s(0.5, 9.0, 9.0)), Ordering::Greater);
+        assert_eq!(s(1.0, 1.0, 0.0).cmp(&s(1.0, 0.0, 9.0)), Ordering::Greater);
+        assert_eq!(s(1.0, 1.0, 0.5).cmp(&s(1.0, 1.0, 0.4)), Ordering::Greater);
+        assert_eq!(s(1.0, 1.0, 0.5).cmp(&s(1.0, 1.0, 0.5)), Ordering::Equal);
+    }
+}
