@@ -149,6 +149,13 @@ pub struct Matcher {
     /// Per id: the slack of its slack edge, valid in the epoch recorded beside it.
     slack_z: Vec<f64>,
     slack_epoch: Vec<u64>,
+    /// Per id: the original endpoints of its slack edge's record and their pair's weight, so that
+    /// a new epoch's slack is recomputed from the (small) label table alone.
+    slack_ends: Vec<(u32, u32)>,
+    slack_w: Vec<f64>,
+    /// Per blossom id: the scan (by `scans`) that last offered the scanned vertex's edge to it.
+    offered: Vec<u64>,
+    scans: u64,
     /// Counts dual updates (every vertex label changes); starts a fresh count per graph.
     epoch: u64,
     vis: Vec<u64>,
@@ -220,6 +227,9 @@ impl Matcher {
             self.label.resize(stride, UNLABELLED);
             self.vis.resize(stride, 0);
             self.slack_z.resize(stride, 0.0);
+            self.slack_ends.resize(stride, (0, 0));
+            self.slack_w.resize(stride, 0.0);
+            self.offered.resize(stride, 0);
         }
         // Epochs restart per graph: no cached slack may survive from the previous one.
         self.slack_epoch.clear();
@@ -281,6 +291,9 @@ impl Matcher {
             self.slack[x] = u;
             self.slack_z[x] = z;
             self.slack_epoch[x] = self.epoch;
+            let e = self.e(u, x);
+            self.slack_ends[x] = (e.u, e.v);
+            self.slack_w[x] = self.weight[e.u as usize * (self.n + 1) + e.v as usize];
         }
     }
 
@@ -290,7 +303,8 @@ impl Matcher {
     /// when `x` is a blossom id (re)built, whose slack is reset then.
     fn slack_dist(&mut self, x: usize) -> f64 {
         if self.slack_epoch[x] != self.epoch {
-            self.slack_z[x] = self.dist(self.e(self.slack[x], x));
+            let (u, v) = self.slack_ends[x];
+            self.slack_z[x] = self.lab[u as usize] + self.lab[v as usize] - self.slack_w[x] * 2.0;
             self.slack_epoch[x] = self.epoch;
         }
         self.slack_z[x]
@@ -523,10 +537,11 @@ impl Matcher {
     /// blossom, which handling it may change). Labels do not change during a scan, and a
     /// vertex-to-vertex record is the vertices' own, so its slack is `lab[u] + lab[v] − 2w`.
     fn scan_until_tight(&mut self, u: usize, from: usize) -> Option<usize> {
-        let Matcher { n, stride, edge, weight, lab, st, slack, slack_z, slack_epoch, epoch, .. } = self;
-        let (n, stride, epoch) = (*n, *stride, *epoch);
-        let dist =
-            |e: Edge| lab[e.u as usize] + lab[e.v as usize] - weight[e.u as usize * (n + 1) + e.v as usize] * 2.0;
+        self.scans += 1;
+        let Matcher {
+            n, stride, edge, weight, lab, st, slack, slack_z, slack_epoch, slack_ends, slack_w, offered, scans, epoch, ..
+        } = self;
+        let (n, stride, epoch, scan) = (*n, *stride, *epoch, *scans);
         let row = &weight[u * (n + 1)..(u + 1) * (n + 1)];
         let st_u = st[u];
         let lab_u = lab[u];
@@ -538,18 +553,32 @@ impl Matcher {
                 if !exceeds(z, 0.0) {
                     return Some(v);
                 }
-                // The slack of `e(u, x)` (for a blossom `x`, its copied record's) against `x`'s
-                // current slack edge, as `update_slack` compares them.
-                let z = if x == v { z } else { dist(edge[u * stride + x]) };
+                // The slack of `e(u, x)` (for a blossom `x`, its copied record's, the same for
+                // every member `v`: offered once per scan, as later offers of an equal slack
+                // change nothing) against `x`'s current slack edge, as `update_slack` compares
+                // them.
+                let (z, ends, pair_w) = if x == v {
+                    (z, (u as u32, v as u32), w)
+                } else if offered[x] == scan {
+                    continue;
+                } else {
+                    offered[x] = scan;
+                    let e = edge[u * stride + x];
+                    let pair_w = weight[e.u as usize * (n + 1) + e.v as usize];
+                    (lab[e.u as usize] + lab[e.v as usize] - pair_w * 2.0, (e.u, e.v), pair_w)
+                };
                 let s = slack[x];
                 if s != 0 && slack_epoch[x] != epoch {
-                    slack_z[x] = dist(edge[s * stride + x]);
+                    let (a, b) = slack_ends[x];
+                    slack_z[x] = lab[a as usize] + lab[b as usize] - slack_w[x] * 2.0;
                     slack_epoch[x] = epoch;
                 }
                 if s == 0 || z < slack_z[x] {
                     slack[x] = u;
                     slack_z[x] = z;
                     slack_epoch[x] = epoch;
+                    slack_ends[x] = ends;
+                    slack_w[x] = pair_w;
                 }
             }
         }
@@ -628,7 +657,7 @@ impl Matcher {
             let nx = self.nx;
             for x in 1..=nx {
                 let s = self.slack[x];
-                if self.st[x] == x && s != 0 && self.st[s] != x && !exceeds(self.dist(self.e(s, x)), 0.0) {
+                if self.st[x] == x && s != 0 && self.st[s] != x && !exceeds(self.slack_dist(x), 0.0) {
                     let e = self.e(s, x);
                     if self.found_edge(e) {
                         return true;
