@@ -143,7 +143,7 @@ fn the_ablations_match_the_original_with_and_without_autopack() {
 /// the same operations; `tests/fixtures/muri-original/README.md`) ends every job at blox's time.
 #[test]
 fn themis_matches_the_original_given_the_same_shares() {
-    for trace in ["trace3", "trace3_pr"] {
+    for trace in ["trace3", "trace3_pr", "trace1", "trace1_pr", "trace4", "trace4_pr"] {
         assert_same_ends(trace, "themis centre", &run(trace, Box::new(MuriThemis::default())));
     }
 }
