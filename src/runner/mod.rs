@@ -27,9 +27,10 @@ use crate::spec::inputs::InputDigests;
 use crate::spec::{EngineMode, Spec, SpecSource};
 use crate::workload::WorkloadContext;
 use progress::Progress;
-use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::time::{Duration, Instant};
 
 /// How to run a spec.
@@ -184,28 +185,37 @@ pub fn run_with(
         .num_threads(threads)
         .build()
         .map_err(|e| format!("cannot start worker threads: {e}"))?;
-    let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
+    // Longest first (by the shards' estimate of a run's cost), each worker taking the next run
+    // when it finishes one, so that a long run does not start last; results do not depend on it.
+    let mut order: Vec<usize> = (0..selected.len()).collect();
+    let costs: Vec<f64> = selected.iter().map(|plan| shard::estimated_cost(plan, &source.base_dir)).collect();
+    order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<OnceLock<Outcome>> = selected.iter().map(|_| OnceLock::new()).collect();
+    std::thread::scope(|scope| {
         scope.spawn(|| progress.watch(&control.interrupt, control.run_timeout));
-        let outcomes = pool.install(|| {
-            selected
-                .par_iter()
-                .map(|plan| {
-                    let key = &plan.info.run_key;
-                    let stop = StopFlag::new();
-                    progress.begin(key, stop.clone());
-                    let outcome = if control.interrupt.is_stopped() {
-                        Outcome::NotStarted
-                    } else {
-                        run_one(plan, &source.base_dir, &experiment_dir, &provenance, options.force, stop)
-                    };
-                    let timed_out = progress.end(key, |timed_out| describe(&outcome, timed_out, control));
-                    finish_outcome(outcome, timed_out, control, &experiment_dir, key)
-                })
-                .collect()
+        pool.scope(|workers| {
+            for _ in 0..threads {
+                workers.spawn(|_| {
+                    while let Some(&i) = order.get(next.fetch_add(1, AtomicOrdering::Relaxed)) {
+                        let plan = selected[i];
+                        let key = &plan.info.run_key;
+                        let stop = StopFlag::new();
+                        progress.begin(key, stop.clone());
+                        let outcome = if control.interrupt.is_stopped() {
+                            Outcome::NotStarted
+                        } else {
+                            run_one(plan, &source.base_dir, &experiment_dir, &provenance, options.force, stop)
+                        };
+                        let timed_out = progress.end(key, |timed_out| describe(&outcome, timed_out, control));
+                        let _ = slots[i].set(finish_outcome(outcome, timed_out, control, &experiment_dir, key));
+                    }
+                });
+            }
         });
         progress.finish();
-        outcomes
     });
+    let outcomes = slots.into_iter().map(|slot| slot.into_inner().expect("every selected run has an outcome"));
 
     let mut report = SweepReport {
         experiment_dir: experiment_dir.clone(),

@@ -121,7 +121,7 @@ fn partition<T>(items: &[T], shards: usize, cost: impl Fn(&T) -> f64, key: impl 
 /// Jobs the run simulates, as far as the spec tells without reading a trace: the tracked window's
 /// end or the generator's job count; for a trace, its file size (bytes are proportional to rows).
 /// Only the relative sizes matter.
-fn estimated_cost(plan: &RunPlan, base_dir: &Path) -> f64 {
+pub(super) fn estimated_cost(plan: &RunPlan, base_dir: &Path) -> f64 {
     let tracked = match plan.config.tracking {
         Tracking::Ids { last, .. } => Some(last as f64 + 1.0),
         Tracking::All => None,

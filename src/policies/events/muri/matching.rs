@@ -539,7 +539,22 @@ impl Matcher {
     fn scan_until_tight(&mut self, u: usize, from: usize) -> Option<usize> {
         self.scans += 1;
         let Matcher {
-            n, stride, edge, weight, lab, st, slack, slack_z, slack_epoch, slack_ends, slack_w, offered, scans, epoch, ..
+            n,
+            stride,
+            edge,
+            weight,
+            lab,
+            st,
+            label,
+            slack,
+            slack_z,
+            slack_epoch,
+            slack_ends,
+            slack_w,
+            offered,
+            scans,
+            epoch,
+            ..
         } = self;
         let (n, stride, epoch, scan) = (*n, *stride, *epoch, *scans);
         let row = &weight[u * (n + 1)..(u + 1) * (n + 1)];
@@ -548,7 +563,10 @@ impl Matcher {
         for v in from..=n {
             let w = row[v];
             let x = st[v];
-            if w > 0.0 && st_u != x {
+            // An edge into an inner blossom changes nothing: tight, `found_edge` ignores it; not,
+            // its slack is never read (the dual step and the re-check skip inner ids, and one
+            // is reset before it can be unlabelled or outer again). Most tight edges are these.
+            if w > 0.0 && st_u != x && label[x] != INNER {
                 let z = lab_u + lab[v] - w * 2.0;
                 if !exceeds(z, 0.0) {
                     return Some(v);
