@@ -68,11 +68,12 @@ fn grid_size(spec: &Spec, runs: usize) -> String {
 /// distributions) name, once and before any run starts, so that parallel runs find them in place.
 pub(super) fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
     let traces = spec.workloads.value.iter().filter_map(|w| match &w.value {
-        WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(reference),
+        WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(reference.as_str()),
+        WorkloadSpec::GavelGenerator(p) => Some(p.throughputs.dataset_reference()),
         _ => None,
     });
     let distributions = spec.policies.value.iter().filter_map(|p| match p.scheduler.value.gpu_time_source() {
-        Some(GpuTimeSource::Dataset(reference)) => Some(reference),
+        Some(GpuTimeSource::Dataset(reference)) => Some(reference.as_str()),
         _ => None,
     });
     let references = traces.chain(distributions);

@@ -4,8 +4,10 @@
 //! scaling curves rather than from a fixed duration, so their simulations need the published
 //! tables. [`throughput`] holds ElasticFlow's A100 and T4 tables, embedded in the binary, and
 //! reads user-supplied tables in the same long CSV format. [`gpu_time`] reads job-size
-//! distributions (Tiresias' Gittins index).
+//! distributions (Tiresias' Gittins index). [`gavel`] reads Gavel's throughput oracle (steps per
+//! second per job type, scale factor and GPU type, alone and space-shared).
 
+pub mod gavel;
 pub mod gpu_time;
 pub mod throughput;
 

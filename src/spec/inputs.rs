@@ -99,6 +99,7 @@ fn workload_input(workload: &WorkloadSpec) -> Option<Input<'_>> {
         WorkloadSpec::Csv(p) => Some(Input::Path(Cow::Borrowed(&p.path))),
         WorkloadSpec::Trace(TraceParams { path: Some(path), .. }) => Some(Input::Path(Cow::Borrowed(path))),
         WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(Input::Dataset(reference)),
+        WorkloadSpec::GavelGenerator(p) => Some(Input::Dataset(p.throughputs.dataset_reference())),
         _ => None,
     }
 }

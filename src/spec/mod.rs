@@ -792,6 +792,15 @@ impl Spec {
     fn validate_generated_jobs(&self, w: &Spanned<WorkloadSpec>) -> Result<(), (serde_saphyr::Location, String)> {
         let max_load = self.loads.iter().map(|l| l.0).fold(0.0, f64::max);
         match &w.value {
+            WorkloadSpec::GavelGenerator(p) if p.num_jobs.is_some_and(|n| n.get() as u64 > MAX_GENERATED_JOBS) => {
+                return Err((
+                    w.referenced,
+                    format!(
+                        "gavel-generator: num_jobs is {}; a run generates at most {MAX_GENERATED_JOBS} jobs",
+                        p.num_jobs.map_or(0, |n| n.get())
+                    ),
+                ));
+            }
             WorkloadSpec::ElasticflowGenerator(p) if p.num_jobs.get() as u64 > MAX_GENERATED_JOBS => {
                 return Err((
                     w.referenced,

@@ -11,6 +11,7 @@
 pub mod blox_bursty;
 pub mod blox_synthetic;
 pub mod elasticflow_generator;
+pub mod gavel_generator;
 pub mod python_random;
 pub mod trace_workload;
 pub mod transform;
@@ -18,6 +19,7 @@ pub mod transform;
 pub use blox_bursty::BloxBursty;
 pub use blox_synthetic::BloxPhillySynthetic;
 pub use elasticflow_generator::ElasticflowGeneratorParams;
+pub use gavel_generator::GavelGeneratorParams;
 pub use python_random::PyRandom;
 pub use trace_workload::{LoadedTrace, TraceParams};
 
@@ -36,6 +38,7 @@ pub enum WorkloadSpec {
     BloxPhillySynthetic(PhillySyntheticParams),
     BloxBursty(BurstyParams),
     ElasticflowGenerator(ElasticflowGeneratorParams),
+    GavelGenerator(GavelGeneratorParams),
     Csv(CsvParams),
     Trace(TraceParams),
 }
@@ -94,6 +97,10 @@ impl WorkloadSpec {
             summary: "ElasticFlow's generate_trace.py: {num_jobs} A100 jobs {lam_s} s apart on average, deadlines {min_ddl: 0.5}-{max_ddl: 1.5} x duration, {best_effort_share: 0} best-effort (Figures 9-11)",
         },
         Entry {
+            name: "gavel-generator",
+            summary: "Gavel's generate_job: {arrivals: static|poisson} (poisson at the load), {num_jobs}, {multi_gpu: false}, {job_table: head|osdi20}; steps from the V100 rates of gavel-throughputs",
+        },
+        Entry {
             name: "csv",
             summary: "the trace {path} with columns job_id, arrival_s, gpus, duration_s and optional model",
         },
@@ -108,6 +115,7 @@ impl WorkloadSpec {
             WorkloadSpec::BloxPhillySynthetic(_) => "blox-philly-synthetic",
             WorkloadSpec::BloxBursty(_) => "blox-bursty",
             WorkloadSpec::ElasticflowGenerator(_) => "elasticflow-generator",
+            WorkloadSpec::GavelGenerator(_) => "gavel-generator",
             WorkloadSpec::Csv(_) => "csv",
             WorkloadSpec::Trace(_) => "trace",
         }
@@ -132,6 +140,7 @@ impl WorkloadSpec {
             }
             WorkloadSpec::Trace(p) => p.label(),
             WorkloadSpec::ElasticflowGenerator(p) => p.label(),
+            WorkloadSpec::GavelGenerator(p) => p.label(),
             _ => self.name().to_string(),
         }
     }
@@ -141,6 +150,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Trace(p) => p.label.as_deref(),
             WorkloadSpec::ElasticflowGenerator(p) => p.label.as_deref(),
+            WorkloadSpec::GavelGenerator(p) => p.label.as_deref(),
             _ => None,
         }
     }
@@ -151,13 +161,18 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) => true,
             WorkloadSpec::ElasticflowGenerator(_) | WorkloadSpec::Csv(_) => false,
+            WorkloadSpec::GavelGenerator(p) => p.needs_load(),
             WorkloadSpec::Trace(p) => p.transforms.iter().any(|t| t.needs_load()),
         }
     }
 
     /// Whether the stream never ends (generators), so a run needs a tracking window or horizon.
     pub fn is_endless(&self) -> bool {
-        matches!(self, WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_))
+        match self {
+            WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) => true,
+            WorkloadSpec::GavelGenerator(p) => p.is_endless(),
+            _ => false,
+        }
     }
 
     /// Checks what serde cannot: a trace names exactly one source and valid transforms.
@@ -165,6 +180,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Trace(p) => p.validate(),
             WorkloadSpec::ElasticflowGenerator(p) => p.validate().map_err(|e| e.to_string()),
+            WorkloadSpec::GavelGenerator(p) => p.validate(),
             _ => Ok(()),
         }
     }
@@ -208,6 +224,11 @@ impl WorkloadSpec {
                 Box::new(BloxBursty::new(seed, jobs_per_hour()?, p.burst_multiplier.0, p.burst_interval_s.get()))
             }
             WorkloadSpec::ElasticflowGenerator(p) => Box::new(elasticflow_generator::job_stream(p, seed)?),
+            WorkloadSpec::GavelGenerator(p) => {
+                let jobs_per_hour = if p.needs_load() { jobs_per_hour()? } else { 0.0 };
+                let table = gavel_generator::read_throughputs(p.throughputs)?;
+                Box::new(gavel_generator::job_stream(p, seed, jobs_per_hour, &table)?)
+            }
             WorkloadSpec::Csv(p) => Box::new(TraceParams::csv(p.path.clone()).load(context)?.into_job_stream()?),
             WorkloadSpec::Trace(p) => Box::new(p.load(context)?.into_job_stream()?),
         })
@@ -305,7 +326,7 @@ mod tests {
         assert_eq!(labels, ["blox-philly-synthetic", "blox-bursty", "blox-bursty-x2.5-every3600s", "csv-small"]);
         let names: Vec<&str> = specs.iter().map(WorkloadSpec::name).collect();
         assert!(names.iter().all(|n| WorkloadSpec::ALL.iter().any(|e| e.name == *n)));
-        assert_eq!(WorkloadSpec::ALL.len(), 5);
+        assert_eq!(WorkloadSpec::ALL.len(), 6);
     }
 
     #[test]

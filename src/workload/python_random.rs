@@ -130,7 +130,7 @@ impl PyRandom {
     /// Python's `_randbelow_with_getrandbits(n)` for `1 <= n < 2^32`: draws `bit_length(n)` bits
     /// and rejects values `>= n`. The rejection loop is why one `randint` or `choice` can consume
     /// several outputs, and why even `n = 1` consumes one.
-    fn randbelow(&mut self, n: u64) -> u64 {
+    pub fn randbelow(&mut self, n: u64) -> u64 {
         assert!((1..1 << 32).contains(&n), "randbelow supports 1 <= n < 2^32, got {n}");
         let bits = u64::BITS - n.leading_zeros();
         loop {
