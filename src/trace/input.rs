@@ -396,7 +396,7 @@ impl<'t> Row<'t> {
     /// A whole number >= 0 (written as an integer, or as a float with no fraction such as `8.0`).
     pub fn count(&self, column: usize) -> Result<u32, TraceError> {
         parse_count(self.str(column))
-            .ok_or_else(|| self.error(column, format!("expected a whole number >= 0, found `{}`", self.str(column))))
+            .ok_or_else(|| self.error(column, format!("expected a whole number from 0 to 4294967295, found `{}`", self.str(column))))
     }
 }
 
@@ -477,7 +477,7 @@ mod tests {
         let row = t.next_row().unwrap().unwrap();
         assert_eq!(
             row.count(b).unwrap_err().to_string(),
-            "t.csv:2: column `b`: expected a whole number >= 0, found `x`"
+            "t.csv:2: column `b`: expected a whole number from 0 to 4294967295, found `x`"
         );
         let row = t.next_row().unwrap().unwrap();
         assert_eq!((row.line, row.count(b).unwrap()), (4, 3));
@@ -579,7 +579,7 @@ mod tests {
         let mut t = table("a,b\n1,\u{1b}[31mred\n", TableOptions::default()).unwrap();
         let row = t.next_row().unwrap().unwrap();
         let err = row.count(1).unwrap_err().to_string();
-        assert_eq!(err, "t.csv:2: column `b`: expected a whole number >= 0, found `\\u{1b}[31mred`");
+        assert_eq!(err, "t.csv:2: column `b`: expected a whole number from 0 to 4294967295, found `\\u{1b}[31mred`");
         assert!(!err.contains('\u{1b}'));
     }
 

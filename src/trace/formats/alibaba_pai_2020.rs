@@ -285,7 +285,7 @@ mod tests {
             (
                 "j1,worker,1.5,Terminated,1,2,600,29.3,100,T4\n",
                 JOBS,
-                "DIR/pai_task_table.csv:1: column `inst_num`: expected a whole number >= 0, found `1.5`",
+                "DIR/pai_task_table.csv:1: column `inst_num`: expected a whole number from 0 to 4294967295, found `1.5`",
             ),
             (
                 "j1,worker,1,Terminated,1,2,600,29.3,100\n",

@@ -129,7 +129,7 @@ mod tests {
             ("0,soon,1,10\n", "T:2: column `arrival_s`: expected a number >= 0, found `soon`"),
             ("0,-5,1,10\n", "T:2: column `arrival_s`: expected a number >= 0, found `-5`"),
             ("0,0,0,10\n", "T:2: column `gpus`: expected at least 1 GPU, found 0"),
-            ("0,0,1.5,10\n", "T:2: column `gpus`: expected a whole number >= 0, found `1.5`"),
+            ("0,0,1.5,10\n", "T:2: column `gpus`: expected a whole number from 0 to 4294967295, found `1.5`"),
             ("0,0,1,inf\n", "T:2: column `duration_s`: expected a number >= 0, found `inf`"),
             ("0,0,1,NaN\n", "T:2: column `duration_s`: expected a number >= 0, found `NaN`"),
             ("0,0,1,\n", "T:2: column `duration_s`: expected a number >= 0, found ``"),

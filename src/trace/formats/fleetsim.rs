@@ -113,7 +113,7 @@ mod tests {
             ("1,u,t,finetune,5,8,,1,,24.0,FAILED", "f.csv:4: column `duration_s`: expected a number >= 0, found ``"),
             (
                 "1,u,t,finetune,5,x,,1,2,24.0,FAILED",
-                "f.csv:4: column `num_chips`: expected a whole number >= 0, found `x`",
+                "f.csv:4: column `num_chips`: expected a whole number from 0 to 4294967295, found `x`",
             ),
         ];
         for (row, expected) in cases {

@@ -175,7 +175,7 @@ mod tests {
             ("A3C\tc\t-n\t0\t10\t-5\t1\n", "g.trace:2: column `arrival_time`: expected a number >= 0, found `-5`"),
             (
                 "A3C\tc\t-n\t0\tmany\t0\t1\n",
-                "g.trace:2: column `total_steps`: expected a whole number >= 0, found `many`",
+                "g.trace:2: column `total_steps`: expected a whole number from 0 to 4294967295, found `many`",
             ),
             ("\tc\t-n\t0\t10\t0\t1\n", "g.trace:2: column `job_type`: expected a job type, found nothing"),
             ("A3C\tc\t-n\t0\t10\t0\n", "g.trace:2: expected 7 fields as in the header, found 6 (truncated row?)"),

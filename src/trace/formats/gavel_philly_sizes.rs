@@ -66,7 +66,7 @@ mod tests {
     fn bad_rows_name_line_and_column() {
         let cases = [
             ("5,0", "d.csv:2: column `num_gpus`: expected at least 1 GPU, found 0"),
-            ("5,-1", "d.csv:2: column `num_gpus`: expected a whole number >= 0, found `-1`"),
+            ("5,-1", "d.csv:2: column `num_gpus`: expected a whole number from 0 to 4294967295, found `-1`"),
             ("-5,1", "d.csv:2: column `duration_s`: expected a number >= 0, found `-5`"),
             ("NaN,1", "d.csv:2: column `duration_s`: expected a number >= 0, found `NaN`"),
             ("5", "d.csv:2: expected 2 fields as in the header, found 1 (truncated row?)"),

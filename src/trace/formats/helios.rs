@@ -168,7 +168,7 @@ mod tests {
             ),
             (
                 "a,u,vc,x,1.5,1,1,COMPLETED,700,,,5,0",
-                "h.csv:2: column `gpu_num`: expected a whole number >= 0, found `1.5`",
+                "h.csv:2: column `gpu_num`: expected a whole number from 0 to 4294967295, found `1.5`",
             ),
             ("a,u,vc,x,1,1,1,COMPLETED,700,,,-5,0", "h.csv:2: column `duration`: expected a number >= 0, found `-5`"),
             ("a,u,vc,x,1,1,1,COMPLETED,700", "h.csv:2: expected 13 fields as in the header, found 9 (truncated row?)"),

@@ -138,7 +138,7 @@ mod tests {
             ),
             (
                 "0,1,0,5,dqn,1e3.5,9,0,490,446,8,0,1",
-                "m.csv:2: column `batch_size`: expected a whole number >= 0, found `1e3.5`",
+                "m.csv:2: column `batch_size`: expected a whole number from 0 to 4294967295, found `1e3.5`",
             ),
             (
                 "0,1,0,5,dqn,128,9,0,490,446,8,0",
