@@ -80,3 +80,61 @@ fn the_oracle_has_the_shape_gavel_documents() {
     assert_eq!(ab, (ba.1, ba.0), "pair rates are symmetric");
     assert!(table.get("v100", &a).unwrap().pairs.keys().all(|k| k.scale_factor == 1));
 }
+
+/// A spec with the generator runs from an empty cache: the throughput file is fetched once from
+/// a mirror (built by the test from the data layer) before the runs, and the jobs are the
+/// generator's (200 static multi-GPU jobs on a V100 cluster under FIFO and LAS).
+#[test]
+fn a_spec_with_the_generator_runs_end_to_end() {
+    let mirror = common::mirror_with(&[ThroughputFile::Simulation.dataset_reference()]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.yaml"),
+        "name: gavel
+policies:
+  - {label: FIFO, scheduler: fifo}
+  - {label: LAS, scheduler: las}
+clusters: [{nodes: 16, gpus_per_node: 8, gpu: v100}]
+workloads:
+  - gavel-generator: {arrivals: static, num_jobs: 200, multi_gpu: true}
+seeds: [0]
+measure: {track: all}
+",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox"))
+        .args(["run", "s.yaml", "--out", "out", "-q"])
+        .current_dir(dir.path())
+        .env("BLOX_DATA_DIR", dir.path().join("cache"))
+        .env("BLOX_DATA_MIRROR", mirror.path())
+        .output()
+        .expect("blox runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let rows = blox::results::read_runs(&dir.path().join("out/gavel")).unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!((row.info.workload.as_str(), row.summary.jobs_finished), ("gavel-static-200jobs-multigpu", 200));
+    }
+    // Each run's jobs are the generator's: job 0 of seed 0 (multi-GPU, c4fa400's order) is
+    // ResNet-18 bs 64 on 8 GPUs for 68,344.35 s on a V100 (the fixture's first row).
+    let table = oracle();
+    let params = GavelGeneratorParams {
+        arrivals: Arrivals::Static,
+        num_jobs: None,
+        multi_gpu: true,
+        job_table: JobTable::Head,
+        throughputs: ThroughputFile::Simulation,
+        label: None,
+    };
+    let mut generator = Generator::new(&params, 0, 0.0, &table).unwrap();
+    let want: Vec<(u64, u32, f64)> =
+        (0..200).map(|_| generator.next_job()).map(|j| (j.index as u64, j.scale_factor, j.duration_s)).collect();
+    assert_eq!((want[0].1, want[0].2), (8, 68344.35010595087));
+    for row in &rows {
+        let jobs = blox::results::read_jobs(&dir.path().join("out/gavel"), &row.info.run_key).unwrap();
+        let mut got: Vec<(u64, u32, f64)> = jobs.iter().map(|j| (j.id, j.gpus, j.work)).collect();
+        got.sort_by_key(|j| j.0);
+        assert_eq!(got, want, "{}", row.info.label);
+    }
+}

@@ -395,8 +395,9 @@ impl<'t> Row<'t> {
 
     /// A whole number >= 0 (written as an integer, or as a float with no fraction such as `8.0`).
     pub fn count(&self, column: usize) -> Result<u32, TraceError> {
-        parse_count(self.str(column))
-            .ok_or_else(|| self.error(column, format!("expected a whole number from 0 to 4294967295, found `{}`", self.str(column))))
+        parse_count(self.str(column)).ok_or_else(|| {
+            self.error(column, format!("expected a whole number from 0 to 4294967295, found `{}`", self.str(column)))
+        })
     }
 }
 

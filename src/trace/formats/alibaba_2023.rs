@@ -175,7 +175,10 @@ mod tests {
                 "a.csv:2: column `deletion_time`: deleted at 11 s, before the pod was scheduled at 12 s",
             ),
             ("p,1,1,1,1000,,LS,Running,,11,12", "a.csv:2: column `creation_time`: expected a number >= 0, found ``"),
-            ("p,1,1,-1,1000,,LS,Running,0,11,0", "a.csv:2: column `num_gpu`: expected a whole number from 0 to 4294967295, found `-1`"),
+            (
+                "p,1,1,-1,1000,,LS,Running,0,11,0",
+                "a.csv:2: column `num_gpu`: expected a whole number from 0 to 4294967295, found `-1`",
+            ),
         ];
         for (row, expected) in cases {
             assert_eq!(read_str(&format!("{HEADER}{row}\n")).unwrap_err(), expected, "{row}");

@@ -146,7 +146,10 @@ mod tests {
         let cases = [
             ("0,0,7,m,9,256,0,3,0", "e.csv:2: column `num_gpu`: expected at least 1 GPU, found 0"),
             ("0,-1,7,m,9,256,1,3,0", "e.csv:2: column `submit_time`: expected a number >= 0, found `-1`"),
-            ("0,0,7.5,m,9,256,1,3,0", "e.csv:2: column `iteration`: expected a whole number from 0 to 4294967295, found `7.5`"),
+            (
+                "0,0,7.5,m,9,256,1,3,0",
+                "e.csv:2: column `iteration`: expected a whole number from 0 to 4294967295, found `7.5`",
+            ),
             ("0,0,7,,9,256,1,3,0", "e.csv:2: column `model_name`: expected a model name, found nothing"),
             ("0,0,7,m,soon,256,1,3,0", "e.csv:2: column `ddl`: expected a number >= 0, found `soon`"),
             ("0,0,7,m,9,256,1,3,yes", "e.csv:2: column `best_effort`: expected 0 or 1, found `yes`"),

@@ -86,7 +86,10 @@ mod tests {
             ("ncf-2,135,ncf,0,32768", "w.csv:2: column `num_replicas`: expected at least 1 GPU, found 0"),
             ("ncf-2,-135,ncf,1,32768", "w.csv:2: column `time`: expected a number >= 0, found `-135`"),
             ("ncf-2,135,,1,32768", "w.csv:2: column `application`: expected an application name, found nothing"),
-            ("ncf-2,135,ncf,1,big", "w.csv:2: column `batch_size`: expected a whole number from 0 to 4294967295, found `big`"),
+            (
+                "ncf-2,135,ncf,1,big",
+                "w.csv:2: column `batch_size`: expected a whole number from 0 to 4294967295, found `big`",
+            ),
             ("ncf-2,135,ncf,1", "w.csv:2: expected 5 fields as in the header, found 4 (truncated row?)"),
         ];
         for (row, expected) in cases {

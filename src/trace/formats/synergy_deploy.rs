@@ -84,7 +84,10 @@ mod tests {
         let cases = [
             ("7,res18,2.5,100,0", "s:2: column `gpus`: expected at least 1 GPU, found 0"),
             ("7,res18,-2.5,100,1", "s:2: column `arrival`: expected a number >= 0, found `-2.5`"),
-            ("7,res18,2.5,1e2.5,1", "s:2: column `iterations`: expected a whole number from 0 to 4294967295, found `1e2.5`"),
+            (
+                "7,res18,2.5,1e2.5,1",
+                "s:2: column `iterations`: expected a whole number from 0 to 4294967295, found `1e2.5`",
+            ),
             ("7,,2.5,100,1", "s:2: column `model`: expected a model name, found nothing"),
             ("7,res18,2.5,100", "s:2: expected 5 fields as in the header, found 4 (truncated row?)"),
         ];

@@ -97,10 +97,16 @@ mod tests {
         let header = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,1,0,606,vgg19,164,30\n";
         let cases = [
             ("1,0,0,6,vgg19,1,3", "t.csv:3: column `num_gpu`: expected at least 1 GPU, found 0"),
-            ("1,2.5,0,6,vgg19,1,3", "t.csv:3: column `num_gpu`: expected a whole number from 0 to 4294967295, found `2.5`"),
+            (
+                "1,2.5,0,6,vgg19,1,3",
+                "t.csv:3: column `num_gpu`: expected a whole number from 0 to 4294967295, found `2.5`",
+            ),
             ("1,1,-3,6,vgg19,1,3", "t.csv:3: column `submit_time`: expected a number >= 0, found `-3`"),
             ("1,1,0,6,vgg19,x,3", "t.csv:3: column `duration`: expected a number >= 0, found `x`"),
-            ("1,1,0,-6,vgg19,1,3", "t.csv:3: column `iterations`: expected a whole number from 0 to 4294967295, found `-6`"),
+            (
+                "1,1,0,-6,vgg19,1,3",
+                "t.csv:3: column `iterations`: expected a whole number from 0 to 4294967295, found `-6`",
+            ),
             ("1,1,0,6,vgg19,1,3,9", "t.csv:3: expected 7 fields as in the header, found 8"),
         ];
         for (row, expected) in cases {
