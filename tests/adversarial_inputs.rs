@@ -154,10 +154,7 @@ fn parser_messages_are_in_the_spec_s_words() {
             vec!["s.yaml:3:13:", "expected a text value, found nothing (null)"],
         ),
         (VALID.replace("nodes: 2", "nodes: four"), vec!["s.yaml:4:20:", "whole number from 1 to 1000000, got `four`"]),
-        (
-            VALID.replace("seeds: [1]", "seeds: [one]"),
-            vec!["s.yaml:7:", "expected a whole number from 0 to 4294967295, found `one`"],
-        ),
+        (VALID.replace("seeds: [1]", "seeds: [one]"), vec!["s.yaml:7:", "expected a whole number >= 0, found `one`"]),
         (
             VALID.replace("seeds: [1]", &format!("seeds: [{}]", vec!["1"; 300_000].join(","))),
             vec!["s.yaml:", "too large or too complex for a spec"],
