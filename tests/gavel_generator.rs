@@ -138,3 +138,23 @@ measure: {track: all}
         assert_eq!(got, want, "{}", row.info.label);
     }
 }
+
+/// `specs/examples/gavel-workload.yaml` runs from an empty cache: 15 runs, every measured job
+/// (4000-4999) finished.
+#[test]
+fn the_example_spec_runs() {
+    let mirror = common::mirror_with(&[ThroughputFile::Simulation.dataset_reference()]);
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/examples/gavel-workload.yaml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox"))
+        .args(["run", spec.to_str().unwrap(), "--out", "out", "-q"])
+        .current_dir(dir.path())
+        .env("BLOX_DATA_DIR", dir.path().join("cache"))
+        .env("BLOX_DATA_MIRROR", mirror.path())
+        .output()
+        .expect("blox runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = blox::results::read_runs(&dir.path().join("out/gavel-workload")).unwrap();
+    assert_eq!(rows.len(), 15);
+    assert!(rows.iter().all(|r| (r.summary.tracked_jobs, r.summary.tracked_finished) == (1000, 1000)));
+}
