@@ -3,26 +3,31 @@
 //! One round at time `t` does, in Blox's order (`blox_new_flow_multi_run.py` with
 //! `BloxManager`, see `shared/notes/blox.md` §1.3-1.5):
 //!
-//! 1. advance every running job by one round of work and retire the ones that are done
-//!    (their JCT ends at `t`); a job's first round of progress sets its responsiveness; if every
-//!    tracked job has now finished (or the horizon is reached) the run ends here, as Blox writes
-//!    its metrics at this point;
+//! 1. apply every running job's round of work (its [`Quantum`], fixed when the round started) and
+//!    retire the ones that are done; a job's first round of progress sets its responsiveness; if
+//!    every tracked job has now finished (or the horizon is reached) the run ends here, as Blox
+//!    writes its metrics at this point;
 //! 2. take the arrivals with `arrival <= t` and pass them through admission;
-//! 3. let the scheduler order all active jobs, then the placement launch/preempt by that order;
+//! 3. let the [`RoundPolicy`] decide which jobs hold which GPUs (Blox: the scheduler orders all
+//!    active jobs, then the placement launches/preempts by that order), and fix each running
+//!    job's quantum for the round;
 //! 4. update starvation counters: a job not scheduled for `starvation_guard` seconds is promoted
 //!    above all unpromoted jobs for good;
-//! 5. record the round and advance `t` by one round.
+//! 5. record the round and advance `t` to the next round.
 //!
-//! A job launched at round `k` therefore first progresses in round `k + 1`'s accounting, and all
-//! times are multiples of the round length. Rounds in which the cluster is empty and nothing
-//! arrives are skipped without changing any result.
+//! How long a round lasts is the policy's [`RoundTiming`]. Under `Fixed` (Blox) every round lasts
+//! the round length: a job launched at round `k` first progresses in round `k + 1`'s accounting,
+//! all times are multiples of the round length, and rounds in which the cluster is empty and
+//! nothing arrives are skipped without changing any result. Under `UntilLastQuantum` (Gavel) a
+//! round ends when its last quantum does, jobs finish at their quantum's end, and an idle cluster
+//! waits for the next arrival.
 //!
 //! The engine keeps the priority order from round to round; the cost of a round grows with the
 //! number of active jobs only, never with the length of the trace (arrivals are pulled lazily).
 
 use super::metrics::RunTotals;
 use super::policy::{
-    Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, PolicyError, Scheduler,
+    Admission, AdmissionContext, OverheadModel, PlacementDecisions, PolicyError, RoundPolicy, RoundTiming,
 };
 use super::{
     ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, RunSummary, SimTime,
@@ -129,8 +134,8 @@ impl std::error::Error for RunError {}
 /// The policies of one run.
 pub struct Policies {
     pub admission: Box<dyn Admission>,
-    pub scheduler: Box<dyn Scheduler>,
-    pub placement: Box<dyn Placement>,
+    /// The round decision; Blox's scheduler x placement is [`super::OrderThenPlace`].
+    pub decision: Box<dyn RoundPolicy>,
     pub overhead: Option<Box<dyn OverheadModel>>,
 }
 
@@ -145,7 +150,7 @@ pub struct Engine<S: Iterator<Item = JobSpec>> {
     arrivals: Vec<JobSpec>,
     admitted: Vec<JobSpec>,
     decisions: PlacementDecisions,
-    finished_slots: Vec<JobSlot>,
+    finished_slots: Vec<(JobSlot, SimTime)>,
     records: Vec<JobRecord>,
     timeline: Vec<TimelineRow>,
     last_arrival: SimTime,
@@ -210,36 +215,55 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
     /// Runs to the end and returns what was measured.
     pub fn run(mut self) -> Result<RunOutput, RunError> {
         let round = self.config.round_seconds;
+        let timing = self.policies.decision.timing();
         let mut round_index: u64 = 0;
+        let mut now: SimTime = 0.0;
         loop {
-            let now = round_index as f64 * round;
-            self.advance_running_jobs(now);
+            if timing == RoundTiming::Fixed {
+                now = round_index as f64 * round;
+            }
+            self.advance_running_jobs(now, timing);
             // Like Blox, the run's records end where the last tracked job is seen to finish:
-            // Blox writes its metric files at that point, before the round's decisions.
+            // Blox writes its metric files at this point, before the round's decisions.
             let horizon_reached = self.config.horizon.is_some_and(|h| now >= h);
             if self.all_tracked_finished() || horizon_reached {
-                return Ok(self.finish(now, round_index));
+                return Ok(self.finish(now, round_index, timing));
             }
             self.pull_arrivals(now)?;
             self.admit(now);
-            self.policies
-                .scheduler
-                .order(now, &self.jobs, &mut self.order)
-                .map_err(|PolicyError(reason)| RunError::Policy { time: now, reason })?;
             self.decisions.clear();
-            self.policies.placement.place(&self.jobs, &self.order, &mut self.cluster, &mut self.decisions);
+            self.policies
+                .decision
+                .decide(now, &self.jobs, &mut self.order, &mut self.cluster, &mut self.decisions)
+                .map_err(|PolicyError(reason)| RunError::Policy { time: now, reason })?;
             self.apply_decisions(now);
-            self.busy_gpu_seconds += f64::from(self.cluster.total_gpus() - self.cluster.free_gpus()) * round;
+            let last_quantum_end = self.start_quanta(now, timing);
+            if timing == RoundTiming::Fixed {
+                self.busy_gpu_seconds += f64::from(self.cluster.total_gpus() - self.cluster.free_gpus()) * round;
+            }
             if self.config.record_timeline {
                 self.record_round(now);
             }
 
             round_index += 1;
-            if self.jobs.is_empty() && self.policies.admission.backlog() == 0 {
-                // Nothing can happen before the next arrival: jump to the round that admits it.
-                if let Some(next) = self.source.peek() {
-                    let arrival_round = (next.arrival / round).ceil() as u64;
-                    round_index = round_index.max(arrival_round);
+            match timing {
+                RoundTiming::Fixed => {
+                    if self.jobs.is_empty() && self.policies.admission.backlog() == 0 {
+                        // Nothing can happen before the next arrival: jump to the round that admits it.
+                        if let Some(next) = self.source.peek() {
+                            let arrival_round = (next.arrival / round).ceil() as u64;
+                            round_index = round_index.max(arrival_round);
+                        }
+                    }
+                }
+                RoundTiming::UntilLastQuantum => {
+                    now = match (last_quantum_end, self.source.peek()) {
+                        (Some(end), _) => end,
+                        (None, Some(next)) if self.jobs.is_empty() => next.arrival.max(now),
+                        // Jobs wait but none runs (a policy holding them until its next
+                        // re-allocation): look again a round later.
+                        _ => now + round,
+                    };
                 }
             }
             if round_index >= MAX_ROUNDS {
@@ -264,31 +288,33 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         window_complete || self.source.peek().is_none()
     }
 
-    /// Step 1: one round of progress for every running job; finished jobs leave the cluster.
-    fn advance_running_jobs(&mut self, now: SimTime) {
-        let round = self.config.round_seconds;
+    /// Step 1: every running job's quantum is applied; finished jobs leave the cluster.
+    fn advance_running_jobs(&mut self, now: SimTime, timing: RoundTiming) {
         self.finished_slots.clear();
         for &slot in &self.order {
             let job = &mut self.jobs[slot];
             if !job.is_running() {
                 continue;
             }
+            let quantum = job.quantum;
+            let end = match timing {
+                RoundTiming::Fixed => now,
+                RoundTiming::UntilLastQuantum => job.quantum_start + quantum.seconds,
+            };
             if job.life.first_progress.is_none() {
-                job.life.first_progress = Some(now);
+                job.life.first_progress = Some(end);
             }
-            let lost = job.pending_overhead.min(round);
-            job.pending_overhead -= lost;
-            job.life.attained_service += round;
-            let rate = self.policies.scheduler.progress_rate(job);
-            job.life.executed_work += (round - lost) * rate;
-            if job.life.executed_work >= job.spec.work {
-                self.finished_slots.push(slot);
+            job.pending_overhead -= quantum.overhead;
+            job.life.attained_service += quantum.seconds;
+            job.life.executed_work += quantum.work;
+            if quantum.completes {
+                self.finished_slots.push((slot, end));
             }
         }
         if self.finished_slots.is_empty() {
             return;
         }
-        for &slot in &self.finished_slots {
+        for &(slot, end) in &self.finished_slots {
             let job = self.jobs.remove(slot);
             self.cluster.release(&job.gpus);
             self.active_gpu_demand -= u64::from(job.spec.gpus);
@@ -297,11 +323,33 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             if self.config.tracking.contains(job.spec.id) {
                 self.tracked_outstanding -= 1;
                 self.tracked_resolved += 1;
-                self.records.push(record_of(&job, Some(now)));
+                self.records.push(record_of(&job, Some(end)));
             }
         }
         let jobs = &self.jobs;
         self.order.retain(|&slot| jobs.contains(slot));
+    }
+
+    /// Step 3c: fixes the round's quantum of every running job; returns when the last one ends.
+    fn start_quanta(&mut self, now: SimTime, timing: RoundTiming) -> Option<SimTime> {
+        let round = self.config.round_seconds;
+        let mut last_end: Option<SimTime> = None;
+        for &slot in &self.order {
+            let job = &self.jobs[slot];
+            if !job.is_running() {
+                continue;
+            }
+            let quantum = self.policies.decision.quantum(job, &self.cluster, round);
+            let end = now + quantum.seconds;
+            last_end = Some(last_end.map_or(end, |e: SimTime| e.max(end)));
+            if timing == RoundTiming::UntilLastQuantum {
+                self.busy_gpu_seconds += f64::from(job.spec.gpus) * quantum.seconds;
+            }
+            let job = &mut self.jobs[slot];
+            job.quantum = quantum;
+            job.quantum_start = now;
+        }
+        last_end
     }
 
     /// Moves jobs with `arrival <= now` from the workload into `self.arrivals`.
@@ -402,7 +450,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         });
     }
 
-    fn finish(mut self, now: SimTime, rounds: u64) -> RunOutput {
+    fn finish(mut self, now: SimTime, rounds: u64, timing: RoundTiming) -> RunOutput {
         // Tracked jobs still active at a horizon are reported unfinished.
         let tracking = self.config.tracking;
         self.records
@@ -417,7 +465,10 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             rounds,
             preemptions: self.preemptions,
             busy_gpu_seconds: self.busy_gpu_seconds,
-            capacity_gpu_seconds: f64::from(self.cluster.total_gpus()) * rounds as f64 * self.config.round_seconds,
+            capacity_gpu_seconds: match timing {
+                RoundTiming::Fixed => f64::from(self.cluster.total_gpus()) * rounds as f64 * self.config.round_seconds,
+                RoundTiming::UntilLastQuantum => f64::from(self.cluster.total_gpus()) * now,
+            },
         };
         let summary = RunSummary::from_records(&self.records, totals);
         RunOutput { summary, jobs: self.records, timeline: self.timeline }
@@ -436,6 +487,7 @@ fn record_of(job: &ActiveJob, finish: Option<SimTime>) -> JobRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::{OrderThenPlace, Scheduler};
     use crate::policies::rounds::admission::accept_all::AcceptAll;
     use crate::policies::rounds::overhead::fixed::FixedOverhead;
     use crate::policies::rounds::placement::scattered::Scattered;
@@ -459,8 +511,7 @@ mod tests {
     fn run(config: RunConfig, scheduler: Box<dyn Scheduler>, jobs: Vec<JobSpec>) -> RunOutput {
         let policies = Policies {
             admission: Box::new(AcceptAll),
-            scheduler,
-            placement: Box::new(Scattered::default()),
+            decision: Box::new(OrderThenPlace { scheduler, placement: Box::new(Scattered::default()) }),
             overhead: None,
         };
         Engine::new(config, policies, jobs.into_iter()).unwrap().run().unwrap()
@@ -560,8 +611,10 @@ mod tests {
         let jobs = vec![job(0, 0.0, 1, 900.0), job(1, 300.0, 1, 300.0)];
         let policies = Policies {
             admission: Box::new(AcceptAll),
-            scheduler: Box::new(Las::default()),
-            placement: Box::new(Scattered::default()),
+            decision: Box::new(OrderThenPlace {
+                scheduler: Box::new(Las::default()),
+                placement: Box::new(Scattered::default()),
+            }),
             overhead: Some(Box::new(FixedOverhead { first_launch_s: 0.0, resume_s: 150.0 })),
         };
         let out = Engine::new(config(1, 1), policies, jobs.into_iter()).unwrap().run().unwrap();
@@ -573,8 +626,10 @@ mod tests {
     fn bad_jobs_are_errors_not_panics() {
         let policies = || Policies {
             admission: Box::new(AcceptAll),
-            scheduler: Box::new(Fifo::default()),
-            placement: Box::new(Scattered::default()),
+            decision: Box::new(OrderThenPlace {
+                scheduler: Box::new(Fifo::default()),
+                placement: Box::new(Scattered::default()),
+            }),
             overhead: None,
         };
         let zero = Engine::new(config(1, 1), policies(), vec![job(0, 0.0, 0, 1.0)].into_iter()).unwrap().run();

@@ -1,7 +1,7 @@
 //! Jobs as a workload describes them ([`JobSpec`]), what both engines account for each of them
 //! ([`JobLife`]) and how the round engine tracks them ([`ActiveJob`]).
 
-use super::{GpuId, SimTime};
+use super::{GpuId, Quantum, SimTime};
 
 /// Identifier of a job within one workload, in arrival (emission) order from 0.
 ///
@@ -96,12 +96,24 @@ pub struct ActiveJob {
     pub gpus: Vec<GpuId>,
     /// Seconds of the next round lost to launch/restore overhead.
     pub pending_overhead: f64,
+    /// While the job runs: what the current round does for it, fixed when the round started.
+    pub quantum: Quantum,
+    /// When the current round's quantum started.
+    pub quantum_start: SimTime,
 }
 
 impl ActiveJob {
     /// A job admitted at `now` in a simulation with rounds of `round` seconds.
     pub fn admitted(spec: JobSpec, now: SimTime, round: f64) -> Self {
-        Self { spec, life: JobLife::default(), last_scheduled: now - round, gpus: Vec::new(), pending_overhead: 0.0 }
+        Self {
+            spec,
+            life: JobLife::default(),
+            last_scheduled: now - round,
+            gpus: Vec::new(),
+            pending_overhead: 0.0,
+            quantum: Quantum::default(),
+            quantum_start: now,
+        }
     }
 
     pub fn is_running(&self) -> bool {

@@ -16,7 +16,10 @@ pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, NodeGroup, NodeSpec};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
 pub use job::{ActiveJob, JobId, JobLife, JobSlot, JobSpec, JobTable};
 pub use metrics::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};
-pub use policy::{Admission, AdmissionContext, OverheadModel, Placement, PlacementDecisions, PolicyError, Scheduler};
+pub use policy::{
+    Admission, AdmissionContext, OrderThenPlace, OverheadModel, Placement, PlacementDecisions, PolicyError, Quantum,
+    RoundPolicy, RoundTiming, Scheduler,
+};
 pub use stop::StopFlag;
 
 /// Simulated time in seconds since the start of the run.

@@ -1,11 +1,15 @@
-//! The three policy seams of a scheduler (Blox's split) plus the launch-overhead model.
+//! The policy seams of the round engine: Blox's split plus the launch-overhead model, and the
+//! round decision they compose into.
 //!
-//! Per decision point the engine asks, in this order: [`Admission`] which arrivals enter the
-//! cluster, [`Scheduler`] in which order the active jobs deserve GPUs, and [`Placement`] which
-//! jobs to launch on which GPUs and which running jobs to preempt for them. Policies live one per
-//! file in `crate::policies`; each is constructed for one run and may keep state across rounds.
+//! Per decision point the engine asks [`Admission`] which arrivals enter the cluster, then its
+//! [`RoundPolicy`] which active jobs hold which GPUs for the next round and what a round of
+//! running does for each. Blox's composition of that decision is [`OrderThenPlace`]:
+//! [`Scheduler`] orders the active jobs by entitlement and [`Placement`] launches and preempts by
+//! that order. A family whose decision is not an order (Gavel's time shares per GPU type)
+//! implements [`RoundPolicy`] itself. Policies live one per file in `crate::policies`; each is
+//! constructed for one run and may keep state across rounds.
 
-use super::{Cluster, GpuId, JobSlot, JobSpec, JobTable, SimTime};
+use super::{ActiveJob, Cluster, GpuId, JobSlot, JobSpec, JobTable, SimTime};
 
 /// What an admission policy may look at.
 #[derive(Debug, Clone, Copy)]
@@ -68,6 +72,82 @@ impl PlacementDecisions {
 /// assigning launched ones) and reports them in `decisions`; the engine then updates the jobs.
 pub trait Placement: Send {
     fn place(&mut self, jobs: &JobTable, order: &[JobSlot], cluster: &mut Cluster, decisions: &mut PlacementDecisions);
+}
+
+/// How long a round lasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundTiming {
+    /// Every round lasts the configured length and jobs finish at round ends (Blox).
+    Fixed,
+    /// A round ends when the last job's [`Quantum`] does; a job finishes inside the round, at its
+    /// quantum's end; with nothing running, the next round starts at the next arrival (Gavel's
+    /// simulator, `docs/gavel-semantics.md` §3.1).
+    UntilLastQuantum,
+}
+
+/// What one running job does in one round, fixed when the round starts.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Quantum {
+    /// Work done, in the units of [`ActiveJob::life`]'s `executed_work` for this policy family
+    /// (Blox: seconds at the profiled speed; Gavel: steps).
+    pub work: f64,
+    /// Seconds the job holds its GPUs this round.
+    pub seconds: f64,
+    /// Seconds of the job's pending launch overhead this round uses up.
+    pub overhead: f64,
+    /// Whether the job completes with this quantum.
+    pub completes: bool,
+}
+
+/// The whole decision of one round.
+pub trait RoundPolicy: Send {
+    /// Launches and preempts jobs on `cluster` for the round starting at `now` and reports it in
+    /// `decisions`. `order` holds every active job: the previous round's order with finished jobs
+    /// removed and newly admitted jobs appended; a policy that ranks jobs rearranges it.
+    fn decide(
+        &mut self,
+        now: SimTime,
+        jobs: &JobTable,
+        order: &mut [JobSlot],
+        cluster: &mut Cluster,
+        decisions: &mut PlacementDecisions,
+    ) -> Result<(), PolicyError>;
+
+    /// One round of running for `job`, which holds GPUs, in a round of `round_seconds`.
+    fn quantum(&self, job: &ActiveJob, cluster: &Cluster, round_seconds: f64) -> Quantum;
+
+    fn timing(&self) -> RoundTiming {
+        RoundTiming::Fixed
+    }
+}
+
+/// Blox's round decision: the scheduler orders, the placement maps the order onto GPUs, and a
+/// running job does a round of work at the scheduler's progress rate, minus launch overhead.
+pub struct OrderThenPlace {
+    pub scheduler: Box<dyn Scheduler>,
+    pub placement: Box<dyn Placement>,
+}
+
+impl RoundPolicy for OrderThenPlace {
+    fn decide(
+        &mut self,
+        now: SimTime,
+        jobs: &JobTable,
+        order: &mut [JobSlot],
+        cluster: &mut Cluster,
+        decisions: &mut PlacementDecisions,
+    ) -> Result<(), PolicyError> {
+        self.scheduler.order(now, jobs, order)?;
+        self.placement.place(jobs, order, cluster, decisions);
+        Ok(())
+    }
+
+    fn quantum(&self, job: &ActiveJob, _cluster: &Cluster, round_seconds: f64) -> Quantum {
+        let overhead = job.pending_overhead.min(round_seconds);
+        let work = (round_seconds - overhead) * self.scheduler.progress_rate(job);
+        let completes = job.life.executed_work + work >= job.spec.work;
+        Quantum { work, seconds: round_seconds, overhead, completes }
+    }
 }
 
 /// Seconds of useful time a job loses when it is (re)launched, e.g. to restore a checkpoint.

@@ -12,7 +12,7 @@ use super::inputs::InputDigests;
 use super::{ClusterEntry, EngineMode, PolicyEntry, Spec, TrackSpec};
 use crate::core::engine::Policies;
 use crate::core::events::{EventConfig, EventPlacement};
-use crate::core::{RunConfig, Tracking};
+use crate::core::{OrderThenPlace, RunConfig, Tracking};
 use crate::policies::{BuildContext, OverheadSpec, PlacementSpec};
 use crate::profiles::ThroughputTable;
 use crate::results::RunInfo;
@@ -49,8 +49,10 @@ impl RunPlan {
         };
         Some(Policies {
             admission: self.policy.admission.build(),
-            scheduler: self.policy.scheduler.value.build(&ctx)?,
-            placement: self.policy.placement.value.build()?,
+            decision: Box::new(OrderThenPlace {
+                scheduler: self.policy.scheduler.value.build(&ctx)?,
+                placement: self.policy.placement.value.build()?,
+            }),
             overhead: self.overhead.build(),
         })
     }
