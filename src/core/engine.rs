@@ -257,12 +257,12 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
                     }
                 }
                 RoundTiming::UntilLastQuantum => {
+                    // With nothing running, the next decision is at the next arrival, even if
+                    // jobs wait (Gavel's loop); without one, a round later.
                     now = match (last_quantum_end, self.source.peek()) {
                         (Some(end), _) => end,
-                        (None, Some(next)) if self.jobs.is_empty() => next.arrival.max(now),
-                        // Jobs wait but none runs (a policy holding them until its next
-                        // re-allocation): look again a round later.
-                        _ => now + round,
+                        (None, Some(next)) => next.arrival.max(now),
+                        (None, None) => now + round,
                     };
                 }
             }

@@ -21,13 +21,16 @@ pub mod events;
 pub mod rounds;
 
 use crate::core::events::{EventPlacement, EventPolicy};
-use crate::core::{Admission, ClusterSpec, OverheadModel, Placement, Scheduler};
+use crate::core::{Admission, ClusterSpec, OverheadModel, Placement, RoundPolicy, Scheduler};
 use crate::data;
 use crate::plugin::{self, PluginOptions};
 use crate::profiles::GpuTimeDistribution;
+use crate::profiles::gavel::GavelThroughputs;
 use crate::spec::EngineMode;
+use crate::workload::gavel_generator::ThroughputFile;
 use events::{edf, elasticflow, gandiva, muri, themis, tiresias, yarn};
 use rounds::admission::{accept_all, load_based};
+use rounds::gavel::{gavel_fifo, gavel_fifo_perf};
 use rounds::overhead::{fixed, none};
 use rounds::placement::{consolidated, scattered};
 use rounds::scheduling::{external, fifo, las, optimus_oracle, srtf};
@@ -37,6 +40,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Every policy's descriptor: the one list a new policy is added to. `blox list` shows them in
 /// this order, grouped by kind.
@@ -46,6 +50,8 @@ pub const ALL: &[&PolicyInfo] = &[
     &srtf::INFO,
     &optimus_oracle::INFO,
     &external::INFO,
+    &gavel_fifo::INFO,
+    &gavel_fifo_perf::INFO,
     &edf::INFO,
     &edf::edf_admission::INFO,
     &elasticflow::edf_elastic::INFO,
@@ -189,8 +195,19 @@ pub trait PolicyOptions {
 
 /// A scheduler's options; it builds the policy for the engine its descriptor names.
 pub trait SchedulerOptions: PolicyOptions {
-    /// The round-engine scheduler.
+    /// The round-engine scheduler, which a placement follows.
     fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
+        None
+    }
+
+    /// The whole round decision, for round-engine schedulers that bring their own placement
+    /// (their descriptor's `placement`).
+    fn build_decision(&self, _ctx: &BuildContext) -> Option<Box<dyn RoundPolicy>> {
+        None
+    }
+
+    /// The Gavel throughput file the scheduler reads, if any.
+    fn gavel_oracle(&self) -> Option<ThroughputFile> {
         None
     }
 
@@ -237,6 +254,11 @@ pub struct BuildContext<'a> {
     pub base_dir: &'a Path,
     pub round_seconds: f64,
     pub cluster: &'a ClusterSpec,
+    /// The grid point's seed, for policies that draw random numbers.
+    pub seed: u64,
+    /// Gavel's throughput oracle, read by the runner for schedulers that name one
+    /// ([`SchedulerOptions::gavel_oracle`]).
+    pub gavel_oracle: Option<&'a Arc<GavelThroughputs>>,
 }
 
 /// The scheduler of a policy entry: one variant per scheduler file.
@@ -248,6 +270,8 @@ pub enum SchedulerSpec {
     Srtf(srtf::Options),
     OptimusOracle(optimus_oracle::Options),
     External(external::Options),
+    GavelFifo(gavel_fifo::Options),
+    GavelFifoPerf(gavel_fifo_perf::Options),
     Edf(edf::Options),
     EdfAdmission(edf::edf_admission::Options),
     EdfElastic(elasticflow::edf_elastic::Options),
@@ -277,6 +301,8 @@ impl SchedulerSpec {
             SchedulerSpec::Srtf(o) => o,
             SchedulerSpec::OptimusOracle(o) => o,
             SchedulerSpec::External(o) => o,
+            SchedulerSpec::GavelFifo(o) => o,
+            SchedulerSpec::GavelFifoPerf(o) => o,
             SchedulerSpec::Edf(o) => o,
             SchedulerSpec::EdfAdmission(o) => o,
             SchedulerSpec::EdfElastic(o) => o,
@@ -312,6 +338,15 @@ impl SchedulerSpec {
     /// The round-engine scheduler; `None` for event-driven ones.
     pub fn build(&self, ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
         self.options().build(ctx)
+    }
+
+    /// The whole round decision of a round-engine scheduler with its own placement.
+    pub fn build_decision(&self, ctx: &BuildContext) -> Option<Box<dyn RoundPolicy>> {
+        self.options().build_decision(ctx)
+    }
+
+    pub fn gavel_oracle(&self) -> Option<ThroughputFile> {
+        self.options().gavel_oracle()
     }
 
     /// The event-engine policy; `None` for round-based schedulers.

@@ -140,17 +140,30 @@ fn spec_enums_and_descriptors_pair_one_to_one() {
 #[test]
 fn engines_agree_with_what_gets_built() {
     let cluster = crate::core::ClusterSpec::uniform(2, 4);
-    let ctx =
-        BuildContext { load: Some(1.0), base_dir: std::path::Path::new("."), round_seconds: 300.0, cluster: &cluster };
+    let oracle = std::sync::Arc::new(crate::profiles::gavel::GavelThroughputs::default());
+    let ctx = BuildContext {
+        load: Some(1.0),
+        base_dir: std::path::Path::new("."),
+        round_seconds: 300.0,
+        cluster: &cluster,
+        seed: 0,
+        gavel_oracle: Some(&oracle),
+    };
     for info in Kind::Scheduler.policies() {
         let spec: SchedulerSpec = parse(&info.example()).unwrap();
         let events = info.engine == EngineMode::Events;
-        assert_eq!(spec.build(&ctx).is_some(), !events, "{}", info.name);
+        let whole_decision = spec.build_decision(&ctx).is_some();
+        assert_eq!(spec.build(&ctx).is_some() || whole_decision, !events, "{}", info.name);
+        assert!(
+            !(spec.build(&ctx).is_some() && whole_decision),
+            "{}: an order or a whole decision, not both",
+            info.name
+        );
         assert_eq!(spec.build_event(None).is_some(), events, "{}", info.name);
         assert_eq!(
             info.placement.is_some(),
-            events,
-            "{}: event schedulers, and only they, bring a placement",
+            events || whole_decision,
+            "{}: event schedulers and whole-round decisions, and only they, bring a placement",
             info.name
         );
         for alternative in info.placement.iter().flat_map(|own| own.alternatives) {

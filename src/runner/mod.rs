@@ -369,7 +369,12 @@ fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag) -> Result<crate::co
     let wrong_engine = || format!("scheduler `{}` does not run on the {} engine", scheduler.name(), plan.mode.name());
     let output: Result<_, RunError> = match plan.mode {
         EngineMode::Rounds => {
-            let policies = plan.policies(base_dir).ok_or_else(wrong_engine)?;
+            let oracle = scheduler
+                .gavel_oracle()
+                .map(|file| crate::workload::gavel_generator::read_throughputs(file).map(std::sync::Arc::new))
+                .transpose()
+                .map_err(|e| format!("scheduler `{}`: {e}", scheduler.name()))?;
+            let policies = plan.policies(base_dir, oracle.as_ref()).ok_or_else(wrong_engine)?;
             Engine::new(plan.config.clone(), policies, jobs).and_then(|engine| engine.with_stop(stop).run())
         }
         EngineMode::Events => {

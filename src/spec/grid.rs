@@ -12,9 +12,10 @@ use super::inputs::InputDigests;
 use super::{ClusterEntry, EngineMode, PolicyEntry, Spec, TrackSpec};
 use crate::core::engine::Policies;
 use crate::core::events::{EventConfig, EventPlacement};
-use crate::core::{OrderThenPlace, RunConfig, Tracking};
+use crate::core::{OrderThenPlace, RoundPolicy, RunConfig, Tracking};
 use crate::policies::{BuildContext, OverheadSpec, PlacementSpec};
 use crate::profiles::ThroughputTable;
+use crate::profiles::gavel::GavelThroughputs;
 use crate::results::RunInfo;
 use crate::workload::WorkloadSpec;
 use serde_json::json;
@@ -39,22 +40,26 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    /// The round engine's policies; `None` when the scheduler is event-driven.
-    pub fn policies(&self, base_dir: &Path) -> Option<Policies> {
+    /// The round engine's policies; `None` when the scheduler is event-driven (or is a Gavel
+    /// policy and `gavel_oracle` was not read).
+    pub fn policies(&self, base_dir: &Path, gavel_oracle: Option<&Arc<GavelThroughputs>>) -> Option<Policies> {
         let ctx = BuildContext {
             load: self.load,
             base_dir,
             round_seconds: self.config.round_seconds,
             cluster: &self.config.cluster,
+            seed: self.seed,
+            gavel_oracle,
         };
-        Some(Policies {
-            admission: self.policy.admission.build(),
-            decision: Box::new(OrderThenPlace {
-                scheduler: self.policy.scheduler.value.build(&ctx)?,
+        let scheduler = &self.policy.scheduler.value;
+        let decision: Box<dyn RoundPolicy> = match scheduler.build_decision(&ctx) {
+            Some(decision) => decision,
+            None => Box::new(OrderThenPlace {
+                scheduler: scheduler.build(&ctx)?,
                 placement: self.policy.placement.value.build()?,
             }),
-            overhead: self.overhead.build(),
-        })
+        };
+        Some(Policies { admission: self.policy.admission.build(), decision, overhead: self.overhead.build() })
     }
 
     /// The event engine's placement: the spec's when it names one for the event engine (yarn),
@@ -164,7 +169,7 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             run_key,
                             label: policy.label.value.0.clone(),
                             scheduler: policy.scheduler.value.name().into(),
-                            placement: placement_used(policy, engine.mode).into(),
+                            placement: placement_used(policy).into(),
                             admission: policy.admission.name().into(),
                             policy_params: policy_params.to_string(),
                             cluster: cluster.label(),
@@ -199,11 +204,11 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
     plans
 }
 
-/// The placement a run of `policy` uses, as the runs table names it: in events mode the spec's
-/// default stands for the scheduler's own placement.
-fn placement_used(policy: &PolicyEntry, mode: EngineMode) -> &'static str {
+/// The placement a run of `policy` uses, as the runs table names it: the spec's default stands
+/// for the scheduler's own placement when it brings one.
+fn placement_used(policy: &PolicyEntry) -> &'static str {
     match &policy.scheduler.value.info().placement {
-        Some(own) if mode == EngineMode::Events && policy.placement.value == PlacementSpec::default() => own.name,
+        Some(own) if policy.placement.value == PlacementSpec::default() => own.name,
         _ => policy.placement.value.name(),
     }
 }

@@ -111,6 +111,9 @@ fn policy_inputs<'a>(scheduler: &'a SchedulerSpec, base_dir: &Path) -> Vec<Input
         Some(GpuTimeSource::Dataset(reference)) => inputs.push(Input::Dataset(reference)),
         None => {}
     }
+    if let Some(file) = scheduler.gavel_oracle() {
+        inputs.push(Input::Dataset(file.dataset_reference()));
+    }
     if let SchedulerSpec::External(external) = scheduler {
         inputs.extend(external.files(base_dir).into_iter().map(|p| Input::Path(Cow::Owned(p))));
     }

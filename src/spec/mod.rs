@@ -902,6 +902,15 @@ impl Spec {
             }
             let round_placement =
                 placement.engine == EngineMode::Rounds && p.placement.value != PlacementSpec::default();
+            if let Some(own) = scheduler.placement.as_ref().filter(|_| mode == EngineMode::Rounds && round_placement) {
+                return Err((
+                    p.placement.referenced,
+                    format!(
+                        "policy `{label}`: scheduler `{}` places its own jobs (`{}`); remove `placement`",
+                        scheduler.name, own.name
+                    ),
+                ));
+            }
             if mode == EngineMode::Events && (round_placement || p.admission != AdmissionSpec::default()) {
                 let alternatives: Vec<String> = Kind::Placement
                     .policies()

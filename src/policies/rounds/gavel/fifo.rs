@@ -1,0 +1,165 @@
+//! `gavel-fifo` and `gavel-fifo-perf`: Gavel's FIFO baselines on its priority mechanism.
+//!
+//! Rule (`docs/gavel-semantics.md` §9.1-9.2; Gavel `policies/fifo.py` at c4fa400, `FIFOPolicy`
+//! modes `base` and `perf`): jobs in arrival order each get one GPU type for good (`X = 1` there,
+//! 0 elsewhere); a job takes the type when it reaches the head of the queue and that type has
+//! room for its scale factor, and the queue stops at the first job that fits nowhere. When an
+//! allocated job finishes, the queue's head takes its type if it fits there.
+//!
+//! * `gavel-fifo` (`fifo`) reproduces the original as run for the paper: it draws a random index
+//!   among the types with room (`random.Random(seed)`) but places the job on the alphabetically
+//!   last type that had free GPUs when the call started (a leftover loop variable), and removes
+//!   the drawn type when the used one fills exactly, so the used type can be overfilled. With
+//!   single-GPU jobs at low load every job lands on the V100s. The mechanism time-shares an
+//!   overfilled type and never runs a job of zero priority; the type order is shuffled every
+//!   round (a heterogeneity-agnostic policy).
+//! * `gavel-fifo-perf` (`fifo_perf`) chooses afresh at every re-allocation the type with room on
+//!   which the job is fastest (first in name order on ties), in a fixed type order.
+
+use super::mechanism::{Allocator, JobView, Types};
+use crate::core::{JobId, PolicyError};
+use crate::workload::python_random::PyRandom;
+use std::collections::BTreeMap;
+
+/// How a job's GPU type is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeChoice {
+    /// The original's leftover-variable behaviour (`fifo`).
+    Head,
+    /// The fastest type with room, recomputed at every re-allocation (`fifo_perf`).
+    Fastest,
+}
+
+pub struct Fifo {
+    choice: TypeChoice,
+    /// Job to type, kept across re-allocations in `Head` mode.
+    assigned: BTreeMap<JobId, usize>,
+    rng: PyRandom,
+}
+
+impl Fifo {
+    pub fn new(choice: TypeChoice, seed: u64) -> Self {
+        Self { choice, assigned: BTreeMap::new(), rng: PyRandom::seed(seed) }
+    }
+}
+
+impl Allocator for Fifo {
+    fn shuffles_types(&self) -> bool {
+        self.choice == TypeChoice::Head
+    }
+
+    fn skips_zero_priority(&self) -> bool {
+        true
+    }
+
+    fn allocate(&mut self, jobs: &[JobView], types: &Types) -> Result<Vec<Vec<f64>>, PolicyError> {
+        let by_id: BTreeMap<JobId, &JobView> = jobs.iter().map(|j| (j.id, j)).collect();
+        let mut available: Vec<i64> = types.capacity.iter().map(|&c| i64::from(c)).collect();
+        if self.choice == TypeChoice::Fastest {
+            self.assigned.clear();
+        }
+        let mut queue: Vec<JobId> = by_id.keys().copied().filter(|id| !self.assigned.contains_key(id)).collect();
+
+        // Finished jobs hand their type to the queue's head if it fits there.
+        let previous: Vec<(JobId, usize)> = self.assigned.iter().map(|(&id, &t)| (id, t)).collect();
+        for (id, t) in previous {
+            match by_id.get(&id) {
+                Some(job) => available[t] -= i64::from(job.scale_factor),
+                None => {
+                    if let Some(&head) = queue.first() {
+                        let head_job = by_id[&head];
+                        if i64::from(head_job.scale_factor) <= available[t] && head_job.throughput[t] > 0.0 {
+                            queue.remove(0);
+                            self.assigned.insert(head, t);
+                            available[t] -= i64::from(head_job.scale_factor);
+                        }
+                    }
+                    self.assigned.remove(&id);
+                }
+            }
+        }
+
+        // Types with room, in name order (the order of `types`).
+        let mut open: Vec<usize> = (0..available.len()).filter(|&t| available[t] > 0).collect();
+        let mut queue = queue.into_iter();
+        while !open.is_empty() {
+            let Some(id) = queue.next() else { break };
+            let job = by_id[&id];
+            let need = i64::from(job.scale_factor);
+            let fitting: Vec<usize> = (0..open.len()).filter(|&k| available[open[k]] >= need).collect();
+            if fitting.is_empty() {
+                break;
+            }
+            let (chosen, drawn) = match self.choice {
+                TypeChoice::Head => {
+                    let drawn = self.rng.randbelow(fitting.len() as u64) as usize;
+                    (*open.last().expect("open is not empty"), drawn)
+                }
+                TypeChoice::Fastest => {
+                    let mut best = 0;
+                    let mut best_rate = -1.0;
+                    for (i, &k) in fitting.iter().enumerate() {
+                        let rate = job.throughput[open[k]];
+                        if rate > best_rate {
+                            best_rate = rate;
+                            best = i;
+                        }
+                    }
+                    (open[fitting[best]], best)
+                }
+            };
+            if job.throughput[chosen] > 0.0 {
+                self.assigned.insert(id, chosen);
+                available[chosen] -= need;
+                if available[chosen] == 0 {
+                    open.remove(fitting[drawn]);
+                }
+            }
+        }
+
+        Ok(jobs
+            .iter()
+            .map(|job| {
+                let mut row = vec![0.0; types.capacity.len()];
+                if let Some(&t) = self.assigned.get(&job.id) {
+                    row[t] = 1.0;
+                }
+                row
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::GpuType;
+
+    fn types() -> Types {
+        Types { names: ["k80", "p100", "v100"].iter().map(|n| GpuType::new(n)).collect(), capacity: vec![4, 4, 4] }
+    }
+
+    fn job(id: JobId, scale_factor: u32) -> JobView {
+        JobView { id, scale_factor, throughput: vec![1.0, 2.0, 3.0], remaining_steps: 100.0, age: 0.0 }
+    }
+
+    /// Gavel's probe (docs/gavel-semantics.md Appendix B.1): ten single-GPU jobs on 4:4:4 all
+    /// land on the V100s, overfilling them, because the drawn type is not the one used.
+    #[test]
+    fn head_mode_overfills_the_last_type_like_the_original() {
+        let jobs: Vec<JobView> = (0..10).map(|i| job(i, 1)).collect();
+        let rows = Fifo::new(TypeChoice::Head, 0).allocate(&jobs, &types()).unwrap();
+        assert!(rows.iter().all(|r| r == &vec![0.0, 0.0, 1.0]), "{rows:?}");
+    }
+
+    #[test]
+    fn fastest_mode_fills_types_by_speed_and_stops_at_the_first_misfit() {
+        let mut jobs: Vec<JobView> = (0..6).map(|i| job(i, 2)).collect();
+        jobs.push(job(6, 8));
+        jobs.push(job(7, 1));
+        let rows = Fifo::new(TypeChoice::Fastest, 0).allocate(&jobs, &types()).unwrap();
+        let placed: Vec<Option<usize>> = rows.iter().map(|r| r.iter().position(|&x| x == 1.0)).collect();
+        // Two jobs per type, fastest first; the 8-GPU job fits nowhere and blocks job 7.
+        assert_eq!(placed, [Some(2), Some(2), Some(1), Some(1), Some(0), Some(0), None, None]);
+    }
+}

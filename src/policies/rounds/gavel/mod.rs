@@ -1,0 +1,106 @@
+//! Gavel (OSDI'20): heterogeneity-aware policies that give each job time shares of GPU types,
+//! realised round by round by Gavel's priority mechanism ([`mechanism`]).
+//!
+//! A `gavel-*` scheduler is a whole round decision ([`crate::core::RoundPolicy`]), not an order
+//! for a placement: the mechanism chooses each round which jobs run on which type and places them
+//! on that type's GPUs, and a job's progress follows its throughput on that type from Gavel's
+//! oracle (the `gavel-throughputs` dataset). Every policy here states the original it reproduces;
+//! `docs/gavel-semantics.md` has the rules and quirks.
+
+pub mod fifo;
+pub mod mechanism;
+
+use crate::core::{RoundPolicy, Scheduler};
+use crate::policies::{
+    BuildContext, Kind, OptionDoc, OwnPlacement, Params, PolicyInfo, PolicyOptions, SchedulerOptions,
+};
+use crate::spec::EngineMode;
+use crate::workload::gavel_generator::ThroughputFile;
+use mechanism::{Allocator, Mechanism};
+use serde::Deserialize;
+
+/// The placement every Gavel policy brings: its priority mechanism over the GPU types.
+pub const MECHANISM: OwnPlacement = OwnPlacement { name: "gavel-priority", alternatives: &[] };
+
+const THROUGHPUTS_OPTION: OptionDoc = OptionDoc {
+    name: "throughputs",
+    example: "simulation",
+    meaning: "Gavel's throughput oracle: simulation (default, simulation_throughputs.json) or physical-cluster",
+};
+
+fn throughputs_param(file: ThroughputFile) -> Params {
+    Params::from([("throughputs", serde_json::to_value(file).expect("serialisable"))])
+}
+
+/// The mechanism running `allocator`; `None` until the runner has read the oracle.
+fn mechanism(ctx: &BuildContext, allocator: Box<dyn Allocator>) -> Option<Box<dyn RoundPolicy>> {
+    let oracle = ctx.gavel_oracle?.clone();
+    Some(Box::new(Mechanism::new(allocator, oracle, ctx.cluster, ctx.round_seconds, ctx.seed)))
+}
+
+macro_rules! gavel_policy {
+    ($module:ident, $name:literal, $summary:literal, $source:literal, $allocator:expr) => {
+        pub mod $module {
+            use super::*;
+
+            pub const INFO: PolicyInfo = PolicyInfo {
+                name: $name,
+                kind: Kind::Scheduler,
+                engine: EngineMode::Rounds,
+                summary: $summary,
+                options: &[THROUGHPUTS_OPTION],
+                source: $source,
+                placement: Some(MECHANISM),
+            };
+
+            #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            pub struct Options {
+                #[serde(default)]
+                pub throughputs: ThroughputFile,
+            }
+
+            impl PolicyOptions for Options {
+                fn info(&self) -> &'static PolicyInfo {
+                    &INFO
+                }
+
+                fn params(&self) -> Params {
+                    throughputs_param(self.throughputs)
+                }
+            }
+
+            impl SchedulerOptions for Options {
+                fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
+                    None
+                }
+
+                fn build_decision(&self, ctx: &BuildContext) -> Option<Box<dyn RoundPolicy>> {
+                    #[allow(clippy::redundant_closure_call)]
+                    let allocator: Box<dyn Allocator> = ($allocator)(ctx);
+                    mechanism(ctx, allocator)
+                }
+
+                fn gavel_oracle(&self) -> Option<ThroughputFile> {
+                    Some(self.throughputs)
+                }
+            }
+        }
+    };
+}
+
+gavel_policy!(
+    gavel_fifo,
+    "gavel-fifo",
+    "Gavel's FIFO as the paper ran it: a persistent GPU type per job, placed on the last type with room (not the drawn one)",
+    "Gavel fifo (policies/fifo.py FIFOPolicy, scheduler.py c4fa400); docs/gavel-semantics.md 9.1",
+    |ctx: &BuildContext| Box::new(fifo::Fifo::new(fifo::TypeChoice::Head, ctx.seed))
+);
+
+gavel_policy!(
+    gavel_fifo_perf,
+    "gavel-fifo-perf",
+    "Gavel's heterogeneity-aware FIFO: each job on the fastest GPU type with room",
+    "Gavel fifo_perf (policies/fifo.py FIFOPolicyWithPerf); docs/gavel-semantics.md 9.2",
+    |ctx: &BuildContext| Box::new(fifo::Fifo::new(fifo::TypeChoice::Fastest, ctx.seed))
+);
