@@ -30,7 +30,10 @@ use crate::spec::EngineMode;
 use crate::workload::gavel_generator::ThroughputFile;
 use events::{edf, elasticflow, gandiva, muri, themis, tiresias, yarn};
 use rounds::admission::{accept_all, load_based};
-use rounds::gavel::{gavel_fifo, gavel_fifo_perf};
+use rounds::gavel::{
+    gavel_fifo, gavel_fifo_perf, gavel_max_min_fairness, gavel_max_min_fairness_perf, gavel_min_total_duration,
+    gavel_min_total_duration_perf,
+};
 use rounds::overhead::{fixed, none};
 use rounds::placement::{consolidated, scattered};
 use rounds::scheduling::{external, fifo, las, optimus_oracle, srtf};
@@ -52,6 +55,10 @@ pub const ALL: &[&PolicyInfo] = &[
     &external::INFO,
     &gavel_fifo::INFO,
     &gavel_fifo_perf::INFO,
+    &gavel_max_min_fairness::INFO,
+    &gavel_max_min_fairness_perf::INFO,
+    &gavel_min_total_duration::INFO,
+    &gavel_min_total_duration_perf::INFO,
     &edf::INFO,
     &edf::edf_admission::INFO,
     &elasticflow::edf_elastic::INFO,
@@ -272,6 +279,10 @@ pub enum SchedulerSpec {
     External(external::Options),
     GavelFifo(gavel_fifo::Options),
     GavelFifoPerf(gavel_fifo_perf::Options),
+    GavelMaxMinFairness(gavel_max_min_fairness::Options),
+    GavelMaxMinFairnessPerf(gavel_max_min_fairness_perf::Options),
+    GavelMinTotalDuration(gavel_min_total_duration::Options),
+    GavelMinTotalDurationPerf(gavel_min_total_duration_perf::Options),
     Edf(edf::Options),
     EdfAdmission(edf::edf_admission::Options),
     EdfElastic(elasticflow::edf_elastic::Options),
@@ -303,6 +314,10 @@ impl SchedulerSpec {
             SchedulerSpec::External(o) => o,
             SchedulerSpec::GavelFifo(o) => o,
             SchedulerSpec::GavelFifoPerf(o) => o,
+            SchedulerSpec::GavelMaxMinFairness(o) => o,
+            SchedulerSpec::GavelMaxMinFairnessPerf(o) => o,
+            SchedulerSpec::GavelMinTotalDuration(o) => o,
+            SchedulerSpec::GavelMinTotalDurationPerf(o) => o,
             SchedulerSpec::Edf(o) => o,
             SchedulerSpec::EdfAdmission(o) => o,
             SchedulerSpec::EdfElastic(o) => o,

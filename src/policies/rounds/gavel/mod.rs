@@ -8,7 +8,10 @@
 //! `docs/gavel-semantics.md` has the rules and quirks.
 
 pub mod fifo;
+pub mod lp;
+pub mod max_min_fairness;
 pub mod mechanism;
+pub mod min_total_duration;
 
 use crate::core::{RoundPolicy, Scheduler};
 use crate::policies::{
@@ -103,4 +106,36 @@ gavel_policy!(
     "Gavel's heterogeneity-aware FIFO: each job on the fastest GPU type with room",
     "Gavel fifo_perf (policies/fifo.py FIFOPolicyWithPerf); docs/gavel-semantics.md 9.2",
     |ctx: &BuildContext| Box::new(fifo::Fifo::new(fifo::TypeChoice::Fastest, ctx.seed))
+);
+
+gavel_policy!(
+    gavel_max_min_fairness,
+    "gavel-max-min-fairness",
+    "Gavel's heterogeneity-agnostic LAS: max-min fairness of GPU time, types shuffled each round",
+    "Gavel max_min_fairness (policies/max_min_fairness.py MaxMinFairnessPolicy); docs/gavel-semantics.md 9.6",
+    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: false })
+);
+
+gavel_policy!(
+    gavel_max_min_fairness_perf,
+    "gavel-max-min-fairness-perf",
+    "Gavel's LAS: max-min fairness of throughput normalised to the proportional share (LP)",
+    "Gavel max_min_fairness_perf (policies/max_min_fairness.py MaxMinFairnessPolicyWithPerf); docs/gavel-semantics.md 9.6",
+    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: true })
+);
+
+gavel_policy!(
+    gavel_min_total_duration,
+    "gavel-min-total-duration",
+    "Gavel's makespan policy, heterogeneity-agnostic (V100 throughput on every type)",
+    "Gavel min_total_duration (policies/min_total_duration.py MinTotalDurationPolicy); docs/gavel-semantics.md 9.9",
+    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: false })
+);
+
+gavel_policy!(
+    gavel_min_total_duration_perf,
+    "gavel-min-total-duration-perf",
+    "Gavel's makespan policy (the paper's \"Gavel\"): the shortest horizon every job can meet, by bisection over LPs",
+    "Gavel min_total_duration_perf (policies/min_total_duration.py MinTotalDurationPolicyWithPerf); docs/gavel-semantics.md 9.9",
+    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: true })
 );
