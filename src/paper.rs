@@ -107,7 +107,7 @@ impl Aggregate {
 }
 
 /// One expected value and the runs it belongs to: every run with its label (and its load,
-/// cluster and workload when given), combined by the check's [`Aggregate`].
+/// cluster, workload and seed when given), combined by the check's [`Aggregate`].
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectedValue {
@@ -118,6 +118,9 @@ pub struct ExpectedValue {
     pub cluster: Option<String>,
     #[serde(default)]
     pub workload: Option<String>,
+    /// One seed's run, for values an original simulator printed per seed.
+    #[serde(default)]
+    pub seed: Option<u64>,
     pub value: f64,
     /// Overrides the check's tolerance for this value.
     #[serde(default)]
@@ -171,6 +174,7 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow], experiment_dir: &Path) -> 
                         && v.load.is_none_or(|l| r.info.load == Some(l))
                         && v.cluster.as_ref().is_none_or(|c| *c == r.info.cluster)
                         && v.workload.as_ref().is_none_or(|w| *w == r.info.workload)
+                        && v.seed.is_none_or(|s| s == r.info.seed)
                 })
                 .filter_map(|r| match &check.nearest_rank {
                     None => Some(check.metric.display_value(r, check.unit)),
@@ -185,6 +189,9 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow], experiment_dir: &Path) -> 
             }
             for extra in [&v.cluster, &v.workload].into_iter().flatten() {
                 let _ = write!(point, ", {extra}");
+            }
+            if let Some(seed) = v.seed {
+                let _ = write!(point, ", seed {seed}");
             }
             outcomes.push(Outcome {
                 check: check.name.clone(),
