@@ -150,7 +150,8 @@ pub struct Engine<S: Iterator<Item = JobSpec>> {
     arrivals: Vec<JobSpec>,
     admitted: Vec<JobSpec>,
     decisions: PlacementDecisions,
-    finished_slots: Vec<(JobSlot, SimTime)>,
+    /// Jobs leaving this round: at their finish, or unfinished (abandoned).
+    finished_slots: Vec<(JobSlot, Option<SimTime>)>,
     records: Vec<JobRecord>,
     timeline: Vec<TimelineRow>,
     last_arrival: SimTime,
@@ -288,7 +289,8 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         window_complete || self.source.peek().is_none()
     }
 
-    /// Step 1: every running job's quantum is applied; finished jobs leave the cluster.
+    /// Step 1: every running job's quantum is applied; finished and abandoned jobs leave the
+    /// cluster.
     fn advance_running_jobs(&mut self, now: SimTime, timing: RoundTiming) {
         self.finished_slots.clear();
         for &slot in &self.order {
@@ -308,7 +310,9 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             job.life.attained_service += quantum.seconds;
             job.life.executed_work += quantum.work;
             if quantum.completes {
-                self.finished_slots.push((slot, end));
+                self.finished_slots.push((slot, Some(end)));
+            } else if quantum.abandons {
+                self.finished_slots.push((slot, None));
             }
         }
         if self.finished_slots.is_empty() {
@@ -319,11 +323,11 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             self.cluster.release(&job.gpus);
             self.active_gpu_demand -= u64::from(job.spec.gpus);
             self.running_jobs -= 1;
-            self.jobs_finished += 1;
+            self.jobs_finished += u64::from(end.is_some());
             if self.config.tracking.contains(job.spec.id) {
                 self.tracked_outstanding -= 1;
                 self.tracked_resolved += 1;
-                self.records.push(record_of(&job, Some(end)));
+                self.records.push(record_of(&job, end));
             }
         }
         let jobs = &self.jobs;

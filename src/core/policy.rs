@@ -97,6 +97,9 @@ pub struct Quantum {
     pub overhead: f64,
     /// Whether the job completes with this quantum.
     pub completes: bool,
+    /// Whether the job leaves unfinished at this quantum's end: dropped by a policy's failure
+    /// rule (Gavel drops a job whose rounds failed five times in a row). Its record has no finish.
+    pub abandons: bool,
 }
 
 /// The whole decision of one round.
@@ -146,7 +149,7 @@ impl RoundPolicy for OrderThenPlace {
         let overhead = job.pending_overhead.min(round_seconds);
         let work = (round_seconds - overhead) * self.scheduler.progress_rate(job);
         let completes = job.life.executed_work + work >= job.spec.work;
-        Quantum { work, seconds: round_seconds, overhead, completes }
+        Quantum { work, seconds: round_seconds, overhead, completes, abandons: false }
     }
 }
 

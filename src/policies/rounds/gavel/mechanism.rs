@@ -19,9 +19,12 @@
 //! (the engine's `UntilLastQuantum` timing). The time a job received is its quantum's end minus
 //! the round's start, which after an idle gap is the end of the last busy round (kept).
 //!
-//! Not modelled: space sharing (pairs of jobs on one GPU, `*_packed` and Gandiva), and Gavel's
-//! micro-task failure rule (a multi-GPU job whose last round has fewer steps than GPUs fails the
-//! round); both are stated in the semantics doc.
+//! A job's steps are split over its workers (`floor(steps / sf)` each, the rest to the last), and a
+//! round in which a worker gets no step fails (`_done_callback`): nothing is credited, the
+//! allocation is recomputed, and after five failures in a row the job is dropped unfinished. It
+//! happens to a multi-GPU job whose last round has fewer steps left than GPUs.
+//!
+//! Not modelled: space sharing (pairs of jobs on one GPU, `*_packed` and Gandiva).
 
 use crate::core::{
     ActiveJob, Cluster, GpuId, GpuType, JobId, JobSlot, JobTable, PlacementDecisions, PolicyError, Quantum,
@@ -35,6 +38,9 @@ use std::sync::Arc;
 /// Gavel's fixed type order for the per-type candidate lists (`["v100", "p100", "k80"]`); types
 /// it does not name follow by name.
 const PREFERRED_TYPES: [&str; 3] = ["v100", "p100", "k80"];
+
+/// Failed rounds in a row after which Gavel drops a job (`MAX_FAILED_ATTEMPTS`).
+const MAX_FAILED_ROUNDS: u32 = 5;
 
 /// Gavel's `minimum_time_between_allocation_resets`.
 pub const RESET_INTERVAL_S: f64 = 1920.0;
@@ -83,6 +89,8 @@ struct JobState {
     time_received: Vec<f64>,
     priority: Vec<f64>,
     deficit: Vec<f64>,
+    /// Rounds in a row whose micro-task failed.
+    failures: u32,
 }
 
 /// GPUs of one type, by server, in worker-id order.
@@ -180,13 +188,22 @@ impl Mechanism {
         }
         self.round_end = Some(now);
         let start = self.dispatched_at;
-        let mut entries: Vec<(SimTime, JobId, usize)> =
-            self.planned.iter().map(|(&id, &(t, q))| (start + q.seconds, id, t)).collect();
+        let mut entries: Vec<(SimTime, JobId, usize, Quantum)> =
+            self.planned.iter().map(|(&id, &(t, q))| (start + q.seconds, id, t, q)).collect();
         entries.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        for &(finish, id, t) in &entries {
+        for &(finish, id, t, quantum) in &entries {
+            let failed = quantum.work == 0.0 && !quantum.completes;
+            if failed {
+                if let Some(job) = self.jobs.get_mut(&id) {
+                    job.failures += 1;
+                }
+                self.needs_update = true;
+                continue;
+            }
             let received = finish - self.round_start;
             if let Some(job) = self.jobs.get_mut(&id) {
                 job.time_received[t] += received;
+                job.failures = 0;
             }
             self.type_time[t] += received;
         }
@@ -241,6 +258,7 @@ impl Mechanism {
                     time_received: vec![self.round_s / 2.0; types],
                     priority: vec![0.0; types],
                     deficit: vec![0.0; types],
+                    failures: 0,
                 },
             );
             changed = true;
@@ -418,8 +436,16 @@ impl RoundPolicy for Mechanism {
             let rate = self.jobs[&id].throughput[*t];
             let remaining = job.spec.iterations.unwrap_or(0.0) - job.life.executed_work;
             let steps = (rate * self.round_s).floor().min(remaining);
-            let quantum =
-                Quantum { work: steps, seconds: steps / rate, overhead: 0.0, completes: remaining - steps <= 0.0 };
+            let state = &self.jobs[&id];
+            let fails =
+                steps <= 0.0 || (state.scale_factor > 1 && (steps / f64::from(state.scale_factor)).floor() <= 0.0);
+            let quantum = if fails {
+                let abandons = state.failures + 1 >= MAX_FAILED_ROUNDS;
+                Quantum { work: 0.0, seconds: steps / rate, overhead: 0.0, completes: false, abandons }
+            } else {
+                let completes = remaining - steps <= 0.0;
+                Quantum { work: steps, seconds: steps / rate, overhead: 0.0, completes, abandons: false }
+            };
             self.planned.insert(id, (*t, quantum));
             if *gpus != job.gpus {
                 launches.push((id, slot, gpus.clone()));
