@@ -143,6 +143,11 @@ fn fifo_continuous_runs_equal_the_original() {
     assert_same_jcts("fifo-poisson0.2-multi-seed0", &out);
     let dropped = out.jobs.iter().find(|r| r.id == 1674).unwrap();
     assert_eq!((dropped.gpus, dropped.finish), (4, None));
+    // Under contention (1.4 jobs/h, 18.31 h; the published 18.29 h came from the simulator of
+    // 2020-08, docs/gavel-semantics.md §11.3).
+    let busy = Setting { seed: 0, rate: Some(1.4), jobs: None, multi_gpu: true, first_tracked: 4000 };
+    let out = run(&busy, Box::new(Fifo::new(TypeChoice::Fastest, 0)), &oracle);
+    assert_same_jcts("fifo_perf-poisson1.4-multi-seed0", &out);
 }
 
 /// Gavel's LAS, heterogeneity-agnostic (types shuffled every round, GPU time shared equally) and

@@ -31,8 +31,8 @@ use crate::workload::gavel_generator::ThroughputFile;
 use events::{edf, elasticflow, gandiva, muri, themis, tiresias, yarn};
 use rounds::admission::{accept_all, load_based};
 use rounds::gavel::{
-    gavel_fifo, gavel_fifo_perf, gavel_max_min_fairness, gavel_max_min_fairness_perf, gavel_min_total_duration,
-    gavel_min_total_duration_perf,
+    gavel_fifo, gavel_fifo_perf, gavel_finish_time_fairness, gavel_finish_time_fairness_perf, gavel_isolated,
+    gavel_max_min_fairness, gavel_max_min_fairness_perf, gavel_min_total_duration, gavel_min_total_duration_perf,
 };
 use rounds::overhead::{fixed, none};
 use rounds::placement::{consolidated, scattered};
@@ -59,6 +59,9 @@ pub const ALL: &[&PolicyInfo] = &[
     &gavel_max_min_fairness_perf::INFO,
     &gavel_min_total_duration::INFO,
     &gavel_min_total_duration_perf::INFO,
+    &gavel_finish_time_fairness::INFO,
+    &gavel_finish_time_fairness_perf::INFO,
+    &gavel_isolated::INFO,
     &edf::INFO,
     &edf::edf_admission::INFO,
     &elasticflow::edf_elastic::INFO,
@@ -283,6 +286,9 @@ pub enum SchedulerSpec {
     GavelMaxMinFairnessPerf(gavel_max_min_fairness_perf::Options),
     GavelMinTotalDuration(gavel_min_total_duration::Options),
     GavelMinTotalDurationPerf(gavel_min_total_duration_perf::Options),
+    GavelFinishTimeFairness(gavel_finish_time_fairness::Options),
+    GavelFinishTimeFairnessPerf(gavel_finish_time_fairness_perf::Options),
+    GavelIsolated(gavel_isolated::Options),
     Edf(edf::Options),
     EdfAdmission(edf::edf_admission::Options),
     EdfElastic(elasticflow::edf_elastic::Options),
@@ -318,6 +324,9 @@ impl SchedulerSpec {
             SchedulerSpec::GavelMaxMinFairnessPerf(o) => o,
             SchedulerSpec::GavelMinTotalDuration(o) => o,
             SchedulerSpec::GavelMinTotalDurationPerf(o) => o,
+            SchedulerSpec::GavelFinishTimeFairness(o) => o,
+            SchedulerSpec::GavelFinishTimeFairnessPerf(o) => o,
+            SchedulerSpec::GavelIsolated(o) => o,
             SchedulerSpec::Edf(o) => o,
             SchedulerSpec::EdfAdmission(o) => o,
             SchedulerSpec::EdfElastic(o) => o,

@@ -10,7 +10,9 @@
 //! (`docs/gavel-semantics.md` §10).
 
 use clarabel::algebra::CscMatrix;
-use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus};
+use clarabel::solver::{
+    DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SecondOrderConeT, SolverStatus, SupportedConeT,
+};
 
 /// The jobs' scale factors and the types' GPU counts.
 pub struct BaseProblem<'a> {
@@ -30,10 +32,13 @@ pub enum Outcome {
     Failed,
 }
 
-/// Rows `a . x <= b` of the program, by variable index.
+/// Rows of the program in Clarabel's form `b - A z in K`, by variable index: first the linear
+/// rows `a . z <= b` (the nonnegative cone), then any second-order-cone blocks.
 struct Rows {
     entries: Vec<(usize, usize, f64)>,
     rhs: Vec<f64>,
+    linear: usize,
+    second_order: Vec<usize>,
 }
 
 impl Rows {
@@ -41,6 +46,12 @@ impl Rows {
         let row = self.rhs.len();
         self.entries.extend(terms.into_iter().map(|(col, value)| (row, col, value)));
         self.rhs.push(rhs);
+    }
+
+    fn cones(&self) -> Vec<SupportedConeT<f64>> {
+        let mut cones = vec![NonnegativeConeT(self.linear)];
+        cones.extend(self.second_order.iter().map(|&dim| SecondOrderConeT(dim)));
+        cones
     }
 }
 
@@ -59,7 +70,7 @@ impl BaseProblem<'_> {
 
     fn base_rows(&self) -> Rows {
         let (m, n) = (self.jobs(), self.types());
-        let mut rows = Rows { entries: Vec::new(), rhs: Vec::new() };
+        let mut rows = Rows { entries: Vec::new(), rhs: Vec::new(), linear: 0, second_order: Vec::new() };
         for k in 0..m * n {
             rows.push([(k, -1.0)], 0.0);
         }
@@ -95,7 +106,38 @@ impl BaseProblem<'_> {
         self.solve(rows, vec![0.0; self.jobs() * self.types()])
     }
 
-    fn solve(&self, rows: Rows, objective: Vec<f64>) -> Outcome {
+    /// Minimises the largest finish-time ratio `(age_i + remaining_i / r_i) / isolated_i`, where
+    /// `r_i = sum_w throughput[i][w] x[i][w]` (Gavel's finish-time fairness). Each ratio bound
+    /// `rho <= t` is the hyperbolic constraint `(t isolated_i - age_i) r_i >= remaining_i`, a
+    /// second-order cone `|(2 sqrt(remaining_i), u - v)| <= u + v` with `u = t isolated_i - age_i`
+    /// and `v = r_i`.
+    pub fn min_max_finish_time_ratio(
+        &self,
+        throughput: &[Vec<f64>],
+        age: &[f64],
+        remaining: &[f64],
+        isolated: &[f64],
+    ) -> Outcome {
+        let t_var = self.jobs() * self.types();
+        let mut rows = self.base_rows();
+        rows.linear = rows.rhs.len();
+        for i in 0..self.jobs() {
+            let rate = |sign: f64| throughput[i].iter().enumerate().map(move |(w, &r)| (self.var(i, w), -sign * r));
+            // u + v, then 2 sqrt(remaining), then u - v; each as b - A z.
+            rows.push(rate(1.0).chain([(t_var, -isolated[i])]), -age[i]);
+            rows.push([], 2.0 * remaining[i].max(0.0).sqrt());
+            rows.push(rate(-1.0).chain([(t_var, -isolated[i])]), -age[i]);
+            rows.second_order.push(3);
+        }
+        let mut objective = vec![0.0; t_var + 1];
+        objective[t_var] = 1.0;
+        self.solve(rows, objective)
+    }
+
+    fn solve(&self, mut rows: Rows, objective: Vec<f64>) -> Outcome {
+        if rows.second_order.is_empty() {
+            rows.linear = rows.rhs.len();
+        }
         let variables = objective.len();
         let constraints = rows.rhs.len();
         let mut by_column: Vec<Vec<(usize, f64)>> = vec![Vec::new(); variables];
@@ -115,7 +157,7 @@ impl BaseProblem<'_> {
         }
         let a = CscMatrix::new(constraints, variables, colptr, rowval, nzval);
         let p = CscMatrix::zeros((variables, variables));
-        let cones = [NonnegativeConeT(constraints)];
+        let cones = rows.cones();
         let settings = DefaultSettingsBuilder::default().verbose(false).build().expect("valid default settings");
         let Ok(mut solver) = DefaultSolver::new(&p, &objective, &a, &rows.rhs, &cones, settings) else {
             return Outcome::Failed;
@@ -160,5 +202,21 @@ mod tests {
         let rates = [vec![10.0], vec![10.0]];
         assert!(matches!(problem.feasible_rates(&rates, &[4.0, 4.0]), Outcome::Optimal(_)));
         assert_eq!(problem.feasible_rates(&rates, &[6.0, 6.0]), Outcome::Failed);
+    }
+
+    /// Two jobs on one GPU, equal work, one waited 100 s longer: finish-time fairness gives the
+    /// older job more of the GPU, so that both ratios are equal at the optimum.
+    #[test]
+    fn finish_time_fairness_equalises_the_ratios() {
+        let problem = BaseProblem { scale_factors: &[1.0, 1.0], capacity: &[1.0] };
+        let throughput = [vec![1.0], vec![1.0]];
+        let (age, remaining, isolated) = ([100.0, 0.0], [1000.0, 1000.0], [2000.0, 2000.0]);
+        let Outcome::Optimal(x) = problem.min_max_finish_time_ratio(&throughput, &age, &remaining, &isolated) else {
+            panic!("solved")
+        };
+        let ratio = |i: usize| (age[i] + remaining[i] / x[i][0]) / isolated[i];
+        assert!((x[0][0] + x[1][0] - 1.0).abs() < 1e-6, "the GPU is fully shared: {x:?}");
+        assert!(x[0][0] > x[1][0], "{x:?}");
+        assert!((ratio(0) - ratio(1)).abs() < 1e-4, "{} vs {}", ratio(0), ratio(1));
     }
 }

@@ -248,6 +248,14 @@ impl Mechanism {
                 })?;
                 throughput.push(rate);
             }
+            let runnable = |t: usize| throughput[t] > 0.0 && spec.gpus <= self.types.capacity[t];
+            if !(0..throughput.len()).any(runnable) {
+                let largest = self.types.capacity.iter().max().copied().unwrap_or(0);
+                return Err(PolicyError(format!(
+                    "job {} (`{model}` at {} GPU(s)) can run on no GPU type of this cluster: it needs all its GPUs of one type with a positive throughput (the largest type has {largest} GPUs)",
+                    spec.id, spec.gpus
+                )));
+            }
             let types = self.types.names.len();
             self.jobs.insert(
                 spec.id,

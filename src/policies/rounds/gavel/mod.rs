@@ -8,6 +8,7 @@
 //! `docs/gavel-semantics.md` has the rules and quirks.
 
 pub mod fifo;
+pub mod finish_time_fairness;
 pub mod lp;
 pub mod max_min_fairness;
 pub mod mechanism;
@@ -138,4 +139,28 @@ gavel_policy!(
     "Gavel's makespan policy (the paper's \"Gavel\"): the shortest horizon every job can meet, by bisection over LPs",
     "Gavel min_total_duration_perf (policies/min_total_duration.py MinTotalDurationPolicyWithPerf); docs/gavel-semantics.md 9.9",
     |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: true })
+);
+
+gavel_policy!(
+    gavel_finish_time_fairness,
+    "gavel-finish-time-fairness",
+    "Gavel's heterogeneity-agnostic finish-time fairness (V100 throughput on every type), types shuffled each round",
+    "Gavel finish_time_fairness (policies/finish_time_fairness.py FinishTimeFairnessPolicy); docs/gavel-semantics.md 9.8",
+    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(false))
+);
+
+gavel_policy!(
+    gavel_finish_time_fairness_perf,
+    "gavel-finish-time-fairness-perf",
+    "Gavel's finish-time fairness: minimise the largest JCT ratio to the isolated share (convex, SOC)",
+    "Gavel finish_time_fairness_perf (policies/finish_time_fairness.py FinishTimeFairnessPolicyWithPerf); docs/gavel-semantics.md 9.8",
+    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(true))
+);
+
+gavel_policy!(
+    gavel_isolated,
+    "gavel-isolated",
+    "Gavel's isolated allocation: every job 1/m of each GPU type (the reference of finish-time fairness)",
+    "Gavel isolated (policies/isolated.py IsolatedPolicy); docs/gavel-semantics.md 9.10",
+    |_: &BuildContext| Box::new(finish_time_fairness::Isolated)
 );
