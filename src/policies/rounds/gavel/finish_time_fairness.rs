@@ -90,7 +90,7 @@ impl Allocator for FinishTimeFairness {
             .collect();
         let mut denominator = Vec::with_capacity(jobs.len());
         for (job, &rate) in jobs.iter().zip(&isolated_rate) {
-            if !(rate > 0.0) {
+            if rate.is_nan() || rate <= 0.0 {
                 return Err(PolicyError(format!(
                     "gavel-finish-time-fairness: job {} cannot run on any GPU type of the cluster",
                     job.id
