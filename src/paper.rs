@@ -54,6 +54,13 @@ pub struct Check {
     /// every other label's. One outcome per point.
     #[serde(default)]
     pub highest: Option<String>,
+    /// The opposite shape: at every point this label ran, its value is at most every other
+    /// label's (a lower JCT).
+    #[serde(default)]
+    pub lowest: Option<String>,
+    /// The labels a shape compares with (default: every other label at the point).
+    #[serde(default)]
+    pub among: Option<Vec<String>>,
     #[serde(default)]
     pub values: Vec<ExpectedValue>,
 }
@@ -206,14 +213,24 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow], experiment_dir: &Path) -> 
             });
         }
         if let Some(label) = &check.highest {
-            outcomes.extend(highest_outcomes(check, label, &unit, rows));
+            outcomes.extend(shape_outcomes(check, label, Extreme::Highest, &unit, rows));
+        }
+        if let Some(label) = &check.lowest {
+            outcomes.extend(shape_outcomes(check, label, Extreme::Lowest, &unit, rows));
         }
     }
     outcomes
 }
 
-/// One outcome per point where `label` ran: its value against the best other label's there.
-fn highest_outcomes(check: &Check, label: &str, unit: &str, rows: &[RunRow]) -> Vec<Outcome> {
+#[derive(Clone, Copy, PartialEq)]
+enum Extreme {
+    Highest,
+    Lowest,
+}
+
+/// One outcome per point where `label` ran: its value against the best other label's there
+/// (of `among` when the check names them).
+fn shape_outcomes(check: &Check, label: &str, extreme: Extreme, unit: &str, rows: &[RunRow]) -> Vec<Outcome> {
     // A point is (cluster, workload, load); kept in first-seen order.
     let point_of = |r: &RunRow| (r.info.cluster.clone(), r.info.workload.clone(), r.info.load);
     let mut points: Vec<(String, String, Option<f64>)> = Vec::new();
@@ -222,7 +239,12 @@ fn highest_outcomes(check: &Check, label: &str, unit: &str, rows: &[RunRow]) -> 
             points.push(point_of(r));
         }
     }
-    let value = |r: &RunRow| check.metric.display_value(r, check.unit);
+    // Values compared so that larger is better: negated for `Lowest`.
+    let sign = if extreme == Extreme::Highest { 1.0 } else { -1.0 };
+    let value = |r: &RunRow| sign * check.metric.display_value(r, check.unit);
+    let compared =
+        |r: &RunRow| r.info.label != label && check.among.as_ref().is_none_or(|among| among.contains(&r.info.label));
+    let word = if extreme == Extreme::Highest { "highest" } else { "lowest" };
     points
         .iter()
         .map(|p| {
@@ -230,10 +252,10 @@ fn highest_outcomes(check: &Check, label: &str, unit: &str, rows: &[RunRow]) -> 
             let mine = at.iter().filter(|r| r.info.label == label).map(|r| value(r)).fold(f64::NAN, f64::max);
             let best_other = at
                 .iter()
-                .filter(|r| r.info.label != label)
+                .filter(|r| compared(r))
                 .map(|r| (value(r), r.info.label.as_str()))
                 .max_by(|a, b| a.0.total_cmp(&b.0));
-            let mut text = format!("{label} highest, {}, {}", p.0, p.1);
+            let mut text = format!("{label} {word}, {}, {}", p.0, p.1);
             if let Some(l) = p.2 {
                 let _ = write!(text, " @ load {}", crate::spec::grid::fmt_number(l));
             }
@@ -245,8 +267,8 @@ fn highest_outcomes(check: &Check, label: &str, unit: &str, rows: &[RunRow]) -> 
                 figure: check.figure.clone(),
                 point: text,
                 unit: unit.to_string(),
-                expected: best_other.map_or(f64::NAN, |b| b.0),
-                actual: (!mine.is_nan()).then_some(mine),
+                expected: best_other.map_or(f64::NAN, |b| sign * b.0),
+                actual: (!mine.is_nan()).then_some(sign * mine),
                 tolerance: check.tolerance,
                 pass: best_other.is_some_and(|(other, _)| mine >= other - check.tolerance),
                 reference: false,
@@ -415,6 +437,38 @@ mod tests {
             ]
         );
         assert!(outcomes[2].reference && outcome_table(&[&outcomes[2]]).contains("| reference |"));
+    }
+
+    #[test]
+    fn a_lowest_shape_compares_only_the_labels_it_names() {
+        let expected: Expected = serde_saphyr::from_str(
+            "checks:
+  - name: Gavel LAS has the lowest JCT of the LAS policies
+    metric: avg_jct
+    unit: hours
+    tolerance: 0
+    source: test
+    lowest: Gavel
+    among: [LAS]
+",
+        )
+        .unwrap();
+        let rows = [
+            row("LAS", 8.0, 7200.0),
+            row("Gavel", 8.0, 3600.0),
+            row("FIFO", 8.0, 1800.0),
+            row("LAS", 9.0, 3600.0),
+            row("Gavel", 9.0, 7200.0),
+        ];
+        let outcomes = evaluate(&expected, &rows, Path::new(""));
+        let verdicts: Vec<_> = outcomes.iter().map(|o| (o.point.as_str(), o.pass, o.expected)).collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("Gavel lowest, 32x4, w @ load 8 (vs LAS)", true, 2.0),
+                ("Gavel lowest, 32x4, w @ load 9 (vs LAS)", false, 1.0)
+            ]
+        );
     }
 
     #[test]

@@ -88,3 +88,30 @@ fn a_job_no_type_can_hold_is_an_error_not_an_endless_run() {
     let error = error_of(small, vec![job(2, Some("ResNet-18 (batch size 64)"), 8, Some(10.0))], false);
     assert!(error.contains("job 2") && error.contains("largest type has 4"), "{error}");
 }
+
+/// Gavel's policies bring their own placement (the priority mechanism over GPU types): a spec
+/// that names another is an error at the placement's line, and the runs table names the
+/// mechanism when none is given.
+#[test]
+fn a_placement_beside_a_gavel_policy_is_a_spec_error() {
+    let spec = |placement: &str| blox::spec::SpecSource {
+        file: "gavel.yaml".into(),
+        text: format!(
+            "name: g
+policies:
+  - label: LAS
+    scheduler: gavel-max-min-fairness-perf
+{placement}clusters:
+  - {{nodes: 2, gpus_per_node: 1, gpu: v100}}
+workloads:
+  - gavel-generator: {{arrivals: static, num_jobs: 4}}
+seeds: [0]
+measure: {{track: all}}
+"
+        ),
+        base_dir: ".".into(),
+    };
+    let error = blox::spec::Spec::parse(&spec("    placement: consolidated\n")).unwrap_err().to_string();
+    assert!(error.starts_with("gavel.yaml:5:") && error.contains("places its own jobs (`gavel-priority`)"), "{error}");
+    assert!(blox::spec::Spec::parse(&spec("")).is_ok());
+}

@@ -107,10 +107,12 @@ impl BaseProblem<'_> {
     }
 
     /// Minimises the largest finish-time ratio `(age_i + remaining_i / r_i) / isolated_i`, where
-    /// `r_i = sum_w throughput[i][w] x[i][w]` (Gavel's finish-time fairness). Each ratio bound
-    /// `rho <= t` is the hyperbolic constraint `(t isolated_i - age_i) r_i >= remaining_i`, a
-    /// second-order cone `|(2 sqrt(remaining_i), u - v)| <= u + v` with `u = t isolated_i - age_i`
-    /// and `v = r_i`.
+    /// `r_i = sum_w throughput[i][w] x[i][w]` (Gavel's finish-time fairness), in the form cvxpy
+    /// gives the original's program: `s_i >= 1 / r_i` (`inv_pos`) as the cone
+    /// `|(2, r_i - s_i)| <= r_i + s_i`, and the ratios `(age_i + remaining_i s_i) / isolated_i`
+    /// bounded by the objective variable. The optimal face is large (only the largest ratio is
+    /// fixed), so which point an interior-point method stops at depends on the formulation; this
+    /// one follows the original's.
     pub fn min_max_finish_time_ratio(
         &self,
         throughput: &[Vec<f64>],
@@ -118,19 +120,25 @@ impl BaseProblem<'_> {
         remaining: &[f64],
         isolated: &[f64],
     ) -> Outcome {
-        let t_var = self.jobs() * self.types();
+        let m = self.jobs();
+        let inverse = |i: usize| m * self.types() + i;
+        let bound = m * self.types() + m;
         let mut rows = self.base_rows();
+        for i in 0..m {
+            let coefficient = remaining[i] / isolated[i];
+            rows.push([(inverse(i), coefficient), (bound, -1.0)], -age[i] / isolated[i]);
+        }
         rows.linear = rows.rhs.len();
-        for i in 0..self.jobs() {
+        for i in 0..m {
             let rate = |sign: f64| throughput[i].iter().enumerate().map(move |(w, &r)| (self.var(i, w), -sign * r));
-            // u + v, then 2 sqrt(remaining), then u - v; each as b - A z.
-            rows.push(rate(1.0).chain([(t_var, -isolated[i])]), -age[i]);
-            rows.push([], 2.0 * remaining[i].max(0.0).sqrt());
-            rows.push(rate(-1.0).chain([(t_var, -isolated[i])]), -age[i]);
+            // r + s, 2, r - s; each as b - A z.
+            rows.push(rate(1.0).chain([(inverse(i), -1.0)]), 0.0);
+            rows.push([], 2.0);
+            rows.push(rate(1.0).chain([(inverse(i), 1.0)]), 0.0);
             rows.second_order.push(3);
         }
-        let mut objective = vec![0.0; t_var + 1];
-        objective[t_var] = 1.0;
+        let mut objective = vec![0.0; bound + 1];
+        objective[bound] = 1.0;
         self.solve(rows, objective)
     }
 
