@@ -215,7 +215,8 @@ impl Mechanism {
     /// Forgets finished jobs and registers new ones (Gavel's `_remove_job`, `add_job`).
     fn sync_jobs(&mut self, jobs: &JobTable, order: &[JobSlot]) -> Result<(), PolicyError> {
         let before = self.jobs.len();
-        self.jobs.retain(|id, _| order.iter().any(|&s| jobs[s].spec.id == *id));
+        let active: BTreeSet<JobId> = order.iter().map(|&s| jobs[s].spec.id).collect();
+        self.jobs.retain(|id, _| active.contains(id));
         let mut changed = self.jobs.len() != before;
         let mut new: Vec<&ActiveJob> =
             order.iter().map(|&s| &jobs[s]).filter(|j| !self.jobs.contains_key(&j.spec.id)).collect();
