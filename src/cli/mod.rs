@@ -169,6 +169,11 @@ fn list() -> Result<ExitCode, String> {
         text += &format!("{}:\n", kind.heading());
         for info in kind.policies() {
             line(&mut text, info.name, info.summary);
+            if info.engine == EngineMode::Rounds
+                && let Some(own) = &info.placement
+            {
+                line(&mut text, "", &format!("engine: rounds; placement: its own ({})", own.name));
+            }
             if info.engine == EngineMode::Events {
                 let mut engine = "engine: events".to_string();
                 if let Some(own) = &info.placement {
