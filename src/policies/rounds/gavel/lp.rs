@@ -129,12 +129,12 @@ impl BaseProblem<'_> {
             rows.push([(inverse(i), coefficient), (bound, -1.0)], -age[i] / isolated[i]);
         }
         rows.linear = rows.rhs.len();
-        for i in 0..m {
-            let rate = |sign: f64| throughput[i].iter().enumerate().map(move |(w, &r)| (self.var(i, w), -sign * r));
+        for (i, rates) in throughput.iter().enumerate() {
+            let rate = || rates.iter().enumerate().map(move |(w, &r)| (self.var(i, w), -r));
             // r + s, 2, r - s; each as b - A z.
-            rows.push(rate(1.0).chain([(inverse(i), -1.0)]), 0.0);
+            rows.push(rate().chain([(inverse(i), -1.0)]), 0.0);
             rows.push([], 2.0);
-            rows.push(rate(1.0).chain([(inverse(i), 1.0)]), 0.0);
+            rows.push(rate().chain([(inverse(i), 1.0)]), 0.0);
             rows.second_order.push(3);
         }
         let mut objective = vec![0.0; bound + 1];
