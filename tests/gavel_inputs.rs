@@ -44,8 +44,11 @@ fn error_of(cluster: ClusterSpec, jobs: Vec<JobSpec>, makespan: bool) -> String 
         starvation_guard: None,
         record_timeline: false,
     };
-    let allocator: Box<dyn blox::policies::rounds::gavel::mechanism::Allocator> =
-        if makespan { Box::new(MinTotalDuration { aware: true }) } else { Box::new(MaxMinFairness { aware: true }) };
+    let allocator: Box<dyn blox::policies::rounds::gavel::mechanism::Allocator> = if makespan {
+        Box::new(MinTotalDuration { aware: true, packing: false })
+    } else {
+        Box::new(MaxMinFairness { aware: true, packing: false })
+    };
     let decision = Box::new(Mechanism::new(allocator, oracle(), &config.cluster, 360.0, 0));
     let policies = Policies { admission: Box::new(AcceptAll), decision, overhead: None };
     match Engine::new(config, policies, jobs.into_iter()).unwrap().run() {

@@ -158,8 +158,8 @@ fn fifo_continuous_runs_equal_the_original() {
 fn max_min_fairness_at_low_load_equals_the_original() {
     let oracle = oracle();
     let single = Setting { seed: 0, rate: Some(0.4), jobs: None, multi_gpu: false, first_tracked: 4000 };
-    let out = run(&single, Box::new(MaxMinFairness { aware: false }), &oracle);
+    let out = run(&single, Box::new(MaxMinFairness { aware: false, packing: false }), &oracle);
     assert_same_jcts("max_min_fairness-poisson0.4-single-seed0", &out);
-    let out = run(&single, Box::new(MaxMinFairness { aware: true }), &oracle);
+    let out = run(&single, Box::new(MaxMinFairness { aware: true, packing: false }), &oracle);
     assert_same_jcts("max_min_fairness_perf-poisson0.4-single-seed0", &out);
 }

@@ -87,12 +87,16 @@ impl ClusterSpec {
 }
 
 /// GPU ownership during a run.
+///
+/// A GPU has at most one owner and, when a policy space-shares it (Gavel's job pairs), one guest
+/// running beside the owner; a shared GPU counts as busy once.
 #[derive(Debug, Clone)]
 pub struct Cluster {
     spec: ClusterSpec,
     node_first_gpu: Vec<GpuId>,
     gpu_node: Vec<u32>,
     owner: Vec<Option<JobSlot>>,
+    guest: Vec<Option<JobSlot>>,
     free_per_node: Vec<u32>,
     free_total: u32,
     /// No node below this one has a free GPU, so first-free scans start here instead of at node
@@ -113,6 +117,7 @@ impl Cluster {
             free_per_node: spec.nodes.iter().map(|n| n.gpus).collect(),
             free_total: total as u32,
             owner: vec![None; total],
+            guest: vec![None; total],
             first_free_node: 0,
             node_first_gpu,
             gpu_node,
@@ -170,17 +175,41 @@ impl Cluster {
         }
     }
 
-    /// Returns `gpus` to the free pool.
-    pub fn release(&mut self, gpus: &[GpuId]) {
+    /// The job sharing `gpu` with its owner, if any.
+    pub fn guest(&self, gpu: GpuId) -> Option<JobSlot> {
+        self.guest[gpu as usize]
+    }
+
+    /// Adds `job` as the guest of `gpus`, which all have an owner and no guest yet.
+    pub fn share(&mut self, gpus: &[GpuId], job: JobSlot) {
         for &g in gpus {
-            let owner = &mut self.owner[g as usize];
-            debug_assert!(owner.is_some(), "GPU {g} released while free");
-            *owner = None;
-            let node = self.gpu_node[g as usize] as usize;
+            debug_assert!(self.owner[g as usize].is_some(), "GPU {g} shared while free");
+            let guest = &mut self.guest[g as usize];
+            debug_assert!(guest.is_none(), "GPU {g} shared twice");
+            *guest = Some(job);
+        }
+    }
+
+    /// `job` leaves `gpus`: a guest leaves its owner alone; an owner hands a shared GPU to its
+    /// guest, and returns an unshared one to the free pool.
+    pub fn release(&mut self, gpus: &[GpuId], job: JobSlot) {
+        for &g in gpus {
+            let g = g as usize;
+            if self.guest[g] == Some(job) {
+                self.guest[g] = None;
+                continue;
+            }
+            debug_assert_eq!(self.owner[g], Some(job), "GPU {g} released by a job that does not hold it");
+            if let Some(guest) = self.guest[g].take() {
+                self.owner[g] = Some(guest);
+                continue;
+            }
+            self.owner[g] = None;
+            let node = self.gpu_node[g] as usize;
             self.free_per_node[node] += 1;
+            self.free_total += 1;
             self.first_free_node = self.first_free_node.min(node);
         }
-        self.free_total += gpus.len() as u32;
     }
 }
 
@@ -218,9 +247,26 @@ mod tests {
         assert_eq!(c.first_node_with_free(), 1, "node 0 is full");
         c.assign(&[5, 7], JobSlot(9));
         assert_eq!(c.first_node_with_free(), 2, "nodes 0 and 1 are full");
-        c.release(&[4, 6, 5, 7, 0, 1, 2, 3]);
+        c.release(&[4, 6], JobSlot(7));
+        c.release(&[5, 7], JobSlot(9));
+        c.release(&[0, 1, 2, 3], JobSlot(8));
         assert_eq!(c.first_node_with_free(), 0);
         assert_eq!(c.free_gpus(), 12);
         assert_eq!(c.owner(6), None);
+    }
+
+    #[test]
+    fn a_shared_gpu_is_busy_until_both_jobs_leave() {
+        let mut c = Cluster::new(ClusterSpec::uniform(1, 2));
+        c.assign(&[0], JobSlot(1));
+        c.share(&[0], JobSlot(2));
+        assert_eq!((c.owner(0), c.guest(0), c.free_gpus()), (Some(JobSlot(1)), Some(JobSlot(2)), 1));
+        c.release(&[0], JobSlot(1));
+        assert_eq!((c.owner(0), c.guest(0), c.free_gpus()), (Some(JobSlot(2)), None, 1), "the guest takes over");
+        c.share(&[0], JobSlot(3));
+        c.release(&[0], JobSlot(3));
+        assert_eq!((c.owner(0), c.guest(0), c.free_gpus()), (Some(JobSlot(2)), None, 1), "a guest leaves alone");
+        c.release(&[0], JobSlot(2));
+        assert_eq!((c.owner(0), c.free_gpus(), c.first_node_with_free()), (None, 2, 0));
     }
 }

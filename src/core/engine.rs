@@ -320,7 +320,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         }
         for &(slot, end) in &self.finished_slots {
             let job = self.jobs.remove(slot);
-            self.cluster.release(&job.gpus);
+            self.cluster.release(&job.gpus, slot);
             self.active_gpu_demand -= u64::from(job.spec.gpus);
             self.running_jobs -= 1;
             self.jobs_finished += u64::from(end.is_some());
@@ -346,7 +346,10 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             let quantum = self.policies.decision.quantum(job, &self.cluster, round);
             let end = now + quantum.seconds;
             last_end = Some(last_end.map_or(end, |e: SimTime| e.max(end)));
-            if timing == RoundTiming::UntilLastQuantum {
+            // Shared GPUs count once, with their owner: the policies that share them (Gavel's
+            // pairs) give both jobs the same quantum.
+            let guest = self.cluster.guest(job.gpus[0]) == Some(slot);
+            if timing == RoundTiming::UntilLastQuantum && !guest {
                 self.busy_gpu_seconds += f64::from(job.spec.gpus) * quantum.seconds;
             }
             let job = &mut self.jobs[slot];

@@ -127,6 +127,30 @@ impl PyRandom {
         &items[self.randbelow(items.len() as u64) as usize]
     }
 
+    /// `random.sample(items, 2)` for a list: below 22 items from a pool where the first pick's
+    /// slot takes the last item, otherwise by redrawing an index equal to the first.
+    ///
+    /// # Panics
+    /// If `items` has fewer than 2 items (Python raises `ValueError`).
+    pub fn sample_two<T: Copy>(&mut self, items: &[T]) -> [T; 2] {
+        let n = items.len() as u64;
+        assert!(n >= 2, "sample larger than population");
+        let first = self.randbelow(n);
+        if n <= 21 {
+            let mut second = self.randbelow(n - 1);
+            if second == first {
+                second = n - 1;
+            }
+            [items[first as usize], items[second as usize]]
+        } else {
+            let mut second = self.randbelow(n);
+            while second == first {
+                second = self.randbelow(n);
+            }
+            [items[first as usize], items[second as usize]]
+        }
+    }
+
     /// Python's `_randbelow_with_getrandbits(n)` for `1 <= n < 2^32`: draws `bit_length(n)` bits
     /// and rejects values `>= n`. The rejection loop is why one `randint` or `choice` can consume
     /// several outputs, and why even `n = 1` consumes one.
@@ -236,5 +260,18 @@ mod tests {
         let mut rng = PyRandom::seed(1);
         let draws: Vec<f64> = (0..3).map(|_| rng.uniform(1.5, 3.0)).collect();
         assert_eq!(draws, [1.7015463661686019, 2.771150605405849, 2.645661928464921]);
+    }
+
+    /// Values from CPython 3.11: `r = random.Random(3)`, four `r.sample(range(10), 2)` (pool
+    /// branch) then four `r.sample(range(40), 2)` (set branch).
+    #[test]
+    fn sample_two_matches_cpython_in_both_branches() {
+        let mut rng = PyRandom::seed(3);
+        let small: Vec<u32> = (0..10).collect();
+        let large: Vec<u32> = (0..40).collect();
+        let picks: Vec<[u32; 2]> = (0..4).map(|_| rng.sample_two(&small)).collect();
+        assert_eq!(picks, [[3, 8], [2, 5], [9, 7], [9, 1]]);
+        let picks: Vec<[u32; 2]> = (0..4).map(|_| rng.sample_two(&large)).collect();
+        assert_eq!(picks, [[38, 0], [30, 16], [35, 14], [12, 30]]);
     }
 }

@@ -1,4 +1,4 @@
-//! `gavel-finish-time-fairness` and `gavel-finish-time-fairness-perf`: Gavel's finish-time
+//! `gavel-finish-time-fairness`, `-perf` and `-packed`: Gavel's finish-time
 //! fairness (Themis' objective on time shares of GPU types), and `gavel-isolated`, the allocation
 //! it compares with.
 //!
@@ -14,9 +14,14 @@
 //! solve that returns nothing falls back to the isolated allocation, as in the original; priority
 //! weights are ignored there too. The program is convex, not linear: Clarabel solves it with one
 //! second-order cone per job ([`super::lp`]).
+//!
+//! `gavel-finish-time-fairness-packed` (`finish_time_fairness_packed`) adds a row per pair of
+//! jobs sharing GPUs ([`super::packing`]); the isolated reference stays the jobs' own. Where the
+//! original crashes on a failed solve (it does not fall back), blox falls back as `-perf` does.
 
 use super::lp::{BaseProblem, Outcome};
-use super::mechanism::{Allocator, JobView, Types};
+use super::mechanism::{Allocation, AllocationInput, Allocator, JobView, Types};
+use super::packing::PackedRows;
 use crate::core::{JobId, PolicyError};
 use std::collections::HashMap;
 
@@ -42,14 +47,16 @@ impl Allocator for Isolated {
         true
     }
 
-    fn allocate(&mut self, jobs: &[JobView], types: &Types) -> Result<Vec<Vec<f64>>, PolicyError> {
-        Ok(isolated_rows(jobs, types))
+    fn allocate(&mut self, input: &AllocationInput) -> Result<Allocation, PolicyError> {
+        Ok(Allocation { jobs: isolated_rows(input.jobs, input.types), pairs: Vec::new() })
     }
 }
 
 pub struct FinishTimeFairness {
     /// Use the oracle's throughputs per type (`_perf`) rather than the V100's everywhere.
     aware: bool,
+    /// Also allocate to pairs of jobs sharing GPUs (`_packed`; implies `aware`).
+    packing: bool,
     /// Seconds the job would have run so far under its isolated allocations.
     isolated_time: HashMap<JobId, f64>,
     /// Each job's remaining steps and isolated rate at the previous re-allocation.
@@ -57,8 +64,8 @@ pub struct FinishTimeFairness {
 }
 
 impl FinishTimeFairness {
-    pub fn new(aware: bool) -> Self {
-        Self { aware, isolated_time: HashMap::new(), previous: HashMap::new() }
+    pub fn new(aware: bool, packing: bool) -> Self {
+        Self { aware, packing, isolated_time: HashMap::new(), previous: HashMap::new() }
     }
 }
 
@@ -67,10 +74,15 @@ impl Allocator for FinishTimeFairness {
         !self.aware
     }
 
-    fn allocate(&mut self, jobs: &[JobView], types: &Types) -> Result<Vec<Vec<f64>>, PolicyError> {
+    fn packs(&self) -> bool {
+        self.packing
+    }
+
+    fn allocate(&mut self, input: &AllocationInput) -> Result<Allocation, PolicyError> {
+        let (jobs, types) = (input.jobs, input.types);
         if jobs.is_empty() {
             self.previous.clear();
-            return Ok(Vec::new());
+            return Ok(Allocation::default());
         }
         let throughput: Vec<Vec<f64>> = if self.aware {
             jobs.iter().map(|j| j.throughput.clone()).collect()
@@ -106,13 +118,27 @@ impl Allocator for FinishTimeFairness {
         let remaining: Vec<f64> = jobs.iter().map(|j| j.remaining_steps).collect();
         let capacity: Vec<f64> = types.capacity.iter().map(|&c| f64::from(c)).collect();
         let scale_factors: Vec<f64> = jobs.iter().map(|j| f64::from(j.scale_factor)).collect();
-        let problem = BaseProblem { scale_factors: &scale_factors, capacity: &capacity };
-        let outcome = problem.min_max_finish_time_ratio(&throughput, &age, &remaining, &denominator);
+        let packed = self.packing.then(|| PackedRows::of(input));
+        let problem = match &packed {
+            Some(rows) => rows.problem(&capacity),
+            None => BaseProblem { scale_factors: &scale_factors, capacity: &capacity, rows_of_job: None },
+        };
+        let rates = match &packed {
+            Some(rows) => rows.terms(input, &problem, &vec![1.0; jobs.len()], false),
+            None => problem.own_terms(&throughput),
+        };
+        let outcome = problem.min_max_finish_time_ratio(&rates, &age, &remaining, &denominator);
         self.previous = jobs.iter().zip(&isolated_rate).map(|(j, &rate)| (j.id, (j.remaining_steps, rate))).collect();
         self.isolated_time.retain(|id, _| self.previous.contains_key(id));
         Ok(match outcome {
-            Outcome::Optimal(x) | Outcome::Inaccurate(x) => x,
-            Outcome::Failed => isolated_rows(jobs, types),
+            Outcome::Optimal(mut x) | Outcome::Inaccurate(mut x) => {
+                let pairs = x.split_off(jobs.len());
+                Allocation { jobs: x, pairs }
+            }
+            Outcome::Failed => Allocation {
+                jobs: isolated_rows(jobs, types),
+                pairs: vec![vec![0.0; types.capacity.len()]; input.pairs.len()],
+            },
         })
     }
 }

@@ -14,11 +14,18 @@ use clarabel::solver::{
     DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SecondOrderConeT, SolverStatus, SupportedConeT,
 };
 
-/// The jobs' scale factors and the types' GPU counts.
+/// The allocation rows (a job, or a pair of jobs sharing GPUs), their GPUs per worker set
+/// (scale factors) and the types' GPU counts.
 pub struct BaseProblem<'a> {
     pub scale_factors: &'a [f64],
     pub capacity: &'a [f64],
+    /// The rows each job takes part in (its own row and its pairs'), whose shares add up to at
+    /// most 1; `None` when row `i` is job `i` alone.
+    pub rows_of_job: Option<&'a [Vec<usize>]>,
 }
+
+/// A job's rate as a sum of `coefficient * x[variable]` terms (see [`BaseProblem::var`]).
+pub type Terms = Vec<(usize, f64)>;
 
 /// What a solve found.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,20 +63,34 @@ impl Rows {
 }
 
 impl BaseProblem<'_> {
-    fn jobs(&self) -> usize {
+    fn rows(&self) -> usize {
         self.scale_factors.len()
+    }
+
+    fn jobs(&self) -> usize {
+        self.rows_of_job.map_or(self.rows(), <[_]>::len)
     }
 
     fn types(&self) -> usize {
         self.capacity.len()
     }
 
-    fn var(&self, job: usize, t: usize) -> usize {
-        job * self.types() + t
+    /// The variable of `row`'s share of type `t`.
+    pub fn var(&self, row: usize, t: usize) -> usize {
+        row * self.types() + t
+    }
+
+    /// Terms of jobs that run alone: `rates[i][w]` on row `i`.
+    pub fn own_terms(&self, rates: &[Vec<f64>]) -> Vec<Terms> {
+        rates
+            .iter()
+            .enumerate()
+            .map(|(i, row)| row.iter().enumerate().map(|(t, &r)| (self.var(i, t), r)).collect())
+            .collect()
     }
 
     fn base_rows(&self) -> Rows {
-        let (m, n) = (self.jobs(), self.types());
+        let (m, n) = (self.rows(), self.types());
         let mut rows = Rows { entries: Vec::new(), rhs: Vec::new(), linear: 0, second_order: Vec::new() };
         for k in 0..m * n {
             rows.push([(k, -1.0)], 0.0);
@@ -77,19 +98,27 @@ impl BaseProblem<'_> {
         for t in 0..n {
             rows.push((0..m).map(|i| (self.var(i, t), self.scale_factors[i])), self.capacity[t]);
         }
-        for i in 0..m {
-            rows.push((0..n).map(|t| (self.var(i, t), 1.0)), 1.0);
+        match self.rows_of_job {
+            None => {
+                for i in 0..m {
+                    rows.push((0..n).map(|t| (self.var(i, t), 1.0)), 1.0);
+                }
+            }
+            Some(rows_of_job) => {
+                for own in rows_of_job {
+                    rows.push(own.iter().flat_map(|&i| (0..n).map(move |t| (i * n + t, 1.0))), 1.0);
+                }
+            }
         }
         rows
     }
 
-    /// Maximises `min_i sum_w coefficient[i][w] x[i][w]` (Gavel's max-min fairness, epigraph form).
-    pub fn max_min(&self, coefficient: &[Vec<f64>]) -> Outcome {
-        let epigraph = self.jobs() * self.types();
+    /// Maximises the smallest job rate (Gavel's max-min fairness, epigraph form).
+    pub fn max_min(&self, rates: &[Terms]) -> Outcome {
+        let epigraph = self.rows() * self.types();
         let mut rows = self.base_rows();
-        for (i, row) in coefficient.iter().enumerate() {
-            let terms = row.iter().enumerate().map(|(t, &c)| (self.var(i, t), -c));
-            rows.push(terms.chain([(epigraph, 1.0)]), 0.0);
+        for terms in rates {
+            rows.push(terms.iter().map(|&(k, c)| (k, -c)).chain([(epigraph, 1.0)]), 0.0);
         }
         let mut objective = vec![0.0; epigraph + 1];
         objective[epigraph] = -1.0;
@@ -97,17 +126,17 @@ impl BaseProblem<'_> {
     }
 
     /// Any allocation under which every job `i` runs at least `min_rate[i]` steps per second
-    /// given `throughput[i][w]` on each type (Gavel's makespan feasibility check).
-    pub fn feasible_rates(&self, throughput: &[Vec<f64>], min_rate: &[f64]) -> Outcome {
+    /// (Gavel's makespan feasibility check).
+    pub fn feasible_rates(&self, rates: &[Terms], min_rate: &[f64]) -> Outcome {
         let mut rows = self.base_rows();
-        for (i, row) in throughput.iter().enumerate() {
-            rows.push(row.iter().enumerate().map(|(t, &rate)| (self.var(i, t), -rate)), -min_rate[i]);
+        for (terms, &min) in rates.iter().zip(min_rate) {
+            rows.push(terms.iter().map(|&(k, rate)| (k, -rate)), -min);
         }
-        self.solve(rows, vec![0.0; self.jobs() * self.types()])
+        self.solve(rows, vec![0.0; self.rows() * self.types()])
     }
 
     /// Minimises the largest finish-time ratio `(age_i + remaining_i / r_i) / isolated_i`, where
-    /// `r_i = sum_w throughput[i][w] x[i][w]` (Gavel's finish-time fairness), in the form cvxpy
+    /// `r_i` is job `i`'s rate (Gavel's finish-time fairness), in the form cvxpy
     /// gives the original's program: `s_i >= 1 / r_i` (`inv_pos`) as the cone
     /// `|(2, r_i - s_i)| <= r_i + s_i`, and the ratios `(age_i + remaining_i s_i) / isolated_i`
     /// bounded by the objective variable. The optimal face is large (only the largest ratio is
@@ -115,22 +144,22 @@ impl BaseProblem<'_> {
     /// one follows the original's.
     pub fn min_max_finish_time_ratio(
         &self,
-        throughput: &[Vec<f64>],
+        rates: &[Terms],
         age: &[f64],
         remaining: &[f64],
         isolated: &[f64],
     ) -> Outcome {
         let m = self.jobs();
-        let inverse = |i: usize| m * self.types() + i;
-        let bound = m * self.types() + m;
+        let inverse = |i: usize| self.rows() * self.types() + i;
+        let bound = self.rows() * self.types() + m;
         let mut rows = self.base_rows();
         for i in 0..m {
             let coefficient = remaining[i] / isolated[i];
             rows.push([(inverse(i), coefficient), (bound, -1.0)], -age[i] / isolated[i]);
         }
         rows.linear = rows.rhs.len();
-        for (i, rates) in throughput.iter().enumerate() {
-            let rate = || rates.iter().enumerate().map(move |(w, &r)| (self.var(i, w), -r));
+        for (i, terms) in rates.iter().enumerate() {
+            let rate = || terms.iter().map(|&(k, r)| (k, -r));
             // r + s, 2, r - s; each as b - A z.
             rows.push(rate().chain([(inverse(i), -1.0)]), 0.0);
             rows.push([], 2.0);
@@ -173,7 +202,7 @@ impl BaseProblem<'_> {
         solver.solve();
         let allocation = || {
             let x = &solver.solution.x;
-            (0..self.jobs()).map(|i| (0..self.types()).map(|t| x[self.var(i, t)].clamp(0.0, 1.0)).collect()).collect()
+            (0..self.rows()).map(|i| (0..self.types()).map(|t| x[self.var(i, t)].clamp(0.0, 1.0)).collect()).collect()
         };
         match solver.solution.status {
             SolverStatus::Solved => Outcome::Optimal(allocation()),
@@ -192,8 +221,8 @@ mod tests {
     /// (`docs/gavel-semantics.md` Appendix B.2); a simplex would return a vertex.
     #[test]
     fn max_min_returns_the_central_optimum() {
-        let problem = BaseProblem { scale_factors: &[1.0; 4], capacity: &[36.0; 3] };
-        let Outcome::Optimal(x) = problem.max_min(&vec![vec![1.0; 3]; 4]) else { panic!("solved") };
+        let problem = BaseProblem { scale_factors: &[1.0; 4], capacity: &[36.0; 3], rows_of_job: None };
+        let Outcome::Optimal(x) = problem.max_min(&problem.own_terms(&vec![vec![1.0; 3]; 4])) else { panic!("solved") };
         for row in &x {
             for &share in row {
                 assert!((share - 1.0 / 3.0).abs() < 1e-6, "{x:?}");
@@ -204,10 +233,12 @@ mod tests {
     /// Two 1-GPU jobs on one GPU: max-min splits it; rates above what fits are infeasible.
     #[test]
     fn feasibility_and_max_min_on_a_tiny_cluster() {
-        let problem = BaseProblem { scale_factors: &[1.0, 1.0], capacity: &[1.0] };
-        let Outcome::Optimal(x) = problem.max_min(&[vec![1.0], vec![1.0]]) else { panic!("solved") };
+        let problem = BaseProblem { scale_factors: &[1.0, 1.0], capacity: &[1.0], rows_of_job: None };
+        let Outcome::Optimal(x) = problem.max_min(&problem.own_terms(&[vec![1.0], vec![1.0]])) else {
+            panic!("solved")
+        };
         assert!((x[0][0] - 0.5).abs() < 1e-6 && (x[1][0] - 0.5).abs() < 1e-6, "{x:?}");
-        let rates = [vec![10.0], vec![10.0]];
+        let rates = problem.own_terms(&[vec![10.0], vec![10.0]]);
         assert!(matches!(problem.feasible_rates(&rates, &[4.0, 4.0]), Outcome::Optimal(_)));
         assert_eq!(problem.feasible_rates(&rates, &[6.0, 6.0]), Outcome::Failed);
     }
@@ -216,15 +247,31 @@ mod tests {
     /// older job more of the GPU, so that both ratios are equal at the optimum.
     #[test]
     fn finish_time_fairness_equalises_the_ratios() {
-        let problem = BaseProblem { scale_factors: &[1.0, 1.0], capacity: &[1.0] };
-        let throughput = [vec![1.0], vec![1.0]];
+        let problem = BaseProblem { scale_factors: &[1.0, 1.0], capacity: &[1.0], rows_of_job: None };
+        let rates = problem.own_terms(&[vec![1.0], vec![1.0]]);
         let (age, remaining, isolated) = ([100.0, 0.0], [1000.0, 1000.0], [2000.0, 2000.0]);
-        let Outcome::Optimal(x) = problem.min_max_finish_time_ratio(&throughput, &age, &remaining, &isolated) else {
+        let Outcome::Optimal(x) = problem.min_max_finish_time_ratio(&rates, &age, &remaining, &isolated) else {
             panic!("solved")
         };
         let ratio = |i: usize| (age[i] + remaining[i] / x[i][0]) / isolated[i];
         assert!((x[0][0] + x[1][0] - 1.0).abs() < 1e-6, "the GPU is fully shared: {x:?}");
         assert!(x[0][0] > x[1][0], "{x:?}");
         assert!((ratio(0) - ratio(1)).abs() < 1e-4, "{} vs {}", ratio(0), ratio(1));
+    }
+
+    /// Two single-GPU jobs on one GPU that run at 80 % of their speed when they share it: max-min
+    /// fairness packs them (each gets 0.8 of a GPU's speed instead of 0.5).
+    #[test]
+    fn max_min_packs_jobs_that_gain_from_sharing() {
+        // Rows: job 0, job 1, the pair (0, 1).
+        let rows_of_job = [vec![0, 2], vec![1, 2]];
+        let problem = BaseProblem { scale_factors: &[1.0; 3], capacity: &[1.0], rows_of_job: Some(&rows_of_job) };
+        let rates = [
+            vec![(problem.var(0, 0), 1.0), (problem.var(2, 0), 0.8)],
+            vec![(problem.var(1, 0), 1.0), (problem.var(2, 0), 0.8)],
+        ];
+        let Outcome::Optimal(x) = problem.max_min(&rates) else { panic!("solved") };
+        assert!((x[2][0] - 1.0).abs() < 1e-6, "the pair holds the GPU: {x:?}");
+        assert!(x[0][0] < 1e-6 && x[1][0] < 1e-6, "{x:?}");
     }
 }

@@ -24,7 +24,11 @@
 //! allocation is recomputed, and after five failures in a row the job is dropped unfinished. It
 //! happens to a multi-GPU job whose last round has fewer steps left than GPUs.
 //!
-//! Not modelled: space sharing (pairs of jobs on one GPU, `*_packed` and Gandiva).
+//! Space sharing (the `*-packed` policies and Gandiva): a packing policy also allocates to pairs
+//! of jobs with the same scale factor, which the mechanism treats as one more candidate with its
+//! own priority, deficit and time received (starting at 0, not `R/2`); a selected pair runs both
+//! jobs on the same GPUs, each at its throughput beside the other from the oracle's pair table,
+//! and both end at the later of their finishes. A pair's failed round counts towards neither job.
 
 use crate::core::{
     ActiveJob, Cluster, GpuId, GpuType, JobId, JobSlot, JobTable, PlacementDecisions, PolicyError, Quantum,
@@ -58,6 +62,32 @@ pub struct JobView {
     pub age: f64,
 }
 
+/// Two jobs of one scale factor that may share GPUs, as a packing policy sees them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairView {
+    /// Indexes into the jobs, the lower job id first.
+    pub members: (usize, usize),
+    /// Steps per second of each member beside the other, on each type.
+    pub throughput: Vec<(f64, f64)>,
+}
+
+/// What an allocation policy decides from.
+pub struct AllocationInput<'a> {
+    /// Active jobs in id order.
+    pub jobs: &'a [JobView],
+    /// Pairs the mechanism offers (packing policies only), ordered by (lower id, higher id).
+    pub pairs: &'a [PairView],
+    pub types: &'a Types,
+}
+
+/// Time shares per type: one row per job of the input, one per pair (empty for policies that
+/// do not pack).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Allocation {
+    pub jobs: Vec<Vec<f64>>,
+    pub pairs: Vec<Vec<f64>>,
+}
+
 /// The cluster's GPU types in Gavel's registration (name) order, with their GPU counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Types {
@@ -76,21 +106,75 @@ pub trait Allocator: Send {
         false
     }
 
-    /// One row of time shares per type (in [`Types`] order) for each job of `jobs` (in id order).
-    fn allocate(&mut self, jobs: &[JobView], types: &Types) -> Result<Vec<Vec<f64>>, PolicyError>;
+    /// Packing policies (Gavel's `_packed` and Gandiva): the mechanism offers pairs of jobs.
+    fn packs(&self) -> bool {
+        false
+    }
+
+    fn allocate(&mut self, input: &AllocationInput) -> Result<Allocation, PolicyError>;
+}
+
+/// What the mechanism schedules: one job, or two jobs sharing GPUs (Gavel's `JobIdPair`).
+/// Ordered as Gavel's priority lists are filled: each job, then its pairs with earlier jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Combination {
+    newer: JobId,
+    older: Option<JobId>,
+}
+
+impl Combination {
+    fn single(id: JobId) -> Self {
+        Self { newer: id, older: None }
+    }
+
+    /// Members in id order.
+    fn members(&self) -> impl Iterator<Item = JobId> {
+        self.older.into_iter().chain([self.newer])
+    }
+
+    /// Gavel's `JobIdPair` order (singles first, then by lower and higher id), which breaks ties
+    /// of its completion heap.
+    fn heap_key(&self) -> (bool, JobId, JobId) {
+        match self.older {
+            None => (false, self.newer, 0),
+            Some(older) => (true, older, self.newer),
+        }
+    }
 }
 
 /// What the mechanism keeps per active job.
 struct JobState {
     scale_factor: u32,
     arrival: SimTime,
+    key: JobKey,
     throughput: Vec<f64>,
-    /// Seconds received per type since the last reset, plus `R/2`.
+    /// Rounds in a row whose micro-task failed.
+    failures: u32,
+}
+
+/// What the mechanism keeps per combination.
+struct Entry {
+    /// Steps per second of each member (id order) on each type.
+    rates: Vec<[f64; 2]>,
+    /// Seconds received per type since the last reset, plus `R/2` after a reset.
     time_received: Vec<f64>,
     priority: Vec<f64>,
     deficit: Vec<f64>,
-    /// Rounds in a row whose micro-task failed.
-    failures: u32,
+}
+
+impl Entry {
+    fn runs_on(&self, combination: &Combination, t: usize) -> bool {
+        let members = if combination.older.is_some() { 2 } else { 1 };
+        self.rates[t][..members].iter().all(|&r| r > 0.0)
+    }
+}
+
+/// A combination's round: the type it ran on, its GPUs, and its length.
+struct Planned {
+    combination: Combination,
+    t: usize,
+    seconds: f64,
+    failed: bool,
 }
 
 /// GPUs of one type, by server, in worker-id order.
@@ -104,25 +188,28 @@ pub struct Mechanism {
     types: Types,
     /// Candidate-list order of the types (indexes into `types`), before any shuffle.
     preference: Vec<usize>,
-    gpu_type: Vec<usize>,
     workers: Vec<TypeWorkers>,
     round_s: f64,
     jobs: BTreeMap<JobId, JobState>,
-    /// Seconds run per type since the last reset, summed over jobs (Gavel's worker time).
+    entries: BTreeMap<Combination, Entry>,
+    /// Seconds run per type since the last reset, summed over combinations (Gavel's worker time).
     type_time: Vec<f64>,
-    allocation: HashMap<JobId, Vec<f64>>,
+    allocation: HashMap<Combination, Vec<f64>>,
     last_reset: SimTime,
     needs_update: bool,
     shuffler: PyRandom,
-    /// Last round's quanta by job, read by the engine through [`RoundPolicy::quantum`].
-    planned: HashMap<JobId, (usize, Quantum)>,
+    /// Last round's combinations, read back when their quanta end.
+    planned: Vec<Planned>,
+    /// Last round's quantum of each running job, read by the engine through [`RoundPolicy::quantum`].
+    quanta: HashMap<JobId, Quantum>,
+    /// Last round's workers of each combination, which it keeps if they are free.
+    last_workers: HashMap<Combination, (usize, Vec<GpuId>)>,
     /// When last round's quanta started.
     dispatched_at: SimTime,
     round_start: SimTime,
     round_end: Option<SimTime>,
     // Scratch buffers reused every round.
-    views: Vec<JobView>,
-    candidates: Vec<(JobId, usize, f64, f64, f64)>,
+    candidates: Vec<(Combination, f64, f64, f64)>,
 }
 
 impl Mechanism {
@@ -141,13 +228,11 @@ impl Mechanism {
         let index_of = |t: &GpuType| names.iter().position(|n| n == t).expect("a type of the cluster");
         let mut capacity = vec![0; names.len()];
         let mut workers: Vec<TypeWorkers> = names.iter().map(|_| TypeWorkers { servers: Vec::new() }).collect();
-        let mut gpu_type = Vec::new();
         let mut next: GpuId = 0;
         for node in &cluster.nodes {
             let t = index_of(&node.gpu_type);
             capacity[t] += node.gpus;
             workers[t].servers.push((next..next + node.gpus).collect());
-            gpu_type.extend(std::iter::repeat_n(t, node.gpus as usize));
             next += node.gpus;
         }
         let rank = |name: &str| PREFERRED_TYPES.iter().position(|p| *p == name).unwrap_or(PREFERRED_TYPES.len());
@@ -159,26 +244,27 @@ impl Mechanism {
             oracle,
             types: Types { names, capacity },
             preference,
-            gpu_type,
             workers,
             round_s,
             jobs: BTreeMap::new(),
+            entries: BTreeMap::new(),
             type_time: vec![0.0; type_count],
             allocation: HashMap::new(),
             last_reset: 0.0,
             needs_update: false,
             shuffler: PyRandom::seed(seed.wrapping_add(5)),
-            planned: HashMap::new(),
+            planned: Vec::new(),
+            quanta: HashMap::new(),
+            last_workers: HashMap::new(),
             dispatched_at: 0.0,
             round_start: 0.0,
             round_end: None,
-            views: Vec::new(),
             candidates: Vec::new(),
         }
     }
 
-    /// Credits last round's quanta at `now`, when the last of them ended (Gavel's
-    /// `_done_callback`, in its completion-heap order: latest finish first, then job id).
+    /// Credits last round's combinations at `now`, when the last of them ended (Gavel's
+    /// `_done_callback`, in its completion-heap order: latest finish first, then id).
     fn credit_last_round(&mut self, now: SimTime) {
         if self.planned.is_empty() {
             return;
@@ -188,106 +274,146 @@ impl Mechanism {
         }
         self.round_end = Some(now);
         let start = self.dispatched_at;
-        let mut entries: Vec<(SimTime, JobId, usize, Quantum)> =
-            self.planned.iter().map(|(&id, &(t, q))| (start + q.seconds, id, t, q)).collect();
-        entries.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        for &(finish, id, t, quantum) in &entries {
-            let failed = quantum.work == 0.0 && !quantum.completes;
-            if failed {
-                if let Some(job) = self.jobs.get_mut(&id) {
+        self.planned.sort_by(|a, b| {
+            (start + b.seconds)
+                .total_cmp(&(start + a.seconds))
+                .then(a.combination.heap_key().cmp(&b.combination.heap_key()))
+        });
+        for planned in &self.planned {
+            let single = planned.combination.older.is_none();
+            if planned.failed {
+                if let Some(job) = self.jobs.get_mut(&planned.combination.newer).filter(|_| single) {
                     job.failures += 1;
                 }
                 self.needs_update = true;
                 continue;
             }
-            let received = finish - self.round_start;
-            if let Some(job) = self.jobs.get_mut(&id) {
-                job.time_received[t] += received;
+            let received = start + planned.seconds - self.round_start;
+            if let Some(entry) = self.entries.get_mut(&planned.combination) {
+                entry.time_received[planned.t] += received;
+            }
+            if let Some(job) = self.jobs.get_mut(&planned.combination.newer).filter(|_| single) {
                 job.failures = 0;
             }
-            self.type_time[t] += received;
+            self.type_time[planned.t] += received;
         }
         self.planned.clear();
     }
-}
 
-impl Mechanism {
-    /// Forgets finished jobs and registers new ones (Gavel's `_remove_job`, `add_job`).
+    /// Forgets finished jobs and their pairs, and registers new ones with, for packing policies,
+    /// their pairs with every earlier job of the same scale factor (Gavel's `_remove_job`,
+    /// `add_job`, `_populate_job_combination_metadata`).
     fn sync_jobs(&mut self, jobs: &JobTable, order: &[JobSlot]) -> Result<(), PolicyError> {
         let before = self.jobs.len();
         let active: BTreeSet<JobId> = order.iter().map(|&s| jobs[s].spec.id).collect();
         self.jobs.retain(|id, _| active.contains(id));
+        self.entries.retain(|c, _| c.members().all(|id| active.contains(&id)));
         let mut changed = self.jobs.len() != before;
         let mut new: Vec<&ActiveJob> =
             order.iter().map(|&s| &jobs[s]).filter(|j| !self.jobs.contains_key(&j.spec.id)).collect();
         new.sort_by_key(|j| j.spec.id);
+        let types = self.types.names.len();
+        let half_round = self.round_s / 2.0;
         for job in new {
-            let spec = &job.spec;
-            let Some(model) = &spec.model else {
-                return Err(PolicyError(format!(
-                    "job {}: Gavel's policies need the job type (`model`) to look up its throughputs",
-                    spec.id
-                )));
-            };
-            if spec.iterations.is_none_or(|steps| !steps.is_finite() || steps < 0.0) {
-                return Err(PolicyError(format!(
-                    "job {}: Gavel's policies run jobs in steps; it has no non-negative `iterations`",
-                    spec.id
-                )));
+            let state = self.job_state(job)?;
+            let id = job.spec.id;
+            let rates = state.throughput.iter().map(|&r| [r, 0.0]).collect();
+            self.entries.insert(Combination::single(id), Entry::new(rates, half_round, types));
+            if self.allocator.packs() {
+                for (&other, other_state) in &self.jobs {
+                    if other_state.scale_factor != state.scale_factor {
+                        continue;
+                    }
+                    let rates = self.pair_rates((other, &other_state.key), (id, &state.key))?;
+                    self.entries.insert(Combination { newer: id, older: Some(other) }, Entry::new(rates, 0.0, types));
+                }
             }
-            let key = JobKey { job_type: model.clone(), scale_factor: spec.gpus };
-            let mut throughput = Vec::with_capacity(self.types.names.len());
-            for t in &self.types.names {
-                let rate = self.oracle.isolated(t.name(), &key).ok_or_else(|| {
-                    PolicyError(format!(
-                        "job {}: Gavel's throughput table has no `{}` at {} GPU(s) on `{}`",
-                        spec.id,
-                        model,
-                        spec.gpus,
-                        t.name()
-                    ))
-                })?;
-                throughput.push(rate);
-            }
-            let runnable = |t: usize| throughput[t] > 0.0 && spec.gpus <= self.types.capacity[t];
-            if !(0..throughput.len()).any(runnable) {
-                let largest = self.types.capacity.iter().max().copied().unwrap_or(0);
-                return Err(PolicyError(format!(
-                    "job {} (`{model}` at {} GPU(s)) can run on no GPU type of this cluster: it needs all its GPUs of one type with a positive throughput (the largest type has {largest} GPUs)",
-                    spec.id, spec.gpus
-                )));
-            }
-            let types = self.types.names.len();
-            self.jobs.insert(
-                spec.id,
-                JobState {
-                    scale_factor: spec.gpus,
-                    arrival: spec.submitted,
-                    throughput,
-                    time_received: vec![self.round_s / 2.0; types],
-                    priority: vec![0.0; types],
-                    deficit: vec![0.0; types],
-                    failures: 0,
-                },
-            );
+            self.jobs.insert(id, state);
             changed = true;
         }
         self.needs_update |= changed;
         Ok(())
     }
 
-    /// Deficits grow by what each job should have received under the old allocation minus
-    /// what it did; time received restarts at `R/2` (`_reset_time_run_so_far`).
+    fn job_state(&self, job: &ActiveJob) -> Result<JobState, PolicyError> {
+        let spec = &job.spec;
+        let Some(model) = &spec.model else {
+            return Err(PolicyError(format!(
+                "job {}: Gavel's policies need the job type (`model`) to look up its throughputs",
+                spec.id
+            )));
+        };
+        if spec.iterations.is_none_or(|steps| !steps.is_finite() || steps < 0.0) {
+            return Err(PolicyError(format!(
+                "job {}: Gavel's policies run jobs in steps; it has no non-negative `iterations`",
+                spec.id
+            )));
+        }
+        let key = JobKey { job_type: model.clone(), scale_factor: spec.gpus };
+        let mut throughput = Vec::with_capacity(self.types.names.len());
+        for t in &self.types.names {
+            let rate = self.oracle.isolated(t.name(), &key).ok_or_else(|| {
+                PolicyError(format!(
+                    "job {}: Gavel's throughput table has no `{}` at {} GPU(s) on `{}`",
+                    spec.id,
+                    model,
+                    spec.gpus,
+                    t.name()
+                ))
+            })?;
+            throughput.push(rate);
+        }
+        let runnable = |t: usize| throughput[t] > 0.0 && spec.gpus <= self.types.capacity[t];
+        if !(0..throughput.len()).any(runnable) {
+            let largest = self.types.capacity.iter().max().copied().unwrap_or(0);
+            return Err(PolicyError(format!(
+                "job {} (`{model}` at {} GPU(s)) can run on no GPU type of this cluster: it needs all its GPUs of one type with a positive throughput (the largest type has {largest} GPUs)",
+                spec.id, spec.gpus
+            )));
+        }
+        Ok(JobState { scale_factor: spec.gpus, arrival: spec.submitted, key, throughput, failures: 0 })
+    }
+
+    /// Each member's steps per second beside the other on every type, lower id first; the
+    /// oracle keys the pair by the lower id's job type.
+    fn pair_rates(
+        &self,
+        (older, older_key): (JobId, &JobKey),
+        (newer, newer_key): (JobId, &JobKey),
+    ) -> Result<Vec<[f64; 2]>, PolicyError> {
+        self.types
+            .names
+            .iter()
+            .map(|t| {
+                self.oracle
+                    .get(t.name(), older_key)
+                    .and_then(|row| row.pairs.get(newer_key))
+                    .map(|&(a, b)| [a, b])
+                    .ok_or_else(|| {
+                        PolicyError(format!(
+                            "jobs {older} and {newer}: Gavel's throughput table has no pair `{}` with `{}` at {} GPU(s) on `{}`",
+                            older_key.job_type,
+                            newer_key.job_type,
+                            older_key.scale_factor,
+                            t.name()
+                        ))
+                    })
+            })
+            .collect()
+    }
+
+    /// Deficits grow by what each combination should have received under the old allocation
+    /// minus what it did; time received restarts at `R/2` (`_reset_time_run_so_far`).
     fn reset(&mut self, now: SimTime) {
         let elapsed = now - self.last_reset;
         let half_round = self.round_s / 2.0;
         for t in 0..self.types.names.len() {
             self.type_time[t] = 0.0;
-            for (id, job) in &mut self.jobs {
-                let received = job.time_received[t] - half_round;
-                let should = self.allocation.get(id).map_or(0.0, |row| row[t] * elapsed);
-                job.deficit[t] += should - received;
-                job.time_received[t] = half_round;
+            for (combination, entry) in &mut self.entries {
+                let received = entry.time_received[t] - half_round;
+                let should = self.allocation.get(combination).map_or(0.0, |row| row[t] * elapsed);
+                entry.deficit[t] += should - received;
+                entry.time_received[t] = half_round;
                 self.type_time[t] += half_round;
             }
         }
@@ -300,34 +426,182 @@ impl Mechanism {
             .map(|&s| &jobs[s])
             .map(|j| (j.spec.id, j.spec.iterations.unwrap_or(0.0) - j.life.executed_work))
             .collect();
-        self.views.clear();
-        self.views.extend(self.jobs.iter().map(|(&id, job)| JobView {
-            id,
-            scale_factor: job.scale_factor,
-            throughput: job.throughput.clone(),
-            remaining_steps: remaining[&id],
-            age: now - job.arrival,
-        }));
-        let rows = self.allocator.allocate(&self.views, &self.types)?;
-        self.allocation = self.views.iter().map(|v| v.id).zip(rows).collect();
+        let views: Vec<JobView> = self
+            .jobs
+            .iter()
+            .map(|(&id, job)| JobView {
+                id,
+                scale_factor: job.scale_factor,
+                throughput: job.throughput.clone(),
+                remaining_steps: remaining[&id],
+                age: now - job.arrival,
+            })
+            .collect();
+        let index: HashMap<JobId, usize> = views.iter().enumerate().map(|(i, v)| (v.id, i)).collect();
+        let mut pair_ids: Vec<Combination> = self.entries.keys().filter(|c| c.older.is_some()).copied().collect();
+        pair_ids.sort_by_key(Combination::heap_key);
+        let pairs: Vec<PairView> = pair_ids
+            .iter()
+            .map(|c| PairView {
+                members: (index[&c.older.expect("a pair")], index[&c.newer]),
+                throughput: self.entries[c].rates.iter().map(|r| (r[0], r[1])).collect(),
+            })
+            .collect();
+        let input = AllocationInput { jobs: &views, pairs: &pairs, types: &self.types };
+        let allocation = self.allocator.allocate(&input)?;
+        self.allocation = views
+            .iter()
+            .map(|v| Combination::single(v.id))
+            .zip(allocation.jobs)
+            .chain(pair_ids.into_iter().zip(allocation.pairs))
+            .collect();
         Ok(())
     }
 
     /// Per type: `X / fraction of the type's time received`, or `X * 1e9` while no time was
-    /// recorded; zero when not in `X`, `X = 0` or zero throughput (`_update_priorities`).
+    /// recorded; zero when not in `X`, `X = 0` or a member cannot run there (`_update_priorities`).
     fn update_priorities(&mut self) {
         for t in 0..self.types.names.len() {
             let type_time = self.type_time[t];
-            for (id, job) in &mut self.jobs {
-                let fraction = if type_time == 0.0 { 0.0 } else { job.time_received[t] / type_time };
-                job.priority[t] = match self.allocation.get(id) {
+            for (combination, entry) in &mut self.entries {
+                let fraction = if type_time == 0.0 { 0.0 } else { entry.time_received[t] / type_time };
+                let runs = entry.runs_on(combination, t);
+                entry.priority[t] = match self.allocation.get(combination) {
                     None => 0.0,
-                    Some(row) if row[t] == 0.0 || job.throughput[t] == 0.0 => 0.0,
+                    Some(row) if row[t] == 0.0 || !runs => 0.0,
                     Some(row) if fraction > 0.0 => row[t] / fraction,
                     Some(row) => row[t] * 1e9,
                 };
             }
         }
+    }
+
+    /// The round's combinations per type: the candidate lists walked greedily (§5.2-5.3).
+    fn select(&mut self, type_order: &[usize]) -> Vec<Vec<(Combination, u32)>> {
+        let mut left: Vec<u32> = self.types.capacity.clone();
+        let mut taken: BTreeSet<JobId> = BTreeSet::new();
+        let mut selected: Vec<Vec<(Combination, u32)>> = vec![Vec::new(); self.types.names.len()];
+        for &t in type_order {
+            self.candidates.clear();
+            self.candidates.extend(self.entries.iter().map(|(&combination, entry)| {
+                let x = self.allocation.get(&combination).map_or(0.0, |row| row[t]);
+                (combination, entry.priority[t], entry.deficit[t], x)
+            }));
+            self.candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.total_cmp(&a.2)).then(b.3.total_cmp(&a.3)));
+            for &(combination, priority, _, _) in &self.candidates {
+                let scale_factor = self.jobs[&combination.newer].scale_factor;
+                if left[t] == 0
+                    || combination.members().any(|id| taken.contains(&id))
+                    || !self.entries[&combination].runs_on(&combination, t)
+                    || (self.allocator.skips_zero_priority() && priority <= 0.0)
+                    || scale_factor > left[t]
+                {
+                    continue;
+                }
+                left[t] -= scale_factor;
+                taken.extend(combination.members());
+                selected[t].push((combination, scale_factor));
+            }
+        }
+        selected
+    }
+
+    /// Workers per type, largest scale factor first; a combination keeps last round's workers
+    /// when they are free, else walks the type's servers (`_schedule_jobs_on_workers`,
+    /// `_assign_workers_to_job`). Combinations not in `X` get none (their GPUs idle).
+    fn assign_workers(
+        &self,
+        type_order: &[usize],
+        selected: &mut [Vec<(Combination, u32)>],
+    ) -> Result<Vec<(Combination, usize, Vec<GpuId>)>, PolicyError> {
+        let mut assignment = Vec::new();
+        for &t in type_order {
+            let mut servers = self.workers[t].servers.clone();
+            let mut server = 0;
+            let mut assigned: BTreeSet<GpuId> = BTreeSet::new();
+            let mut kept: BTreeSet<Combination> = BTreeSet::new();
+            selected[t].sort_by_key(|s| std::cmp::Reverse(s.1));
+            let mut sizes: Vec<u32> = selected[t].iter().map(|s| s.1).collect();
+            sizes.dedup();
+            for size in sizes {
+                for &(combination, _) in selected[t].iter().filter(|s| s.1 == size) {
+                    let last = self.last_workers.get(&combination);
+                    if let Some((_, gpus)) =
+                        last.filter(|(last_type, gpus)| *last_type == t && gpus.iter().all(|g| !assigned.contains(g)))
+                    {
+                        assigned.extend(gpus.iter().copied());
+                        kept.insert(combination);
+                        assignment.push((combination, t, gpus.clone()));
+                    }
+                }
+                for &(combination, _) in selected[t].iter().filter(|s| s.1 == size) {
+                    if kept.contains(&combination) || !self.allocation.contains_key(&combination) {
+                        continue;
+                    }
+                    let mut gpus = Vec::with_capacity(size as usize);
+                    while gpus.len() < size as usize && server < servers.len() {
+                        let Some(&gpu) = servers[server].first() else {
+                            server += 1;
+                            continue;
+                        };
+                        if assigned.insert(gpu) {
+                            gpus.push(gpu);
+                        }
+                        servers[server].remove(0);
+                    }
+                    if gpus.len() != size as usize {
+                        return Err(PolicyError(format!(
+                            "could not assign {size} GPU(s) of one type to job(s) {:?}",
+                            combination.members().collect::<Vec<_>>()
+                        )));
+                    }
+                    assignment.push((combination, t, gpus));
+                }
+            }
+        }
+        Ok(assignment)
+    }
+
+    /// Each member's round on type `t`: `min(floor(T * R), remaining)` steps at its rate; the
+    /// combination lasts until its slowest member ends, and fails when a member's steps do not
+    /// reach every one of its workers.
+    fn plan(&mut self, combination: Combination, t: usize, jobs: &JobTable, slot_of: &HashMap<JobId, JobSlot>) {
+        let entry = &self.entries[&combination];
+        let scale_factor = self.jobs[&combination.newer].scale_factor;
+        let mut steps = [0.0; 2];
+        let mut remaining = [0.0; 2];
+        let mut seconds: f64 = 0.0;
+        let mut failed = false;
+        for (k, id) in combination.members().enumerate() {
+            let job = &jobs[slot_of[&id]];
+            let rate = entry.rates[t][k];
+            remaining[k] = job.spec.iterations.unwrap_or(0.0) - job.life.executed_work;
+            steps[k] = (rate * self.round_s).floor().min(remaining[k]);
+            seconds = seconds.max(steps[k] / rate);
+            failed |= steps[k] <= 0.0 || (scale_factor > 1 && (steps[k] / f64::from(scale_factor)).floor() <= 0.0);
+        }
+        for (k, id) in combination.members().enumerate() {
+            let quantum = if failed {
+                let abandons = combination.older.is_none() && self.jobs[&id].failures + 1 >= MAX_FAILED_ROUNDS;
+                Quantum { work: 0.0, seconds, overhead: 0.0, completes: false, abandons }
+            } else {
+                Quantum {
+                    work: steps[k],
+                    seconds,
+                    overhead: 0.0,
+                    completes: remaining[k] - steps[k] <= 0.0,
+                    abandons: false,
+                }
+            };
+            self.quanta.insert(id, quantum);
+        }
+        self.planned.push(Planned { combination, t, seconds, failed });
+    }
+}
+
+impl Entry {
+    fn new(rates: Vec<[f64; 2]>, time_received: f64, types: usize) -> Self {
+        Self { rates, time_received: vec![time_received; types], priority: vec![0.0; types], deficit: vec![0.0; types] }
     }
 }
 
@@ -349,8 +623,6 @@ impl RoundPolicy for Mechanism {
         }
         self.update_priorities();
 
-        // Candidate list: types in order (shuffled for agnostic policies), each type's jobs by
-        // descending (priority, deficit, X), ties in arrival order.
         let mut type_order = self.preference.clone();
         if self.allocator.shuffles_types() {
             for i in (1..type_order.len()).rev() {
@@ -358,118 +630,53 @@ impl RoundPolicy for Mechanism {
                 type_order.swap(i, j);
             }
         }
-        let mut left: Vec<u32> = self.types.capacity.clone();
-        let mut taken: BTreeSet<JobId> = BTreeSet::new();
-        let mut selected: Vec<Vec<(JobId, u32)>> = vec![Vec::new(); self.types.names.len()];
-        for &t in &type_order {
-            self.candidates.clear();
-            self.candidates.extend(self.jobs.iter().map(|(&id, job)| {
-                let x = self.allocation.get(&id).map_or(0.0, |row| row[t]);
-                (id, t, job.priority[t], job.deficit[t], x)
-            }));
-            self.candidates.sort_by(|a, b| b.2.total_cmp(&a.2).then(b.3.total_cmp(&a.3)).then(b.4.total_cmp(&a.4)));
-            for &(id, t, priority, _, _) in &self.candidates {
-                let job = &self.jobs[&id];
-                if left[t] == 0
-                    || taken.contains(&id)
-                    || job.throughput[t] <= 0.0
-                    || (self.allocator.skips_zero_priority() && priority <= 0.0)
-                    || job.scale_factor > left[t]
-                {
-                    continue;
-                }
-                left[t] -= job.scale_factor;
-                taken.insert(id);
-                selected[t].push((id, job.scale_factor));
-            }
-        }
-
-        // Workers: per type, largest scale factor first; keep last round's workers when free,
-        // else walk the type's servers (`_schedule_jobs_on_workers`, `_assign_workers_to_job`).
-        let slot_of: HashMap<JobId, JobSlot> = order.iter().map(|&s| (jobs[s].spec.id, s)).collect();
-        let mut assignment: HashMap<JobId, (usize, Vec<GpuId>)> = HashMap::new();
-        for &t in &type_order {
-            let mut servers = self.workers[t].servers.clone();
-            let mut server = 0;
-            let mut assigned: BTreeSet<GpuId> = BTreeSet::new();
-            selected[t].sort_by_key(|s| std::cmp::Reverse(s.1));
-            let mut sizes: Vec<u32> = selected[t].iter().map(|s| s.1).collect();
-            sizes.dedup();
-            for size in sizes {
-                for &(id, _) in selected[t].iter().filter(|s| s.1 == size) {
-                    let previous = &jobs[slot_of[&id]].gpus;
-                    let same_type = previous.first().is_some_and(|&g| self.gpu_type[g as usize] == t);
-                    if same_type && previous.iter().all(|g| !assigned.contains(g)) {
-                        assigned.extend(previous.iter().copied());
-                        assignment.insert(id, (t, previous.clone()));
-                    }
-                }
-                for &(id, _) in selected[t].iter().filter(|s| s.1 == size) {
-                    if assignment.contains_key(&id) || !self.allocation.contains_key(&id) {
-                        continue;
-                    }
-                    let mut gpus = Vec::with_capacity(size as usize);
-                    while gpus.len() < size as usize && server < servers.len() {
-                        let Some(&gpu) = servers[server].first() else {
-                            server += 1;
-                            continue;
-                        };
-                        if assigned.insert(gpu) {
-                            gpus.push(gpu);
-                        }
-                        servers[server].remove(0);
-                    }
-                    if gpus.len() != size as usize {
-                        return Err(PolicyError(format!("could not assign {size} GPU(s) of one type to job {id}")));
-                    }
-                    assignment.insert(id, (t, gpus));
-                }
-            }
-        }
+        let mut selected = self.select(&type_order);
+        let assignment = self.assign_workers(&type_order, &mut selected)?;
 
         // Apply: jobs that keep their exact GPUs continue; others release theirs, then the new
-        // assignments launch.
+        // assignments launch (the second job onto a pair's GPUs shares them).
+        let slot_of: HashMap<JobId, JobSlot> = order.iter().map(|&s| (jobs[s].spec.id, s)).collect();
+        let mut gpus_of: HashMap<JobId, &Vec<GpuId>> = HashMap::new();
+        for (combination, _, gpus) in &assignment {
+            for id in combination.members() {
+                gpus_of.insert(id, gpus);
+            }
+        }
         for &slot in order.iter() {
             let job = &jobs[slot];
-            if job.is_running() && assignment.get(&job.spec.id).is_none_or(|(_, g)| *g != job.gpus) {
-                cluster.release(&job.gpus);
+            if job.is_running() && gpus_of.get(&job.spec.id).is_none_or(|g| **g != job.gpus) {
+                cluster.release(&job.gpus, slot);
                 decisions.preempt.push(slot);
             }
         }
-        let mut launches: Vec<(JobId, JobSlot, Vec<GpuId>)> = Vec::new();
-        self.planned.clear();
-        self.dispatched_at = now;
-        for (&id, (t, gpus)) in &assignment {
-            let slot = slot_of[&id];
-            let job = &jobs[slot];
-            let rate = self.jobs[&id].throughput[*t];
-            let remaining = job.spec.iterations.unwrap_or(0.0) - job.life.executed_work;
-            let steps = (rate * self.round_s).floor().min(remaining);
-            let state = &self.jobs[&id];
-            let fails =
-                steps <= 0.0 || (state.scale_factor > 1 && (steps / f64::from(state.scale_factor)).floor() <= 0.0);
-            let quantum = if fails {
-                let abandons = state.failures + 1 >= MAX_FAILED_ROUNDS;
-                Quantum { work: 0.0, seconds: steps / rate, overhead: 0.0, completes: false, abandons }
-            } else {
-                let completes = remaining - steps <= 0.0;
-                Quantum { work: steps, seconds: steps / rate, overhead: 0.0, completes, abandons: false }
-            };
-            self.planned.insert(id, (*t, quantum));
-            if *gpus != job.gpus {
-                launches.push((id, slot, gpus.clone()));
-            }
-        }
+        let mut launches: Vec<(JobId, JobSlot, Vec<GpuId>)> = gpus_of
+            .iter()
+            .filter(|(id, gpus)| jobs[slot_of[id]].gpus != ***gpus)
+            .map(|(&id, gpus)| (id, slot_of[&id], (*gpus).clone()))
+            .collect();
         launches.sort_by_key(|l| l.0);
         for (_, slot, gpus) in launches {
-            cluster.assign(&gpus, slot);
+            if cluster.owner(gpus[0]).is_some() {
+                cluster.share(&gpus, slot);
+            } else {
+                cluster.assign(&gpus, slot);
+            }
             decisions.launch.push((slot, gpus));
+        }
+
+        self.planned.clear();
+        self.quanta.clear();
+        self.dispatched_at = now;
+        self.last_workers.clear();
+        for (combination, t, gpus) in assignment {
+            self.plan(combination, t, jobs, &slot_of);
+            self.last_workers.insert(combination, (t, gpus));
         }
         Ok(())
     }
 
     fn quantum(&self, job: &ActiveJob, _cluster: &Cluster, _round_seconds: f64) -> Quantum {
-        self.planned.get(&job.spec.id).map_or_else(Quantum::default, |&(_, q)| q)
+        self.quanta.get(&job.spec.id).copied().unwrap_or_default()
     }
 
     fn timing(&self) -> RoundTiming {

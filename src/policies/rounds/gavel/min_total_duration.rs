@@ -1,4 +1,4 @@
-//! `gavel-min-total-duration` and `gavel-min-total-duration-perf`: Gavel's makespan policy.
+//! `gavel-min-total-duration`, `-perf` and `-packed`: Gavel's makespan policy.
 //!
 //! Rule (`docs/gavel-semantics.md` §9.9; Gavel `policies/min_total_duration.py` at c4fa400):
 //! bisect on a horizon `T` in [100 s, 10^6 s] until the bounds are within 5 %, asking at each
@@ -10,9 +10,14 @@
 //! interior point (average JCT depends on it, the makespan does not; §10.2). Only a solve that
 //! ends `Solved` counts as feasible, as only cvxpy's `optimal` does. The agnostic variant gives
 //! every type the job's V100 throughput and has the mechanism shuffle the type order.
+//!
+//! `gavel-min-total-duration-packed` (`min_total_duration_packed`, the paper's "Gavel w/ SS")
+//! adds a row per pair of jobs sharing GPUs ([`super::packing`]): a job's rate counts its
+//! throughput beside each partner on the pair's share.
 
-use super::lp::{BaseProblem, Outcome};
-use super::mechanism::{Allocator, JobView, Types};
+use super::lp::{BaseProblem, Outcome, Terms};
+use super::mechanism::{Allocation, AllocationInput, Allocator};
+use super::packing::PackedRows;
 use crate::core::PolicyError;
 
 /// Horizons beyond this (about 3 million years) mean no allocation can finish some job.
@@ -21,6 +26,8 @@ const GIVE_UP_S: f64 = 1e14;
 pub struct MinTotalDuration {
     /// Use the oracle's throughputs per type (`_perf`) rather than the V100's everywhere.
     pub aware: bool,
+    /// Also allocate to pairs of jobs sharing GPUs (`_packed`; implies `aware`).
+    pub packing: bool,
 }
 
 impl Allocator for MinTotalDuration {
@@ -28,23 +35,36 @@ impl Allocator for MinTotalDuration {
         !self.aware
     }
 
-    fn allocate(&mut self, jobs: &[JobView], types: &Types) -> Result<Vec<Vec<f64>>, PolicyError> {
+    fn packs(&self) -> bool {
+        self.packing
+    }
+
+    fn allocate(&mut self, input: &AllocationInput) -> Result<Allocation, PolicyError> {
+        let (jobs, types) = (input.jobs, input.types);
         if jobs.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Allocation::default());
         }
-        let throughput: Vec<Vec<f64>> = if self.aware {
-            jobs.iter().map(|j| j.throughput.clone()).collect()
-        } else {
-            let v100 = types.names.iter().position(|t| t.name() == "v100").ok_or_else(|| {
-                PolicyError(
-                    "gavel-min-total-duration reads every job's V100 throughput: the cluster has no `v100` GPUs".into(),
-                )
-            })?;
-            jobs.iter().map(|j| vec![j.throughput[v100]; j.throughput.len()]).collect()
-        };
         let capacity: Vec<f64> = types.capacity.iter().map(|&c| f64::from(c)).collect();
+        let packed = self.packing.then(|| PackedRows::of(input));
         let scale_factors: Vec<f64> = jobs.iter().map(|j| f64::from(j.scale_factor)).collect();
-        let problem = BaseProblem { scale_factors: &scale_factors, capacity: &capacity };
+        let problem = match &packed {
+            Some(rows) => rows.problem(&capacity),
+            None => BaseProblem { scale_factors: &scale_factors, capacity: &capacity, rows_of_job: None },
+        };
+        let rates: Vec<Terms> = match &packed {
+            Some(rows) => rows.terms(input, &problem, &vec![1.0; jobs.len()], false),
+            None if self.aware => problem.own_terms(&jobs.iter().map(|j| j.throughput.clone()).collect::<Vec<_>>()),
+            None => {
+                let v100 = types.names.iter().position(|t| t.name() == "v100").ok_or_else(|| {
+                    PolicyError(
+                        "gavel-min-total-duration reads every job's V100 throughput: the cluster has no `v100` GPUs"
+                            .into(),
+                    )
+                })?;
+                problem
+                    .own_terms(&jobs.iter().map(|j| vec![j.throughput[v100]; j.throughput.len()]).collect::<Vec<_>>())
+            }
+        };
         let mut max_t = 1_000_000.0_f64;
         let mut min_t = 100.0_f64;
         let mut last_max_t = max_t;
@@ -59,7 +79,7 @@ impl Allocator for MinTotalDuration {
             while 1.05 * min_t < max_t {
                 let t = (min_t + max_t) / 2.0;
                 let min_rate: Vec<f64> = jobs.iter().map(|j| j.remaining_steps / t).collect();
-                match problem.feasible_rates(&throughput, &min_rate) {
+                match problem.feasible_rates(&rates, &min_rate) {
                     Outcome::Optimal(x) => {
                         feasible = Some(x);
                         max_t = t;
@@ -71,6 +91,8 @@ impl Allocator for MinTotalDuration {
             min_t = last_max_t;
             last_max_t *= 10.0;
         }
-        Ok(feasible.expect("the loop ends with an allocation"))
+        let mut x = feasible.expect("the loop ends with an allocation");
+        let pairs = x.split_off(jobs.len());
+        Ok(Allocation { jobs: x, pairs })
     }
 }

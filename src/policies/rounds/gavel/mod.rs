@@ -9,10 +9,12 @@
 
 pub mod fifo;
 pub mod finish_time_fairness;
+pub mod gandiva;
 pub mod lp;
 pub mod max_min_fairness;
 pub mod mechanism;
 pub mod min_total_duration;
+pub mod packing;
 
 use crate::core::{RoundPolicy, Scheduler};
 use crate::policies::{
@@ -110,11 +112,27 @@ gavel_policy!(
 );
 
 gavel_policy!(
+    gavel_fifo_packed,
+    "gavel-fifo-packed",
+    "Gavel's FIFO with space sharing: fifo-perf, then queued jobs packed beside running ones when the pair gains 1.5x",
+    "Gavel fifo_packed (policies/fifo.py FIFOPolicyWithPacking); docs/gavel-semantics.md 9.3",
+    |ctx: &BuildContext| Box::new(fifo::Fifo::new(fifo::TypeChoice::FastestPacked, ctx.seed))
+);
+
+gavel_policy!(
+    gavel_gandiva,
+    "gavel-gandiva",
+    "Gandiva as Gavel ran it: equal time shares, random pairs of jobs sharing GPUs when oversubscribed",
+    "Gavel gandiva (policies/gandiva.py GandivaPolicy); docs/gavel-semantics.md 9.4",
+    |ctx: &BuildContext| Box::new(gandiva::Gandiva::new(ctx.seed))
+);
+
+gavel_policy!(
     gavel_max_min_fairness,
     "gavel-max-min-fairness",
     "Gavel's heterogeneity-agnostic LAS: max-min fairness of GPU time, types shuffled each round",
     "Gavel max_min_fairness (policies/max_min_fairness.py MaxMinFairnessPolicy); docs/gavel-semantics.md 9.6",
-    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: false })
+    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: false, packing: false })
 );
 
 gavel_policy!(
@@ -122,7 +140,15 @@ gavel_policy!(
     "gavel-max-min-fairness-perf",
     "Gavel's LAS: max-min fairness of throughput normalised to the proportional share (LP)",
     "Gavel max_min_fairness_perf (policies/max_min_fairness.py MaxMinFairnessPolicyWithPerf); docs/gavel-semantics.md 9.6",
-    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: true })
+    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: true, packing: false })
+);
+
+gavel_policy!(
+    gavel_max_min_fairness_packed,
+    "gavel-max-min-fairness-packed",
+    "Gavel's LAS with space sharing: max-min fairness over jobs and pairs of jobs sharing GPUs (LP)",
+    "Gavel max_min_fairness_packed (policies/max_min_fairness.py MaxMinFairnessPolicyWithPacking, per-job sums); docs/gavel-semantics.md 9.7",
+    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: true, packing: true })
 );
 
 gavel_policy!(
@@ -130,7 +156,7 @@ gavel_policy!(
     "gavel-min-total-duration",
     "Gavel's makespan policy, heterogeneity-agnostic (V100 throughput on every type)",
     "Gavel min_total_duration (policies/min_total_duration.py MinTotalDurationPolicy); docs/gavel-semantics.md 9.9",
-    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: false })
+    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: false, packing: false })
 );
 
 gavel_policy!(
@@ -138,7 +164,15 @@ gavel_policy!(
     "gavel-min-total-duration-perf",
     "Gavel's makespan policy (the paper's \"Gavel\"): the shortest horizon every job can meet, by bisection over LPs",
     "Gavel min_total_duration_perf (policies/min_total_duration.py MinTotalDurationPolicyWithPerf); docs/gavel-semantics.md 9.9",
-    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: true })
+    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: true, packing: false })
+);
+
+gavel_policy!(
+    gavel_min_total_duration_packed,
+    "gavel-min-total-duration-packed",
+    "Gavel's makespan policy with space sharing (the paper's \"Gavel w/ SS\"): jobs and pairs of jobs sharing GPUs",
+    "Gavel min_total_duration_packed (policies/min_total_duration.py MinTotalDurationPolicyWithPacking, per-job sums); docs/gavel-semantics.md 9.9",
+    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: true, packing: true })
 );
 
 gavel_policy!(
@@ -146,7 +180,7 @@ gavel_policy!(
     "gavel-finish-time-fairness",
     "Gavel's heterogeneity-agnostic finish-time fairness (V100 throughput on every type), types shuffled each round",
     "Gavel finish_time_fairness (policies/finish_time_fairness.py FinishTimeFairnessPolicy); docs/gavel-semantics.md 9.8",
-    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(false))
+    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(false, false))
 );
 
 gavel_policy!(
@@ -154,7 +188,15 @@ gavel_policy!(
     "gavel-finish-time-fairness-perf",
     "Gavel's finish-time fairness: minimise the largest JCT ratio to the isolated share (convex, SOC)",
     "Gavel finish_time_fairness_perf (policies/finish_time_fairness.py FinishTimeFairnessPolicyWithPerf); docs/gavel-semantics.md 9.8",
-    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(true))
+    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(true, false))
+);
+
+gavel_policy!(
+    gavel_finish_time_fairness_packed,
+    "gavel-finish-time-fairness-packed",
+    "Gavel's finish-time fairness with space sharing: jobs and pairs of jobs sharing GPUs (convex, SOC)",
+    "Gavel finish_time_fairness_packed (policies/finish_time_fairness.py FinishTimeFairnessPolicyWithPacking); docs/gavel-semantics.md 9.8",
+    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(true, true))
 );
 
 gavel_policy!(

@@ -48,7 +48,7 @@ impl PriorityWalk {
                 }
                 self.running_positions.pop();
                 let victim = order[victim_pos];
-                cluster.release(&jobs[victim].gpus);
+                cluster.release(&jobs[victim].gpus, victim);
                 decisions.preempt.push(victim);
                 found = chooser.choose(cluster, job.spec.gpus, &mut gpus);
             }
