@@ -31,9 +31,9 @@ use crate::workload::gavel_generator::ThroughputFile;
 use events::{edf, elasticflow, gandiva, muri, themis, tiresias, yarn};
 use rounds::admission::{accept_all, load_based};
 use rounds::gavel::{
-    gavel_fifo, gavel_fifo_packed, gavel_fifo_perf, gavel_finish_time_fairness, gavel_finish_time_fairness_packed,
-    gavel_finish_time_fairness_perf, gavel_gandiva, gavel_isolated, gavel_max_min_fairness,
-    gavel_max_min_fairness_packed, gavel_max_min_fairness_perf, gavel_min_total_duration,
+    gavel_allox, gavel_fifo, gavel_fifo_packed, gavel_fifo_perf, gavel_finish_time_fairness,
+    gavel_finish_time_fairness_packed, gavel_finish_time_fairness_perf, gavel_gandiva, gavel_isolated,
+    gavel_max_min_fairness, gavel_max_min_fairness_packed, gavel_max_min_fairness_perf, gavel_min_total_duration,
     gavel_min_total_duration_packed, gavel_min_total_duration_perf,
 };
 use rounds::overhead::{fixed, none};
@@ -59,6 +59,7 @@ pub const ALL: &[&PolicyInfo] = &[
     &gavel_fifo_perf::INFO,
     &gavel_fifo_packed::INFO,
     &gavel_gandiva::INFO,
+    &gavel_allox::INFO,
     &gavel_max_min_fairness::INFO,
     &gavel_max_min_fairness_perf::INFO,
     &gavel_max_min_fairness_packed::INFO,
@@ -291,6 +292,7 @@ pub enum SchedulerSpec {
     GavelFifoPerf(gavel_fifo_perf::Options),
     GavelFifoPacked(gavel_fifo_packed::Options),
     GavelGandiva(gavel_gandiva::Options),
+    GavelAllox(gavel_allox::Options),
     GavelMaxMinFairness(gavel_max_min_fairness::Options),
     GavelMaxMinFairnessPerf(gavel_max_min_fairness_perf::Options),
     GavelMaxMinFairnessPacked(gavel_max_min_fairness_packed::Options),
@@ -334,6 +336,7 @@ impl SchedulerSpec {
             SchedulerSpec::GavelFifoPerf(o) => o,
             SchedulerSpec::GavelFifoPacked(o) => o,
             SchedulerSpec::GavelGandiva(o) => o,
+            SchedulerSpec::GavelAllox(o) => o,
             SchedulerSpec::GavelMaxMinFairness(o) => o,
             SchedulerSpec::GavelMaxMinFairnessPerf(o) => o,
             SchedulerSpec::GavelMaxMinFairnessPacked(o) => o,

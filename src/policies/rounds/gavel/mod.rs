@@ -7,6 +7,8 @@
 //! oracle (the `gavel-throughputs` dataset). Every policy here states the original it reproduces;
 //! `docs/gavel-semantics.md` has the rules and quirks.
 
+pub mod allox;
+pub mod assignment;
 pub mod fifo;
 pub mod finish_time_fairness;
 pub mod gandiva;
@@ -206,3 +208,72 @@ gavel_policy!(
     "Gavel isolated (policies/isolated.py IsolatedPolicy); docs/gavel-semantics.md 9.10",
     |_: &BuildContext| Box::new(finish_time_fairness::Isolated)
 );
+
+/// `gavel-allox`: AlloX with its `alpha` (the share of waiting jobs considered, at least as many
+/// as free GPUs).
+pub mod gavel_allox {
+    use super::*;
+    use crate::policies::Positive;
+
+    pub const INFO: PolicyInfo = PolicyInfo {
+        name: "gavel-allox",
+        kind: Kind::Scheduler,
+        engine: EngineMode::Rounds,
+        summary: "AlloX as Gavel ran it: waiting single-GPU jobs assigned to free GPUs by minimum total completion time, never preempted",
+        options: &[
+            THROUGHPUTS_OPTION,
+            OptionDoc {
+                name: "alpha",
+                example: "1.0",
+                meaning: "share of the waiting jobs (oldest first) considered at each re-allocation, at least one per free GPU (default 1)",
+            },
+        ],
+        source: "Gavel allox / allox_alpha=a (policies/allox.py AlloXPolicy); docs/gavel-semantics.md 9.5",
+        placement: Some(MECHANISM),
+    };
+
+    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Options {
+        #[serde(default)]
+        pub throughputs: ThroughputFile,
+        #[serde(default = "default_alpha")]
+        pub alpha: Positive,
+    }
+
+    fn default_alpha() -> Positive {
+        Positive(1.0)
+    }
+
+    impl Default for Options {
+        fn default() -> Self {
+            Self { throughputs: ThroughputFile::default(), alpha: default_alpha() }
+        }
+    }
+
+    impl PolicyOptions for Options {
+        fn info(&self) -> &'static PolicyInfo {
+            &INFO
+        }
+
+        fn params(&self) -> Params {
+            let mut params = throughputs_param(self.throughputs);
+            params.insert("alpha", self.alpha.0.into());
+            params
+        }
+    }
+
+    impl SchedulerOptions for Options {
+        fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
+            None
+        }
+
+        fn build_decision(&self, ctx: &BuildContext) -> Option<Box<dyn RoundPolicy>> {
+            mechanism(ctx, Box::new(allox::Allox::new(self.alpha.0)))
+        }
+
+        fn gavel_oracle(&self) -> Option<ThroughputFile> {
+            Some(self.throughputs)
+        }
+    }
+}
