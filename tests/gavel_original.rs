@@ -8,7 +8,9 @@ mod common;
 use blox::core::engine::{Engine, Policies, RunConfig, Tracking};
 use blox::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec, RunOutput};
 use blox::policies::rounds::admission::accept_all::AcceptAll;
+use blox::policies::rounds::gavel::allox::Allox;
 use blox::policies::rounds::gavel::fifo::{Fifo, TypeChoice};
+use blox::policies::rounds::gavel::gandiva::Gandiva;
 use blox::policies::rounds::gavel::max_min_fairness::MaxMinFairness;
 use blox::policies::rounds::gavel::mechanism::{Allocator, Mechanism};
 use blox::profiles::gavel::GavelThroughputs;
@@ -162,4 +164,38 @@ fn max_min_fairness_at_low_load_equals_the_original() {
     assert_same_jcts("max_min_fairness-poisson0.4-single-seed0", &out);
     let out = run(&single, Box::new(MaxMinFairness { aware: true, packing: false }), &oracle);
     assert_same_jcts("max_min_fairness_perf-poisson0.4-single-seed0", &out);
+}
+
+/// Gandiva as Gavel runs it: random pairs (`random.Random(seed).sample`) sharing GPUs once the
+/// static workload oversubscribes the cluster, kept while they gain from sharing; each pair runs
+/// at the oracle's pair throughputs and ends with its slower member. Every job of the makespan
+/// table's runs (100 jobs, seeds 0-2; 200 jobs, seed 0) and of two continuous runs.
+#[test]
+fn gandiva_runs_equal_the_original() {
+    let oracle = oracle();
+    for seed in 0..3 {
+        let setting = Setting { seed, rate: None, jobs: Some(100), multi_gpu: true, first_tracked: 4000 };
+        let out = run(&setting, Box::new(Gandiva::new(seed)), &oracle);
+        assert_same_jcts(&format!("gandiva-static100-multi-seed{seed}"), &out);
+    }
+    let setting = Setting { seed: 0, rate: None, jobs: Some(200), multi_gpu: true, first_tracked: 4000 };
+    let out = run(&setting, Box::new(Gandiva::new(0)), &oracle);
+    assert_same_jcts("gandiva-static200-multi-seed0", &out);
+    let single = Setting { seed: 0, rate: Some(0.4), jobs: None, multi_gpu: false, first_tracked: 4000 };
+    assert_same_jcts("gandiva-poisson0.4-single-seed0", &run(&single, Box::new(Gandiva::new(0)), &oracle));
+    let multi = Setting { seed: 0, rate: Some(0.2), jobs: None, multi_gpu: true, first_tracked: 4000 };
+    assert_same_jcts("gandiva-poisson0.2-multi-seed0", &run(&multi, Box::new(Gandiva::new(0)), &oracle));
+}
+
+/// FIFO with packing (`fifo_packed`) at 0.4 jobs/h, and AlloX (scipy's assignment algorithm,
+/// whose choices among equal costs decide who runs first) at 0.4 and 2.0 jobs/h: single-GPU jobs
+/// 4000-4999.
+#[test]
+fn fifo_packed_and_allox_equal_the_original() {
+    let oracle = oracle();
+    let at = |rate: f64| Setting { seed: 0, rate: Some(rate), jobs: None, multi_gpu: false, first_tracked: 4000 };
+    let out = run(&at(0.4), Box::new(Fifo::new(TypeChoice::FastestPacked, 0)), &oracle);
+    assert_same_jcts("fifo_packed-poisson0.4-single-seed0", &out);
+    assert_same_jcts("allox-poisson0.4-single-seed0", &run(&at(0.4), Box::new(Allox::new(1.0)), &oracle));
+    assert_same_jcts("allox-poisson2.0-single-seed0", &run(&at(2.0), Box::new(Allox::new(1.0)), &oracle));
 }

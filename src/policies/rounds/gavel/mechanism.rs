@@ -36,7 +36,7 @@ use crate::core::{
 };
 use crate::profiles::gavel::{GavelThroughputs, JobKey};
 use crate::workload::python_random::PyRandom;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::sync::Arc;
 
 /// Gavel's fixed type order for the per-type candidate lists (`["v100", "p100", "k80"]`); types
@@ -154,8 +154,13 @@ struct JobState {
 
 /// What the mechanism keeps per combination.
 struct Entry {
+    /// GPUs per worker set, the same for both members of a pair.
+    scale_factor: u32,
     /// Steps per second of each member (id order) on each type.
     rates: Vec<[f64; 2]>,
+    /// Its row of the allocation `X` (time shares per type); `None` if it joined since the last
+    /// re-allocation.
+    share: Option<Vec<f64>>,
     /// Seconds received per type since the last reset, plus `R/2` after a reset.
     time_received: Vec<f64>,
     priority: Vec<f64>,
@@ -168,6 +173,40 @@ impl Entry {
         self.rates[t][..members].iter().all(|&r| r > 0.0)
     }
 }
+
+/// A combination on one type's candidate list, ranked as Gavel sorts the list: descending
+/// (priority, deficit, share), ties in the order the combinations were added.
+struct Candidate {
+    priority: f64,
+    deficit: f64,
+    share: f64,
+    position: usize,
+    combination: Combination,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.priority
+            .total_cmp(&other.priority)
+            .then(self.deficit.total_cmp(&other.deficit))
+            .then(self.share.total_cmp(&other.share))
+            .then(other.position.cmp(&self.position))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Candidate {}
 
 /// A combination's round: the type it ran on, its GPUs, and its length.
 struct Planned {
@@ -194,7 +233,6 @@ pub struct Mechanism {
     entries: BTreeMap<Combination, Entry>,
     /// Seconds run per type since the last reset, summed over combinations (Gavel's worker time).
     type_time: Vec<f64>,
-    allocation: HashMap<Combination, Vec<f64>>,
     last_reset: SimTime,
     needs_update: bool,
     shuffler: PyRandom,
@@ -208,8 +246,8 @@ pub struct Mechanism {
     dispatched_at: SimTime,
     round_start: SimTime,
     round_end: Option<SimTime>,
-    // Scratch buffers reused every round.
-    candidates: Vec<(Combination, f64, f64, f64)>,
+    /// Scratch buffer reused every round.
+    candidates: Vec<Candidate>,
 }
 
 impl Mechanism {
@@ -249,7 +287,6 @@ impl Mechanism {
             jobs: BTreeMap::new(),
             entries: BTreeMap::new(),
             type_time: vec![0.0; type_count],
-            allocation: HashMap::new(),
             last_reset: 0.0,
             needs_update: false,
             shuffler: PyRandom::seed(seed.wrapping_add(5)),
@@ -307,8 +344,10 @@ impl Mechanism {
         let before = self.jobs.len();
         let active: BTreeSet<JobId> = order.iter().map(|&s| jobs[s].spec.id).collect();
         self.jobs.retain(|id, _| active.contains(id));
-        self.entries.retain(|c, _| c.members().all(|id| active.contains(&id)));
         let mut changed = self.jobs.len() != before;
+        if changed {
+            self.entries.retain(|c, _| c.members().all(|id| active.contains(&id)));
+        }
         let mut new: Vec<&ActiveJob> =
             order.iter().map(|&s| &jobs[s]).filter(|j| !self.jobs.contains_key(&j.spec.id)).collect();
         new.sort_by_key(|j| j.spec.id);
@@ -318,14 +357,17 @@ impl Mechanism {
             let state = self.job_state(job)?;
             let id = job.spec.id;
             let rates = state.throughput.iter().map(|&r| [r, 0.0]).collect();
-            self.entries.insert(Combination::single(id), Entry::new(rates, half_round, types));
+            self.entries.insert(Combination::single(id), Entry::new(state.scale_factor, rates, half_round, types));
             if self.allocator.packs() {
                 for (&other, other_state) in &self.jobs {
                     if other_state.scale_factor != state.scale_factor {
                         continue;
                     }
                     let rates = self.pair_rates((other, &other_state.key), (id, &state.key))?;
-                    self.entries.insert(Combination { newer: id, older: Some(other) }, Entry::new(rates, 0.0, types));
+                    self.entries.insert(
+                        Combination { newer: id, older: Some(other) },
+                        Entry::new(state.scale_factor, rates, 0.0, types),
+                    );
                 }
             }
             self.jobs.insert(id, state);
@@ -409,9 +451,9 @@ impl Mechanism {
         let half_round = self.round_s / 2.0;
         for t in 0..self.types.names.len() {
             self.type_time[t] = 0.0;
-            for (combination, entry) in &mut self.entries {
+            for entry in self.entries.values_mut() {
                 let received = entry.time_received[t] - half_round;
-                let should = self.allocation.get(combination).map_or(0.0, |row| row[t] * elapsed);
+                let should = entry.share.as_ref().map_or(0.0, |row| row[t] * elapsed);
                 entry.deficit[t] += should - received;
                 entry.time_received[t] = half_round;
                 self.type_time[t] += half_round;
@@ -449,12 +491,15 @@ impl Mechanism {
             .collect();
         let input = AllocationInput { jobs: &views, pairs: &pairs, types: &self.types };
         let allocation = self.allocator.allocate(&input)?;
-        self.allocation = views
-            .iter()
-            .map(|v| Combination::single(v.id))
-            .zip(allocation.jobs)
-            .chain(pair_ids.into_iter().zip(allocation.pairs))
-            .collect();
+        for entry in self.entries.values_mut() {
+            entry.share = None;
+        }
+        let rows = views.iter().map(|v| Combination::single(v.id)).zip(allocation.jobs);
+        for (combination, row) in rows.chain(pair_ids.into_iter().zip(allocation.pairs)) {
+            if let Some(entry) = self.entries.get_mut(&combination) {
+                entry.share = Some(row);
+            }
+        }
         Ok(())
     }
 
@@ -466,7 +511,7 @@ impl Mechanism {
             for (combination, entry) in &mut self.entries {
                 let fraction = if type_time == 0.0 { 0.0 } else { entry.time_received[t] / type_time };
                 let runs = entry.runs_on(combination, t);
-                entry.priority[t] = match self.allocation.get(combination) {
+                entry.priority[t] = match &entry.share {
                     None => 0.0,
                     Some(row) if row[t] == 0.0 || !runs => 0.0,
                     Some(row) if fraction > 0.0 => row[t] / fraction,
@@ -482,26 +527,36 @@ impl Mechanism {
         let mut taken: BTreeSet<JobId> = BTreeSet::new();
         let mut selected: Vec<Vec<(Combination, u32)>> = vec![Vec::new(); self.types.names.len()];
         for &t in type_order {
-            self.candidates.clear();
-            self.candidates.extend(self.entries.iter().map(|(&combination, entry)| {
-                let x = self.allocation.get(&combination).map_or(0.0, |row| row[t]);
-                (combination, entry.priority[t], entry.deficit[t], x)
-            }));
-            self.candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.total_cmp(&a.2)).then(b.3.total_cmp(&a.3)));
-            for &(combination, priority, _, _) in &self.candidates {
-                let scale_factor = self.jobs[&combination.newer].scale_factor;
-                if left[t] == 0
-                    || combination.members().any(|id| taken.contains(&id))
-                    || !self.entries[&combination].runs_on(&combination, t)
-                    || (self.allocator.skips_zero_priority() && priority <= 0.0)
-                    || scale_factor > left[t]
+            // The list in Gavel's order is the heap's pop order; popping stops when the type is
+            // full, so the thousands of pairs of a loaded cluster are not all sorted. Combinations
+            // the walk would skip whatever their rank are left out.
+            let mut candidates = std::mem::take(&mut self.candidates);
+            candidates.clear();
+            let skips_zero = self.allocator.skips_zero_priority();
+            for (position, (&combination, entry)) in self.entries.iter().enumerate() {
+                let priority = entry.priority[t];
+                if combination.members().any(|id| taken.contains(&id))
+                    || !entry.runs_on(&combination, t)
+                    || (skips_zero && priority <= 0.0)
+                    || entry.scale_factor > left[t]
                 {
+                    continue;
+                }
+                let share = entry.share.as_ref().map_or(0.0, |row| row[t]);
+                candidates.push(Candidate { priority, deficit: entry.deficit[t], share, position, combination });
+            }
+            let mut heap = BinaryHeap::from(candidates);
+            while left[t] > 0 {
+                let Some(Candidate { combination, .. }) = heap.pop() else { break };
+                let scale_factor = self.entries[&combination].scale_factor;
+                if combination.members().any(|id| taken.contains(&id)) || scale_factor > left[t] {
                     continue;
                 }
                 left[t] -= scale_factor;
                 taken.extend(combination.members());
                 selected[t].push((combination, scale_factor));
             }
+            self.candidates = heap.into_vec();
         }
         selected
     }
@@ -535,7 +590,7 @@ impl Mechanism {
                     }
                 }
                 for &(combination, _) in selected[t].iter().filter(|s| s.1 == size) {
-                    if kept.contains(&combination) || !self.allocation.contains_key(&combination) {
+                    if kept.contains(&combination) || self.entries[&combination].share.is_none() {
                         continue;
                     }
                     let mut gpus = Vec::with_capacity(size as usize);
@@ -600,8 +655,15 @@ impl Mechanism {
 }
 
 impl Entry {
-    fn new(rates: Vec<[f64; 2]>, time_received: f64, types: usize) -> Self {
-        Self { rates, time_received: vec![time_received; types], priority: vec![0.0; types], deficit: vec![0.0; types] }
+    fn new(scale_factor: u32, rates: Vec<[f64; 2]>, time_received: f64, types: usize) -> Self {
+        Self {
+            scale_factor,
+            rates,
+            share: None,
+            time_received: vec![time_received; types],
+            priority: vec![0.0; types],
+            deficit: vec![0.0; types],
+        }
     }
 }
 
