@@ -21,7 +21,8 @@ fn reproduce(name: &str, only: &[String], keep: impl Fn(Option<&str>, Option<f64
     let spec = Spec::parse(&source).unwrap();
     let out = tempfile::tempdir().unwrap();
     let options = RunnerOptions { out: out.path().to_owned(), threads: None, force: false, quiet: true };
-    let control = SweepControl { only: Some(only.join(",").parse().unwrap()), ..SweepControl::default() };
+    let only = (!only.is_empty()).then(|| only.join(",").parse().unwrap());
+    let control = SweepControl { only, ..SweepControl::default() };
     let report = runner::run_with(&source, &spec, &options, &control).unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     let mut expected = read_expected(&sidecar_path(&path)).unwrap();
@@ -40,20 +41,34 @@ fn reproduce(name: &str, only: &[String], keep: impl Fn(Option<&str>, Option<f64
     );
 }
 
-/// FIFO's makespans and average JCTs at 100 and 200 jobs (seeds 0-2) are the original's; Gavel's
-/// 100-job makespans within 1 s of its ECOS runs.
+/// FIFO's and Gandiva's makespans and average JCTs at 100 and 200 jobs are the original's;
+/// Gavel's 100-job makespans within 1 s of its ECOS runs, and below FIFO's and Gandiva's.
 #[test]
 fn gavel_makespan_table() {
     let workloads = ["100 jobs", "200 jobs"];
     let only: Vec<String> = workloads.iter().map(|w| format!("workload={w}")).collect();
-    reproduce("gavel-makespan.yaml", &only, |w, _| w.is_some_and(|w| workloads.contains(&w)), 15);
+    reproduce("gavel-makespan.yaml", &only, |w, _| w.is_some_and(|w| workloads.contains(&w)), 15 + 8 + 2);
 }
 
-/// At 0.4 and 2.0 jobs/h: FIFO and FIFO (perf) to the published digit, LAS and Gavel LAS at 0.4,
-/// and at both rates Gavel LAS and Gavel FTF below their agnostic versions.
+/// At 0.4 and 2.0 jobs/h: FIFO, FIFO (perf) and AlloX to the published digit, LAS and Gavel LAS
+/// at 0.4, and at both rates Gavel LAS and Gavel FTF below their agnostic versions.
 #[test]
 fn gavel_figure_8_family_at_two_rates() {
     let loads = [0.4, 2.0];
     let only: Vec<String> = loads.iter().map(|l| format!("load={l}")).collect();
-    reproduce("gavel-fig8-family.yaml", &only, |_, l| l.is_some_and(|l| loads.contains(&l)), 4 + 2 + 2 * 2);
+    reproduce("gavel-fig8-family.yaml", &only, |_, l| l.is_some_and(|l| loads.contains(&l)), 4 + 2 + 2 + 2 * 2);
+}
+
+/// Space sharing at 0.4 jobs/h: Gandiva and FIFO (packed) to the published digit (Gavel LAS with
+/// SS runs beside them as a reference).
+#[test]
+fn gavel_figure_8_space_sharing_at_low_load() {
+    reproduce("gavel-fig8-space-sharing.yaml", &["load=0.4".into()], |_, l| l == Some(0.4), 2);
+}
+
+/// Gavel with space sharing, 100 static jobs: makespans within three rounds of the original's
+/// program re-run with ECOS (seeds 0-2).
+#[test]
+fn gavel_makespan_with_space_sharing() {
+    reproduce("gavel-makespan-space-sharing.yaml", &[], |_, _| true, 3);
 }
