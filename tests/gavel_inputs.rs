@@ -6,8 +6,10 @@ mod common;
 use blox::core::engine::{Engine, Policies, RunConfig, RunError, Tracking};
 use blox::core::{ClusterSpec, GpuType, JobSpec, NodeGroup, NodeSpec};
 use blox::policies::rounds::admission::accept_all::AcceptAll;
+use blox::policies::rounds::gavel::allox::Allox;
+use blox::policies::rounds::gavel::gandiva::Gandiva;
 use blox::policies::rounds::gavel::max_min_fairness::MaxMinFairness;
-use blox::policies::rounds::gavel::mechanism::Mechanism;
+use blox::policies::rounds::gavel::mechanism::{Allocator, Mechanism};
 use blox::policies::rounds::gavel::min_total_duration::MinTotalDuration;
 use blox::profiles::gavel::GavelThroughputs;
 use blox::workload::gavel_generator::ThroughputFile;
@@ -36,6 +38,21 @@ fn job(id: u64, model: Option<&str>, gpus: u32, steps: Option<f64>) -> JobSpec {
 
 /// Runs `jobs` under Gavel's LAS (or its makespan policy) and returns the run's error.
 fn error_of(cluster: ClusterSpec, jobs: Vec<JobSpec>, makespan: bool) -> String {
+    let allocator: Box<dyn Allocator> = if makespan {
+        Box::new(MinTotalDuration { aware: true, packing: false })
+    } else {
+        Box::new(MaxMinFairness { aware: true, packing: false })
+    };
+    error_with(cluster, jobs, allocator, oracle())
+}
+
+/// Runs `jobs` under `allocator` with throughput oracle `oracle` and returns the run's error.
+fn error_with(
+    cluster: ClusterSpec,
+    jobs: Vec<JobSpec>,
+    allocator: Box<dyn Allocator>,
+    oracle: Arc<GavelThroughputs>,
+) -> String {
     let config = RunConfig {
         cluster,
         round_seconds: 360.0,
@@ -44,17 +61,35 @@ fn error_of(cluster: ClusterSpec, jobs: Vec<JobSpec>, makespan: bool) -> String 
         starvation_guard: None,
         record_timeline: false,
     };
-    let allocator: Box<dyn blox::policies::rounds::gavel::mechanism::Allocator> = if makespan {
-        Box::new(MinTotalDuration { aware: true, packing: false })
-    } else {
-        Box::new(MaxMinFairness { aware: true, packing: false })
-    };
-    let decision = Box::new(Mechanism::new(allocator, oracle(), &config.cluster, 360.0, 0));
+    let decision = Box::new(Mechanism::new(allocator, oracle, &config.cluster, 360.0, 0));
     let policies = Policies { admission: Box::new(AcceptAll), decision, overhead: None };
     match Engine::new(config, policies, jobs.into_iter()).unwrap().run() {
         Err(e @ RunError::Policy { .. }) => e.to_string(),
         other => panic!("expected a policy error, got {:?}", other.map(|o| o.summary)),
     }
+}
+
+/// AlloX is defined for single-GPU jobs (the original asserts it): a multi-GPU job stops the
+/// run with its id.
+#[test]
+fn allox_names_the_first_multi_gpu_job() {
+    let jobs = vec![
+        job(0, Some("ResNet-18 (batch size 64)"), 1, Some(10.0)),
+        job(1, Some("ResNet-18 (batch size 64)"), 2, Some(10.0)),
+    ];
+    let error = error_with(cluster(&[("v100", 4)]), jobs, Box::new(Allox::new(1.0)), oracle());
+    assert!(error.contains("job 1") && error.contains("single-GPU"), "{error}");
+}
+
+/// A packing policy needs the oracle's throughputs of every pair it may form: a table without
+/// them is an error naming both jobs and the type, not a silent zero.
+#[test]
+fn a_pair_missing_from_the_oracle_is_named() {
+    let table = r#"{"v100": {"('A', 1)": {"null": 2.0}, "('B', 1)": {"null": 3.0}}}"#;
+    let oracle = Arc::new(GavelThroughputs::parse(table, "two-jobs.json").unwrap());
+    let jobs = vec![job(0, Some("A"), 1, Some(10.0)), job(1, Some("B"), 1, Some(10.0))];
+    let error = error_with(cluster(&[("v100", 1)]), jobs, Box::new(Gandiva::new(0)), oracle);
+    assert!(error.contains("jobs 0 and 1") && error.contains("pair") && error.contains("`v100`"), "{error}");
 }
 
 #[test]

@@ -66,6 +66,13 @@ fn gavel_figure_8_space_sharing_at_low_load() {
     reproduce("gavel-fig8-space-sharing.yaml", &["load=0.4".into()], |_, l| l == Some(0.4), 2);
 }
 
+/// Space sharing with multi-GPU jobs at 0.2 jobs/h: Gandiva and FIFO (packed) to the published
+/// digit.
+#[test]
+fn gavel_figure_9_space_sharing_at_low_load() {
+    reproduce("gavel-fig9-space-sharing.yaml", &["load=0.2".into()], |_, l| l == Some(0.2), 2);
+}
+
 /// Gavel with space sharing, 100 static jobs: makespans within three rounds of the original's
 /// program re-run with ECOS (seeds 0-2).
 #[test]
