@@ -745,3 +745,48 @@ impl RoundPolicy for Mechanism {
         RoundTiming::UntilLastQuantum
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::engine::{Engine, Policies, RunConfig, Tracking};
+    use crate::core::{ClusterSpec, JobSpec, NodeGroup, NodeSpec};
+    use crate::policies::rounds::admission::accept_all::AcceptAll;
+    use crate::policies::rounds::gavel::gandiva::Gandiva;
+
+    /// Two jobs on one V100 under Gandiva: oversubscribed, so they are paired and share the GPU,
+    /// each at its throughput beside the other (A 0.5, B 0.25 steps/s). A needs 180 s, B 120 s;
+    /// both end with the pair, at 180 s (the original's `_per_job_latest_timestamps`), and the
+    /// shared GPU counts as busy once.
+    #[test]
+    fn a_pair_shares_one_gpu_and_its_jobs_end_together() {
+        let table = r#"{"v100": {"('A', 1)": {"null": 1.0, "('B', 1)": [0.5, 0.25]},
+                                 "('B', 1)": {"null": 1.0, "('A', 1)": [0.25, 0.5]}}}"#;
+        let oracle = Arc::new(GavelThroughputs::parse(table, "pair.json").unwrap());
+        let node = NodeSpec { gpus: 1, gpu_type: GpuType::new("v100"), cpus: None, memory_gb: None };
+        let cluster = ClusterSpec::from_groups(&[NodeGroup { count: 1, node }]);
+        let job = |id: u64, model: &str, steps: f64| JobSpec {
+            id,
+            gpus: 1,
+            work: steps,
+            model: Some(model.into()),
+            iterations: Some(steps),
+            ..JobSpec::default()
+        };
+        let config = RunConfig {
+            cluster: cluster.clone(),
+            round_seconds: 360.0,
+            tracking: Tracking::All,
+            horizon: None,
+            starvation_guard: None,
+            record_timeline: false,
+        };
+        let decision = Box::new(Mechanism::new(Box::new(Gandiva::new(0)), oracle, &cluster, 360.0, 0));
+        let policies = Policies { admission: Box::new(AcceptAll), decision, overhead: None };
+        let jobs = vec![job(0, "A", 90.0), job(1, "B", 30.0)];
+        let out = Engine::new(config, policies, jobs.into_iter()).unwrap().run().unwrap();
+        let finishes: Vec<Option<f64>> = out.jobs.iter().map(|r| r.finish).collect();
+        assert_eq!(finishes, [Some(180.0), Some(180.0)]);
+        assert_eq!(out.summary.gpu_utilization, 1.0);
+    }
+}
