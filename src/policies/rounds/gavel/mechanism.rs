@@ -168,6 +168,18 @@ struct Entry {
 }
 
 impl Entry {
+    fn new(scale_factor: u32, rates: Vec<[f64; 2]>, time_received: f64, types: usize) -> Self {
+        Self {
+            scale_factor,
+            rates,
+            share: None,
+            time_received: vec![time_received; types],
+            priority: vec![0.0; types],
+            deficit: vec![0.0; types],
+        }
+    }
+
+    /// Whether every member can run on type `t` (a positive throughput there).
     fn runs_on(&self, combination: &Combination, t: usize) -> bool {
         let members = if combination.older.is_some() { 2 } else { 1 };
         self.rates[t][..members].iter().all(|&r| r > 0.0)
@@ -651,19 +663,6 @@ impl Mechanism {
             self.quanta.insert(id, quantum);
         }
         self.planned.push(Planned { combination, t, seconds, failed });
-    }
-}
-
-impl Entry {
-    fn new(scale_factor: u32, rates: Vec<[f64; 2]>, time_received: f64, types: usize) -> Self {
-        Self {
-            scale_factor,
-            rates,
-            share: None,
-            time_received: vec![time_received; types],
-            priority: vec![0.0; types],
-            deficit: vec![0.0; types],
-        }
     }
 }
 
