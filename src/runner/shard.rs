@@ -129,6 +129,7 @@ pub(super) fn estimated_cost(plan: &RunPlan, base_dir: &Path) -> f64 {
     let workload = match &plan.workload {
         WorkloadSpec::ElasticflowGenerator(p) => Some(p.num_jobs.get() as f64),
         WorkloadSpec::GavelGenerator(p) => p.num_jobs.map(|n| n.get() as f64),
+        WorkloadSpec::SynergyGenerator(p) => p.num_jobs.map(|n| n.get() as f64),
         WorkloadSpec::Csv(p) => file_rows(&base_dir.join(&p.path)),
         WorkloadSpec::Trace(p) => match (&p.path, &p.dataset) {
             (Some(path), _) => file_rows(&base_dir.join(path)),

@@ -801,6 +801,15 @@ impl Spec {
                     ),
                 ));
             }
+            WorkloadSpec::SynergyGenerator(p) if p.num_jobs.is_some_and(|n| n.get() as u64 > MAX_GENERATED_JOBS) => {
+                return Err((
+                    w.referenced,
+                    format!(
+                        "synergy-generator: num_jobs is {}; a run generates at most {MAX_GENERATED_JOBS} jobs",
+                        p.num_jobs.map_or(0, |n| n.get())
+                    ),
+                ));
+            }
             WorkloadSpec::ElasticflowGenerator(p) if p.num_jobs.get() as u64 > MAX_GENERATED_JOBS => {
                 return Err((
                     w.referenced,

@@ -13,6 +13,7 @@ pub mod blox_synthetic;
 pub mod elasticflow_generator;
 pub mod gavel_generator;
 pub mod python_random;
+pub mod synergy_generator;
 pub mod trace_workload;
 pub mod transform;
 
@@ -21,6 +22,7 @@ pub use blox_synthetic::BloxPhillySynthetic;
 pub use elasticflow_generator::ElasticflowGeneratorParams;
 pub use gavel_generator::GavelGeneratorParams;
 pub use python_random::PyRandom;
+pub use synergy_generator::SynergyGeneratorParams;
 pub use trace_workload::{LoadedTrace, TraceParams};
 
 use crate::core::JobSpec;
@@ -39,6 +41,7 @@ pub enum WorkloadSpec {
     BloxBursty(BurstyParams),
     ElasticflowGenerator(ElasticflowGeneratorParams),
     GavelGenerator(GavelGeneratorParams),
+    SynergyGenerator(SynergyGeneratorParams),
     Csv(CsvParams),
     Trace(TraceParams),
 }
@@ -101,6 +104,10 @@ impl WorkloadSpec {
             summary: "Gavel's generate_job: {arrivals: static|poisson} (poisson at the load), {num_jobs}, {multi_gpu: false}, {job_table: head|osdi20}; steps from the V100 rates of gavel-throughputs",
         },
         Entry {
+            name: "synergy-generator",
+            summary: "Synergy's workload: {jobs: philly-single-gpu|synthetic} (the artifact's 1-GPU jobs, or 1-8 GPUs), Poisson arrivals at the load, models by {split: [20, 70, 10]} percent image/language/speech, iterations from the {cpus_per_gpu: 3} profile set, {num_jobs}",
+        },
+        Entry {
             name: "csv",
             summary: "the trace {path} with columns job_id, arrival_s, gpus, duration_s and optional model",
         },
@@ -116,6 +123,7 @@ impl WorkloadSpec {
             WorkloadSpec::BloxBursty(_) => "blox-bursty",
             WorkloadSpec::ElasticflowGenerator(_) => "elasticflow-generator",
             WorkloadSpec::GavelGenerator(_) => "gavel-generator",
+            WorkloadSpec::SynergyGenerator(_) => "synergy-generator",
             WorkloadSpec::Csv(_) => "csv",
             WorkloadSpec::Trace(_) => "trace",
         }
@@ -141,6 +149,7 @@ impl WorkloadSpec {
             WorkloadSpec::Trace(p) => p.label(),
             WorkloadSpec::ElasticflowGenerator(p) => p.label(),
             WorkloadSpec::GavelGenerator(p) => p.label(),
+            WorkloadSpec::SynergyGenerator(p) => p.label(),
             _ => self.name().to_string(),
         }
     }
@@ -151,6 +160,7 @@ impl WorkloadSpec {
             WorkloadSpec::Trace(p) => p.label.as_deref(),
             WorkloadSpec::ElasticflowGenerator(p) => p.label.as_deref(),
             WorkloadSpec::GavelGenerator(p) => p.label.as_deref(),
+            WorkloadSpec::SynergyGenerator(p) => p.label.as_deref(),
             _ => None,
         }
     }
@@ -159,7 +169,9 @@ impl WorkloadSpec {
     /// always, traces when a transform rescales arrivals to the load.
     pub fn needs_load(&self) -> bool {
         match self {
-            WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) => true,
+            WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) | WorkloadSpec::SynergyGenerator(_) => {
+                true
+            }
             WorkloadSpec::ElasticflowGenerator(_) | WorkloadSpec::Csv(_) => false,
             WorkloadSpec::GavelGenerator(p) => p.needs_load(),
             WorkloadSpec::Trace(p) => p.transforms.iter().any(|t| t.needs_load()),
@@ -171,6 +183,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) => true,
             WorkloadSpec::GavelGenerator(p) => p.is_endless(),
+            WorkloadSpec::SynergyGenerator(p) => p.is_endless(),
             _ => false,
         }
     }
@@ -181,6 +194,7 @@ impl WorkloadSpec {
             WorkloadSpec::Trace(p) => p.validate(),
             WorkloadSpec::ElasticflowGenerator(p) => p.validate().map_err(|e| e.to_string()),
             WorkloadSpec::GavelGenerator(p) => p.validate(),
+            WorkloadSpec::SynergyGenerator(p) => p.validate(),
             _ => Ok(()),
         }
     }
@@ -229,6 +243,7 @@ impl WorkloadSpec {
                 let table = gavel_generator::read_throughputs(p.throughputs)?;
                 Box::new(gavel_generator::job_stream(p, seed, jobs_per_hour, &table)?)
             }
+            WorkloadSpec::SynergyGenerator(p) => Box::new(synergy_generator::job_stream(p, seed, jobs_per_hour()?)?),
             WorkloadSpec::Csv(p) => Box::new(TraceParams::csv(p.path.clone()).load(context)?.into_job_stream()?),
             WorkloadSpec::Trace(p) => Box::new(p.load(context)?.into_job_stream()?),
         })
