@@ -136,7 +136,12 @@ pub struct Matcher {
     nx: usize,
     /// Row length of `edge` and `flower_from`'s row count: ids `0..stride`.
     stride: usize,
+    /// `edge[x·stride + y]`: the record `e(x, y)` as the id built later (or, between vertices, `x`)
+    /// holds it; [`Self::e`] reads any record from it.
     edge: Vec<Edge>,
+    /// Per id: when its row was written (0 for vertices, then one count per blossom built).
+    built: Vec<u64>,
+    builds: u64,
     /// `weight[u·(n+1) + v]`: the weight of the vertex pair, which never changes (the records of
     /// vertex pairs are never rewritten); dense, so the scans stay in cache.
     weight: Vec<f64>,
@@ -155,6 +160,15 @@ pub struct Matcher {
     slack_w: Vec<f64>,
     /// Per blossom id: the scan (by `scans`) that last offered the scanned vertex's edge to it.
     offered: Vec<u64>,
+    /// 64-bit words of a vertex set (bit `v` for vertex id `v`, `0..=n`).
+    words: usize,
+    /// `edge_bits[u·words ..]`: the vertices `v` with `weight(u, v) > 0`.
+    edge_bits: Vec<u64>,
+    /// `member_bits[x·words ..]`: the vertices inside id `x` (itself, for a vertex).
+    member_bits: Vec<u64>,
+    /// The vertices whose top-level blossom is labelled inner. With the two sets above, a scan
+    /// visits only the entries whose edges can matter (see [`Self::scan_until_tight`]).
+    inner_bits: Vec<u64>,
     scans: u64,
     /// Counts dual updates (every vertex label changes); starts a fresh count per graph.
     epoch: u64,
@@ -231,6 +245,9 @@ impl Matcher {
             self.slack_w.resize(stride, 0.0);
             self.offered.resize(stride, 0);
         }
+        self.built.clear();
+        self.built.resize(self.stride, 0);
+        self.builds = 0;
         // Epochs restart per graph: no cached slack may survive from the previous one.
         self.slack_epoch.clear();
         self.slack_epoch.resize(self.stride, u64::MAX);
@@ -239,6 +256,14 @@ impl Matcher {
         self.flower_from.resize(self.stride * (n + 1), 0);
         self.weight.clear();
         self.weight.resize((n + 1) * (n + 1), 0.0);
+        let words = (n + 1).div_ceil(64);
+        self.words = words;
+        self.edge_bits.clear();
+        self.edge_bits.resize((n + 1) * words, 0);
+        self.member_bits.clear();
+        self.member_bits.resize(self.stride * words, 0);
+        self.inner_bits.clear();
+        self.inner_bits.resize(words, 0);
         let mut w_max = 0.0f64;
         for u in 0..=n {
             let row = u * self.stride;
@@ -249,7 +274,11 @@ impl Matcher {
                 }
                 self.edge[row + v] = Edge { u: u as u32, v: v as u32, w };
                 self.weight[u * (n + 1) + v] = w;
+                if w > 0.0 {
+                    self.edge_bits[u * words + v / 64] |= 1 << (v % 64);
+                }
             }
+            self.member_bits[u * words + u / 64] |= 1 << (u % 64);
             self.flower_from[u * (n + 1) + u] = u;
             self.flower[u].clear();
             self.mate[u] = 0;
@@ -263,8 +292,19 @@ impl Matcher {
         self.stamp = 0;
     }
 
+    /// The record `e(x, y)`. The original keeps a full table and writes a blossom's row and
+    /// column together, each column entry the reverse of the row's (`e(x, b) = e(x, xs)` beside
+    /// `e(b, x) = e(xs, x)`; vertex pairs start so), and a record's weight field is its
+    /// endpoints' weight once the blossom's loop is done. So only rows are stored: `e(x, y)` is
+    /// the row of whichever was built later, reversed when that is `y`. Saves the column writes
+    /// (strided: the costliest stores) and makes reading a blossom's column a row scan.
     fn e(&self, x: usize, y: usize) -> Edge {
-        self.edge[x * self.stride + y]
+        if self.built[x] >= self.built[y] {
+            self.edge[x * self.stride + y]
+        } else {
+            let r = self.edge[y * self.stride + x];
+            Edge { u: r.v, v: r.u, w: self.weight[r.v as usize * (self.n + 1) + r.u as usize] }
+        }
     }
 
     fn set_e(&mut self, x: usize, y: usize, e: Edge) {
@@ -275,6 +315,18 @@ impl Matcher {
     fn dist(&self, e: Edge) -> f64 {
         let (u, v) = (e.u as usize, e.v as usize);
         self.lab[u] + self.lab[v] - self.weight[u * (self.n + 1) + v] * 2.0
+    }
+
+    /// Marks the vertices of top-level id `x` as under an inner blossom, or not.
+    fn mark_inner(&mut self, x: usize, inner: bool) {
+        let w = self.words;
+        for (bits, &members) in self.inner_bits.iter_mut().zip(&self.member_bits[x * w..(x + 1) * w]) {
+            if inner {
+                *bits |= members;
+            } else {
+                *bits &= !members;
+            }
+        }
     }
 
     fn ff(&self, b: usize, x: usize) -> usize {
@@ -412,9 +464,6 @@ impl Matcher {
         if b > self.nx {
             self.nx += 1;
             assert!(b < self.stride, "blossom id {b} beyond the laminar bound of {} vertices", self.n);
-            for r in 0..b {
-                self.set_e(r, b, NULL_EDGE);
-            }
             for c in 0..=b {
                 self.set_e(b, c, NULL_EDGE);
             }
@@ -426,6 +475,8 @@ impl Matcher {
             self.pa[b] = 0;
             self.vis[b] = 0;
         }
+        self.builds += 1;
+        self.built[b] = self.builds;
         self.lab[b] = 0.0;
         self.label[b] = OUTER;
         self.mate[b] = self.mate[l];
@@ -454,21 +505,30 @@ impl Matcher {
             x = self.st[self.pa[y]];
         }
         self.set_top(b, b);
-        let (n, nx, stride) = (self.n, self.nx, self.stride);
-        for x in 1..=nx {
-            self.edge[b * stride + x].w = 0.0;
-            self.edge[x * stride + b].w = 0.0;
+        let words = self.words;
+        self.member_bits.copy_within(self.flower[b][0] * words..(self.flower[b][0] + 1) * words, b * words);
+        for i in 1..self.flower[b].len() {
+            let child = self.flower[b][i] * words;
+            for k in 0..words {
+                self.member_bits[b * words + k] |= self.member_bits[child + k];
+            }
         }
+        self.mark_inner(b, false);
+        let (n, nx) = (self.n, self.nx);
         for x in 1..=n {
             self.set_ff(b, x, 0);
         }
         for i in 0..self.flower[b].len() {
             let xs = self.flower[b][i];
+            // The original zeroes the row's weight fields first, so the first member's records
+            // are taken whatever they are. Its entry for `b` itself is never read.
             for x in 1..=nx {
+                if x == b {
+                    continue;
+                }
                 let cur = self.e(b, x);
-                if !exceeds(cur.w, 0.0) || self.dist(self.e(xs, x)) < self.dist(cur) {
+                if i == 0 || !exceeds(cur.w, 0.0) || self.dist(self.e(xs, x)) < self.dist(cur) {
                     self.set_e(b, x, self.e(xs, x));
-                    self.set_e(x, b, self.e(x, xs));
                 }
             }
             for x in 1..=n {
@@ -504,6 +564,13 @@ impl Matcher {
             self.label[xs] = UNLABELLED;
             self.reset_slack(xs);
         }
+        self.mark_inner(b, false);
+        for i in 0..self.flower[b].len() {
+            let child = self.flower[b][i];
+            if self.label[child] == INNER {
+                self.mark_inner(child, true);
+            }
+        }
         self.st[b] = 0;
     }
 
@@ -514,10 +581,12 @@ impl Matcher {
         if self.label[v] == UNLABELLED {
             self.pa[v] = e.u as usize;
             self.label[v] = INNER;
+            self.mark_inner(v, true);
             let nu = self.st[self.mate[v]];
             self.slack[v] = 0;
             self.slack[nu] = 0;
             self.label[nu] = OUTER;
+            self.mark_inner(nu, false);
             self.push_members(nu);
         } else if self.label[v] == OUTER {
             let l = self.lca(u, v);
@@ -536,16 +605,24 @@ impl Matcher {
     /// whose vertex is returned (the caller handles it and resumes after it, re-reading `u`'s
     /// blossom, which handling it may change). Labels do not change during a scan, and a
     /// vertex-to-vertex record is the vertices' own, so its slack is `lab[u] + lab[v] − 2w`.
+    ///
+    /// Only entries that can matter are visited, word by word of the vertex sets: an edge
+    /// (`w > 0`) to a vertex outside `u`'s blossom whose top-level blossom is not inner. An edge
+    /// into an inner blossom changes nothing: tight, `found_edge` ignores it; not, its slack is
+    /// never read (the dual step and the re-check skip inner ids, and one is reset before it can
+    /// be unlabelled or outer again). Inside big blossoms most entries are neither, and skipping
+    /// them together keeps the visits (the cost) to the edges the original acts on.
     fn scan_until_tight(&mut self, u: usize, from: usize) -> Option<usize> {
         self.scans += 1;
+        debug_assert!(self.scan_sets_agree(u), "vertex sets of scan {} disagree with the labels", self.scans);
         let Matcher {
             n,
             stride,
             edge,
+            built,
             weight,
             lab,
             st,
-            label,
             slack,
             slack_z,
             slack_epoch,
@@ -554,19 +631,28 @@ impl Matcher {
             offered,
             scans,
             epoch,
+            words,
+            edge_bits,
+            member_bits,
+            inner_bits,
             ..
         } = self;
-        let (n, stride, epoch, scan) = (*n, *stride, *epoch, *scans);
+        let (n, stride, epoch, scan, words) = (*n, *stride, *epoch, *scans, *words);
         let row = &weight[u * (n + 1)..(u + 1) * (n + 1)];
         let st_u = st[u];
         let lab_u = lab[u];
-        for v in from..=n {
-            let w = row[v];
-            let x = st[v];
-            // An edge into an inner blossom changes nothing: tight, `found_edge` ignores it; not,
-            // its slack is never read (the dual step and the re-check skip inner ids, and one
-            // is reset before it can be unlabelled or outer again). Most tight edges are these.
-            if w > 0.0 && st_u != x && label[x] != INNER {
+        let edges = &edge_bits[u * words..(u + 1) * words];
+        let own = &member_bits[st_u * words..(st_u + 1) * words];
+        for k in from / 64..words {
+            let mut bits = edges[k] & !own[k] & !inner_bits[k];
+            if k == from / 64 {
+                bits &= u64::MAX << (from % 64);
+            }
+            while bits != 0 {
+                let v = k * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let w = row[v];
+                let x = st[v];
                 let z = lab_u + lab[v] - w * 2.0;
                 if !exceeds(z, 0.0) {
                     return Some(v);
@@ -581,9 +667,11 @@ impl Matcher {
                     continue;
                 } else {
                     offered[x] = scan;
-                    let e = edge[u * stride + x];
-                    let pair_w = weight[e.u as usize * (n + 1) + e.v as usize];
-                    (lab[e.u as usize] + lab[e.v as usize] - pair_w * 2.0, (e.u, e.v), pair_w)
+                    // `e(u, x)` of a blossom `x` (built after every vertex): its row, reversed.
+                    debug_assert!(built[x] > built[u]);
+                    let r = edge[x * stride + u];
+                    let pair_w = weight[r.v as usize * (n + 1) + r.u as usize];
+                    (lab[r.u as usize] + lab[r.v as usize] - pair_w * 2.0, (r.v, r.u), pair_w)
                 };
                 let s = slack[x];
                 if s != 0 && slack_epoch[x] != epoch {
@@ -603,10 +691,24 @@ impl Matcher {
         None
     }
 
+    /// Whether the sets [`Self::scan_until_tight`] visits are exactly the entries the original's
+    /// test keeps (checked in debug builds).
+    fn scan_sets_agree(&self, u: usize) -> bool {
+        let w = self.words;
+        (1..=self.n).all(|v| {
+            let bit = |set: &[u64], row: usize| set[row * w + v / 64] >> (v % 64) & 1 == 1;
+            let visited = bit(&self.edge_bits, u) && !bit(&self.member_bits, self.st[u]) && !bit(&self.inner_bits, 0);
+            let kept =
+                self.weight[u * (self.n + 1) + v] > 0.0 && self.st[u] != self.st[v] && self.label[self.st[v]] != INNER;
+            visited == kept
+        })
+    }
+
     /// One phase (the original's `matching`): true when it augmented, false when done.
     fn augment_search(&mut self) -> bool {
         let n = self.n;
         self.label[..=self.nx].fill(UNLABELLED);
+        self.inner_bits.fill(0);
         self.slack[..=self.nx].fill(0);
         self.queue.clear();
         for x in 1..=self.nx {
