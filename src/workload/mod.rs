@@ -322,7 +322,7 @@ mod tests {
     #[test]
     fn parses_every_variant_with_defaults() {
         let specs = parse(
-            "workloads:\n  - blox-philly-synthetic: {}\n  - blox-bursty: {}\n  - blox-bursty: {burst_multiplier: 2.5, burst_interval_s: 3600}\n  - csv: {path: traces/small.csv}\n",
+            "workloads:\n  - blox-philly-synthetic: {}\n  - blox-bursty: {}\n  - blox-bursty: {burst_multiplier: 2.5, burst_interval_s: 3600}\n  - csv: {path: traces/small.csv}\n  - synergy-generator: {}\n",
         )
         .unwrap();
         assert_eq!(
@@ -335,13 +335,29 @@ mod tests {
                     burst_interval_s: NonZeroU64::new(3600).unwrap()
                 }),
                 WorkloadSpec::Csv(CsvParams { path: "traces/small.csv".into() }),
+                WorkloadSpec::SynergyGenerator(SynergyGeneratorParams {
+                    jobs: synergy_generator::SynergyJobs::PhillySingleGpu,
+                    split: [20, 70, 10],
+                    cpus_per_gpu: 3,
+                    num_jobs: None,
+                    label: None
+                }),
             ]
         );
         let labels: Vec<String> = specs.iter().map(WorkloadSpec::label).collect();
-        assert_eq!(labels, ["blox-philly-synthetic", "blox-bursty", "blox-bursty-x2.5-every3600s", "csv-small"]);
+        assert_eq!(
+            labels,
+            [
+                "blox-philly-synthetic",
+                "blox-bursty",
+                "blox-bursty-x2.5-every3600s",
+                "csv-small",
+                "synergy-philly-single-gpu"
+            ]
+        );
         let names: Vec<&str> = specs.iter().map(WorkloadSpec::name).collect();
         assert!(names.iter().all(|n| WorkloadSpec::ALL.iter().any(|e| e.name == *n)));
-        assert_eq!(WorkloadSpec::ALL.len(), 6);
+        assert_eq!(WorkloadSpec::ALL.len(), 7);
     }
 
     #[test]
