@@ -78,3 +78,35 @@ fn the_example_spec_runs() {
     assert_eq!(avg("FIFO", 6.0), avg("LAS", 6.0));
     assert!(avg("SRTF", 9.0) < 0.6 * avg("FIFO", 9.0), "{} vs {}", avg("SRTF", 9.0), avg("FIFO", 9.0));
 }
+
+/// Bad `synergy-generator` parameters are spec errors at their position, before any run.
+#[test]
+fn bad_parameters_are_spec_errors_with_their_position() {
+    let cases = [
+        (
+            "{split: [20, 70, 20]}",
+            "s.yaml:5:5: synergy-generator: `split` gives percent of image, language and speech jobs and must add up to 100 (it is 20 + 70 + 20)",
+        ),
+        ("{cpus_per_gpu: 8}", "s.yaml:5:5: synergy-generator: `cpus_per_gpu` must be 3, 4, 5 or 6"),
+        ("{jobs: philly}", "s.yaml:5:31: unknown variant `philly`, expected one of philly-single-gpu, synthetic"),
+        (
+            "{num_jobs: 2000000}",
+            "s.yaml:5:5: synergy-generator: num_jobs is 2000000; a run generates at most 1000000 jobs",
+        ),
+    ];
+    for (params, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let yaml = format!(
+            "name: s\npolicies: [{{label: FIFO, scheduler: fifo}}]\nclusters: [{{nodes: 2, gpus_per_node: 8}}]\nworkloads:\n  - synergy-generator: {params}\nloads: [9]\nseeds: [42]\nmeasure: {{track: {{ids: [0, 9]}}}}\n"
+        );
+        std::fs::write(dir.path().join("s.yaml"), yaml).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox"))
+            .args(["validate", "s.yaml"])
+            .current_dir(dir.path())
+            .output()
+            .expect("blox runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(expected), "expected `{expected}` in:\n{stderr}");
+    }
+}
