@@ -1,8 +1,15 @@
 //! blox's Synergy pieces against the original simulator's own output
 //! (`tests/fixtures/synergy-original/`, github.com/msr-fiddle/synergy @ 1bb2bed).
 
+use blox::core::engine::{Engine, Policies, RunConfig, Tracking};
+use blox::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec};
+use blox::policies::rounds::admission::accept_all::AcceptAll;
+use blox::policies::rounds::synergy::AllocationMode;
+use blox::policies::rounds::synergy::order::Order;
+use blox::policies::rounds::synergy::round::SynergyRound;
 use blox::profiles::synergy::MODELS;
 use blox::workload::synergy_generator::{Generator, SynergyGeneratorParams, SynergyJobs};
+use std::collections::BTreeMap;
 
 /// `(job_id, model, gpus, arrival_s, iterations)` of every job a fixture's runs generated.
 fn generated(file: &str) -> Vec<(usize, String, u32, f64, u64)> {
@@ -26,7 +33,7 @@ fn generated(file: &str) -> Vec<(usize, String, u32, f64, u64)> {
 fn check_stream(file: &str, jobs: SynergyJobs, jobs_per_hour: f64) {
     let expected = generated(file);
     let params = SynergyGeneratorParams { jobs, split: [20, 70, 10], cpus_per_gpu: 3, num_jobs: None, label: None };
-    let mut generator = Generator::new(&params, 42, jobs_per_hour);
+    let mut generator = Generator::new(&params, 42, jobs_per_hour).unwrap();
     let mut next = 0;
     for (id, model, gpus, arrival, iterations) in &expected {
         while next < *id {
@@ -51,6 +58,103 @@ fn artifact_workload_equals_the_original_job_for_job() {
 fn synthetic_workload_equals_the_original_job_for_job() {
     // 0.6 jobs/h, multi-GPU synthetic stream: 1,620 jobs.
     check_stream("tiny16.csv", SynergyJobs::Synthetic, 0.6);
+}
+
+/// One column of a fixture: the finish time of every job the original saw finish, by job id.
+fn finishes(file: &str, column: &str) -> BTreeMap<u64, f64> {
+    let path = format!("{}/tests/fixtures/synergy-original/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|h| *h == column).unwrap_or_else(|| panic!("{file}: no column {column}"));
+    lines
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (!f[at].is_empty()).then(|| (f[0].parse().unwrap(), f[at].parse().unwrap()))
+        })
+        .collect()
+}
+
+/// Runs a Synergy policy on the seed-42 stream of `jobs` at `jobs_per_hour` on `servers` default
+/// servers (8 GPUs, 24 CPUs, 500 GB), measuring `window`; the finish time of every measured job.
+fn run_synergy(
+    order: Order,
+    mode: AllocationMode,
+    place: bool,
+    jobs: SynergyJobs,
+    jobs_per_hour: f64,
+    servers: u32,
+    window: (u64, u64),
+) -> BTreeMap<u64, f64> {
+    let node = NodeSpec { gpus: 8, gpu_type: GpuType::default(), cpus: Some(24), memory_gb: Some(500.0) };
+    let cluster = ClusterSpec::from_groups(&[NodeGroup { count: servers, node }]);
+    let config = RunConfig {
+        cluster: cluster.clone(),
+        round_seconds: 300.0,
+        tracking: Tracking::Ids { first: window.0, last: window.1 },
+        horizon: None,
+        starvation_guard: None,
+        record_timeline: false,
+    };
+    let decision = Box::new(SynergyRound::new(order, mode, place, &cluster, 300.0));
+    let policies = Policies { admission: Box::new(AcceptAll), decision, overhead: None };
+    let params = SynergyGeneratorParams { jobs, split: [20, 70, 10], cpus_per_gpu: 3, num_jobs: None, label: None };
+    let stream = blox::workload::synergy_generator::job_stream(&params, 42, jobs_per_hour).unwrap();
+    let out = Engine::new(config, policies, stream).unwrap().run().unwrap();
+    out.jobs.iter().map(|r| (r.id, r.finish.expect("every measured job finishes"))).collect()
+}
+
+fn assert_same_finishes(file: &str, column: &str, seen: &BTreeMap<u64, f64>, window: (u64, u64)) {
+    let expected: BTreeMap<u64, f64> =
+        finishes(file, column).into_iter().filter(|(id, _)| (window.0..=window.1).contains(id)).collect();
+    assert_eq!(expected.len() as u64, window.1 - window.0 + 1, "{file} {column}: the original finished the window");
+    let differing: Vec<_> = expected.iter().filter(|(id, f)| seen.get(id) != Some(f)).take(5).collect();
+    assert!(differing.is_empty(), "{file} {column}: first differing jobs (id, original finish): {differing:?}");
+    assert_eq!(seen.len(), expected.len());
+}
+
+/// The artifact check's workload (9 jobs/h, 128 GPUs) under FIFO+tune (the readme's run),
+/// FIFO+fair (the shipped `benchmark()`) and SRTF+tune: every one of the 1,000 measured jobs
+/// finishes in the same round as in the original.
+#[test]
+fn artifact_runs_equal_the_original_job_for_job() {
+    let window = (4000, 4999);
+    for (column, order, mode) in [
+        ("fifo+tune", Order::Fifo, AllocationMode::Tune),
+        ("fifo+fair", Order::Fifo, AllocationMode::Fair),
+        ("srtf+tune", Order::Srtf, AllocationMode::Tune),
+    ] {
+        let seen = run_synergy(order, mode, false, SynergyJobs::PhillySingleGpu, 9.0, 16, window);
+        assert_same_finishes("ae.csv", column, &seen, window);
+    }
+}
+
+/// Every order in every mode the original was run in, under contention (16 GPUs, multi-GPU
+/// synthetic jobs, where the orders differ and the starvation bump fires): job for job.
+#[test]
+fn every_order_and_mode_under_contention_equals_the_original() {
+    let window = (100, 199);
+    use AllocationMode::{Fair, Greedy, Tune};
+    let runs = [
+        ("fifo+fair", Order::Fifo, Fair, false),
+        ("fifo+greedy", Order::Fifo, Greedy, false),
+        ("fifo+tune", Order::Fifo, Tune, false),
+        ("srtf+fair", Order::Srtf, Fair, false),
+        ("srtf+tune", Order::Srtf, Tune, false),
+        ("las+fair", Order::Las, Fair, false),
+        ("las+tune", Order::Las, Tune, false),
+        ("las+tune+place", Order::Las, Tune, true),
+        ("ftf+fair", Order::Ftf, Fair, false),
+        ("ftf+tune", Order::Ftf, Tune, false),
+        ("drf+greedy", Order::Drf, Greedy, false),
+        ("drf+tune", Order::Drf, Tune, false),
+        ("tetris+greedy", Order::Tetris, Greedy, false),
+        ("tetris+tune", Order::Tetris, Tune, false),
+    ];
+    for (column, order, mode, place) in runs {
+        let seen = run_synergy(order, mode, place, SynergyJobs::Synthetic, 0.6, 2, window);
+        assert_same_finishes("tiny16.csv", column, &seen, window);
+    }
 }
 
 /// `specs/examples/synergy-workload.yaml` runs (no dataset needed): every measured job finishes;

@@ -1,8 +1,11 @@
-//! The cluster: nodes of GPUs (with their type, CPUs and memory), and which job holds each GPU.
+//! The cluster: nodes of GPUs (with their type, CPUs and memory), which job holds each GPU, and
+//! how much of each node's CPUs and memory jobs hold beside their GPUs.
 //!
 //! Both engines describe the machines the same way ([`ClusterSpec`]: one [`NodeSpec`] per node,
 //! built from groups of identical nodes); what a GPU type means (its throughput tables) is
-//! resolved through `crate::profiles` by the caller, so the core only carries the name.
+//! resolved through `crate::profiles` by the caller, so the core only carries the name. CPUs and
+//! memory are held only by policies that allocate them (Synergy's family): a job's holding on a
+//! node is a [`HostShare`], released with its GPUs.
 
 use super::JobSlot;
 use std::sync::Arc;
@@ -86,7 +89,15 @@ impl ClusterSpec {
     }
 }
 
-/// GPU ownership during a run.
+/// The CPUs and memory one job holds on one node, beside its GPUs there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HostShare {
+    pub node: u32,
+    pub cpus: f64,
+    pub memory_gb: f64,
+}
+
+/// GPU ownership and CPU and memory holdings during a run.
 ///
 /// A GPU has at most one owner and, when a policy space-shares it (Gavel's job pairs), one guest
 /// running beside the owner; a shared GPU counts as busy once.
@@ -102,6 +113,9 @@ pub struct Cluster {
     /// No node below this one has a free GPU, so first-free scans start here instead of at node
     /// 0 (on 2,500 busy nodes the scan from 0 dominated large runs).
     first_free_node: usize,
+    /// CPUs and memory (GB) held on each node.
+    held_cpus: Vec<f64>,
+    held_memory_gb: Vec<f64>,
 }
 
 impl Cluster {
@@ -119,6 +133,8 @@ impl Cluster {
             owner: vec![None; total],
             guest: vec![None; total],
             first_free_node: 0,
+            held_cpus: vec![0.0; spec.nodes.len()],
+            held_memory_gb: vec![0.0; spec.nodes.len()],
             node_first_gpu,
             gpu_node,
             spec,
@@ -155,6 +171,42 @@ impl Cluster {
         let first = self.node_first_gpu[node];
         let count = self.spec.nodes[node].gpus;
         (first..first + count).filter(|&g| self.owner[g as usize].is_none())
+    }
+
+    /// The node `gpu` belongs to.
+    pub fn node_of(&self, gpu: GpuId) -> usize {
+        self.gpu_node[gpu as usize] as usize
+    }
+
+    /// CPUs of `node` nobody holds; unlimited where the spec does not model CPUs.
+    pub fn free_cpus(&self, node: usize) -> f64 {
+        self.spec.nodes[node].cpus.map_or(f64::INFINITY, |c| f64::from(c) - self.held_cpus[node])
+    }
+
+    /// Memory (GB) of `node` nobody holds; unlimited where the spec does not model memory.
+    pub fn free_memory_gb(&self, node: usize) -> f64 {
+        self.spec.nodes[node].memory_gb.map_or(f64::INFINITY, |m| m - self.held_memory_gb[node])
+    }
+
+    /// CPUs and memory (GB) held on all nodes together.
+    pub fn held_host(&self) -> (f64, f64) {
+        (self.held_cpus.iter().sum(), self.held_memory_gb.iter().sum())
+    }
+
+    /// A job takes `share` of its node's CPUs and memory, which the caller has checked are free.
+    pub fn hold(&mut self, share: &HostShare) {
+        let node = share.node as usize;
+        self.held_cpus[node] += share.cpus;
+        self.held_memory_gb[node] += share.memory_gb;
+    }
+
+    /// A job gives back its `shares`.
+    pub fn release_host(&mut self, shares: &[HostShare]) {
+        for share in shares {
+            let node = share.node as usize;
+            self.held_cpus[node] -= share.cpus;
+            self.held_memory_gb[node] -= share.memory_gb;
+        }
     }
 
     pub fn owner(&self, gpu: GpuId) -> Option<JobSlot> {
@@ -253,6 +305,24 @@ mod tests {
         assert_eq!(c.first_node_with_free(), 0);
         assert_eq!(c.free_gpus(), 12);
         assert_eq!(c.owner(6), None);
+    }
+
+    #[test]
+    fn cpus_and_memory_are_held_per_node_and_unlimited_where_not_modelled() {
+        let node = NodeSpec { gpus: 8, gpu_type: GpuType::default(), cpus: Some(24), memory_gb: Some(500.0) };
+        let mut c = Cluster::new(ClusterSpec::from_groups(&[NodeGroup { count: 2, node }]));
+        let shares = [
+            HostShare { node: 1, cpus: 12.0, memory_gb: 125.0 },
+            HostShare { node: 1, cpus: 1.5, memory_gb: 62.5 },
+        ];
+        shares.iter().for_each(|s| c.hold(s));
+        assert_eq!((c.free_cpus(1), c.free_memory_gb(1), c.free_cpus(0)), (10.5, 312.5, 24.0));
+        assert_eq!(c.held_host(), (13.5, 187.5));
+        c.release_host(&shares);
+        assert_eq!((c.free_cpus(1), c.free_memory_gb(1)), (24.0, 500.0));
+        let plain = Cluster::new(ClusterSpec::uniform(1, 4));
+        assert_eq!((plain.free_cpus(0), plain.free_memory_gb(0)), (f64::INFINITY, f64::INFINITY));
+        assert_eq!(plain.node_of(3), 0);
     }
 
     #[test]

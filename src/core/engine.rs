@@ -27,7 +27,7 @@
 
 use super::metrics::RunTotals;
 use super::policy::{
-    Admission, AdmissionContext, OverheadModel, PlacementDecisions, PolicyError, RoundPolicy, RoundTiming,
+    Admission, AdmissionContext, Launch, OverheadModel, PlacementDecisions, PolicyError, RoundPolicy, RoundTiming,
 };
 use super::{
     ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, RunSummary, SimTime,
@@ -321,6 +321,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         for &(slot, end) in &self.finished_slots {
             let job = self.jobs.remove(slot);
             self.cluster.release(&job.gpus, slot);
+            self.cluster.release_host(&job.host);
             self.active_gpu_demand -= u64::from(job.spec.gpus);
             self.running_jobs -= 1;
             self.jobs_finished += u64::from(end.is_some());
@@ -418,17 +419,19 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         for &slot in &self.decisions.preempt {
             let job = &mut self.jobs[slot];
             job.gpus.clear();
+            job.host.clear();
             job.life.preemptions += 1;
             job.last_scheduled = now;
         }
         self.preemptions += self.decisions.preempt.len() as u64;
         self.running_jobs -= self.decisions.preempt.len() as u32;
         self.running_jobs += self.decisions.launch.len() as u32;
-        for (slot, gpus) in self.decisions.launch.drain(..) {
+        for Launch { job: slot, gpus, host } in self.decisions.launch.drain(..) {
             let job = &mut self.jobs[slot];
             let resumed = job.life.first_start.is_some();
             job.life.first_start.get_or_insert(now);
             job.gpus = gpus;
+            job.host = host;
             job.pending_overhead =
                 self.policies.overhead.as_ref().map_or(0.0, |m| m.launch_overhead(&job.spec, resumed));
         }

@@ -1,7 +1,7 @@
 //! Jobs as a workload describes them ([`JobSpec`]), what both engines account for each of them
 //! ([`JobLife`]) and how the round engine tracks them ([`ActiveJob`]).
 
-use super::{GpuId, Quantum, SimTime};
+use super::{GpuId, HostShare, Quantum, SimTime};
 
 /// Identifier of a job within one workload, in arrival (emission) order from 0.
 ///
@@ -94,6 +94,9 @@ pub struct ActiveJob {
     pub last_scheduled: SimTime,
     /// GPUs the job holds; empty while it waits.
     pub gpus: Vec<GpuId>,
+    /// CPUs and memory the job holds beside its GPUs, per node; empty unless its policy
+    /// allocates them.
+    pub host: Vec<HostShare>,
     /// Seconds of the next round lost to launch/restore overhead.
     pub pending_overhead: f64,
     /// While the job runs: what the current round does for it, fixed when the round started.
@@ -110,6 +113,7 @@ impl ActiveJob {
             life: JobLife::default(),
             last_scheduled: now - round,
             gpus: Vec::new(),
+            host: Vec::new(),
             pending_overhead: 0.0,
             quantum: Quantum::default(),
             quantum_start: now,

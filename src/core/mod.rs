@@ -12,12 +12,12 @@ pub mod metrics;
 pub mod policy;
 pub mod stop;
 
-pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, NodeGroup, NodeSpec};
+pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, HostShare, NodeGroup, NodeSpec};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
 pub use job::{ActiveJob, JobId, JobLife, JobSlot, JobSpec, JobTable};
 pub use metrics::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};
 pub use policy::{
-    Admission, AdmissionContext, OrderThenPlace, OverheadModel, Placement, PlacementDecisions, PolicyError, Quantum,
+    Admission, AdmissionContext, Launch, OrderThenPlace, OverheadModel, Placement, PlacementDecisions, PolicyError, Quantum,
     RoundPolicy, RoundTiming, Scheduler,
 };
 pub use stop::StopFlag;

@@ -9,7 +9,7 @@
 //! implements [`RoundPolicy`] itself. Policies live one per file in `crate::policies`; each is
 //! constructed for one run and may keep state across rounds.
 
-use super::{ActiveJob, Cluster, GpuId, JobSlot, JobSpec, JobTable, SimTime};
+use super::{ActiveJob, Cluster, GpuId, HostShare, JobSlot, JobSpec, JobTable, SimTime};
 
 /// What an admission policy may look at.
 #[derive(Debug, Clone, Copy)]
@@ -50,13 +50,28 @@ pub trait Scheduler: Send {
     }
 }
 
+/// A job started on GPUs (and, for policies that allocate them, CPUs and memory).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    pub job: JobSlot,
+    pub gpus: Vec<GpuId>,
+    pub host: Vec<HostShare>,
+}
+
+impl Launch {
+    /// A launch on `gpus` alone.
+    pub fn gpus(job: JobSlot, gpus: Vec<GpuId>) -> Self {
+        Self { job, gpus, host: Vec::new() }
+    }
+}
+
 /// Launches and preemptions chosen by a [`Placement`] for one round.
 #[derive(Debug, Default)]
 pub struct PlacementDecisions {
-    /// Running jobs that lose their GPUs, in the order they were chosen.
+    /// Running jobs that lose their GPUs (and host shares), in the order they were chosen.
     pub preempt: Vec<JobSlot>,
-    /// Waiting jobs to start, with the GPUs each gets.
-    pub launch: Vec<(JobSlot, Vec<GpuId>)>,
+    /// Waiting jobs to start, with what each gets.
+    pub launch: Vec<Launch>,
 }
 
 impl PlacementDecisions {
@@ -69,7 +84,8 @@ impl PlacementDecisions {
 /// Maps the priority order onto GPUs.
 ///
 /// The placement applies its decisions to `cluster` itself (releasing preempted jobs' GPUs and
-/// assigning launched ones) and reports them in `decisions`; the engine then updates the jobs.
+/// host shares, assigning launched ones) and reports them in `decisions`; the engine then updates
+/// the jobs.
 pub trait Placement: Send {
     fn place(&mut self, jobs: &JobTable, order: &[JobSlot], cluster: &mut Cluster, decisions: &mut PlacementDecisions);
 }

@@ -39,6 +39,7 @@ use rounds::gavel::{
 use rounds::overhead::{fixed, none};
 use rounds::placement::{consolidated, scattered};
 use rounds::scheduling::{external, fifo, las, optimus_oracle, srtf};
+use rounds::synergy::{synergy_drf, synergy_fifo, synergy_ftf, synergy_las, synergy_srtf, synergy_tetris};
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -70,6 +71,12 @@ pub const ALL: &[&PolicyInfo] = &[
     &gavel_finish_time_fairness_perf::INFO,
     &gavel_finish_time_fairness_packed::INFO,
     &gavel_isolated::INFO,
+    &synergy_fifo::INFO,
+    &synergy_srtf::INFO,
+    &synergy_las::INFO,
+    &synergy_ftf::INFO,
+    &synergy_drf::INFO,
+    &synergy_tetris::INFO,
     &edf::INFO,
     &edf::edf_admission::INFO,
     &elasticflow::edf_elastic::INFO,
@@ -229,6 +236,12 @@ pub trait SchedulerOptions: PolicyOptions {
         None
     }
 
+    /// Why the scheduler cannot run on `cluster`, if it cannot (Synergy's policies need CPUs and
+    /// memory per node); spec validation reports it at the policy.
+    fn check_cluster(&self, _cluster: &ClusterSpec) -> Result<(), String> {
+        Ok(())
+    }
+
     /// The event-engine policy; `gpu_time` is the distribution of
     /// [`SchedulerOptions::gpu_time_source`], read by the caller.
     fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
@@ -303,6 +316,12 @@ pub enum SchedulerSpec {
     GavelFinishTimeFairnessPerf(gavel_finish_time_fairness_perf::Options),
     GavelFinishTimeFairnessPacked(gavel_finish_time_fairness_packed::Options),
     GavelIsolated(gavel_isolated::Options),
+    SynergyFifo(synergy_fifo::Options),
+    SynergySrtf(synergy_srtf::Options),
+    SynergyLas(synergy_las::Options),
+    SynergyFtf(synergy_ftf::Options),
+    SynergyDrf(synergy_drf::Options),
+    SynergyTetris(synergy_tetris::Options),
     Edf(edf::Options),
     EdfAdmission(edf::edf_admission::Options),
     EdfElastic(elasticflow::edf_elastic::Options),
@@ -347,6 +366,12 @@ impl SchedulerSpec {
             SchedulerSpec::GavelFinishTimeFairnessPerf(o) => o,
             SchedulerSpec::GavelFinishTimeFairnessPacked(o) => o,
             SchedulerSpec::GavelIsolated(o) => o,
+            SchedulerSpec::SynergyFifo(o) => o,
+            SchedulerSpec::SynergySrtf(o) => o,
+            SchedulerSpec::SynergyLas(o) => o,
+            SchedulerSpec::SynergyFtf(o) => o,
+            SchedulerSpec::SynergyDrf(o) => o,
+            SchedulerSpec::SynergyTetris(o) => o,
             SchedulerSpec::Edf(o) => o,
             SchedulerSpec::EdfAdmission(o) => o,
             SchedulerSpec::EdfElastic(o) => o,
@@ -391,6 +416,10 @@ impl SchedulerSpec {
 
     pub fn gavel_oracle(&self) -> Option<ThroughputFile> {
         self.options().gavel_oracle()
+    }
+
+    pub fn check_cluster(&self, cluster: &ClusterSpec) -> Result<(), String> {
+        self.options().check_cluster(cluster)
     }
 
     /// The event-engine policy; `None` for round-based schedulers.

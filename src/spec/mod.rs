@@ -934,6 +934,12 @@ impl Spec {
                     ),
                 ));
             }
+            for c in &self.clusters.value {
+                if let Err(why) = p.scheduler.value.check_cluster(&c.cluster_spec()) {
+                    let at = c.label.as_ref().map_or(self.clusters.referenced, |l| l.referenced);
+                    return Err((at, format!("cluster `{}` for policy `{label}`: {why}", c.label())));
+                }
+            }
         }
         if mode == EngineMode::Events {
             for c in &self.clusters.value {

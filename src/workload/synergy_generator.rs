@@ -183,12 +183,15 @@ pub struct Generator {
 }
 
 impl Generator {
-    /// The stream for `seed` at `jobs_per_hour`; `params` must be valid.
-    pub fn new(params: &SynergyGeneratorParams, seed: u64, jobs_per_hour: f64) -> Self {
-        Self {
+    /// The stream for `seed` at `jobs_per_hour`; an error when `params` are not valid
+    /// ([`SynergyGeneratorParams::validate`]).
+    pub fn new(params: &SynergyGeneratorParams, seed: u64, jobs_per_hour: f64) -> Result<Self, String> {
+        params.validate()?;
+        let set = CpusPerGpu::from_ratio(params.cpus_per_gpu).expect("validate checks the ratio");
+        Ok(Self {
             jobs: params.jobs,
             split: params.split,
-            set: CpusPerGpu::from_ratio(params.cpus_per_gpu).unwrap_or_default(),
+            set,
             jobs_per_hour,
             stream: PyRandom::seed(seed),
             durations: PyRandom::seed(seed),
@@ -196,7 +199,7 @@ impl Generator {
             next_model: [0; 3],
             next_index: 0,
             last_arrival_s: 0.0,
-        }
+        })
     }
 
     /// `get_job_class` under the `OVERALL` assignment.
@@ -256,9 +259,9 @@ pub fn job_stream(
     seed: u64,
     jobs_per_hour: f64,
 ) -> Result<impl Iterator<Item = JobSpec> + Send + use<>, WorkloadError> {
-    params.validate().map_err(WorkloadError::Prepare)?;
+    let generator = Generator::new(params, seed, jobs_per_hour).map_err(WorkloadError::Prepare)?;
     let limit = params.num_jobs.map_or(usize::MAX, NonZeroUsize::get);
-    Ok(Generator::new(params, seed, jobs_per_hour).take(limit).map(|job| job.to_job_spec()))
+    Ok(generator.take(limit).map(|job| job.to_job_spec()))
 }
 
 #[cfg(test)]
@@ -272,7 +275,8 @@ mod tests {
     #[test]
     fn first_jobs_of_the_artifact_workload() {
         // docs/synergy-semantics.md Appendix D (the original's values).
-        let jobs: Vec<SynergyJob> = Generator::new(&params(SynergyJobs::PhillySingleGpu), 42, 9.0).take(3).collect();
+        let jobs: Vec<SynergyJob> =
+            Generator::new(&params(SynergyJobs::PhillySingleGpu), 42, 9.0).unwrap().take(3).collect();
         let seen: Vec<(f64, &str, u64)> =
             jobs.iter().map(|j| (j.arrival_s, synergy::MODELS[j.class], j.iterations)).collect();
         assert_eq!(seen, [(409.0, "alexnet", 3447), (951.0, "gnmt", 34181), (1053.0, "transformer", 29317)]);
@@ -289,5 +293,7 @@ mod tests {
         p.cpus_per_gpu = 4;
         assert_eq!(p.validate(), Ok(()));
         assert_eq!(p.label(), "synergy-synthetic-split100-0-0-cpu4");
+        p.cpus_per_gpu = 7;
+        assert!(Generator::new(&p, 0, 1.0).is_err(), "a library caller gets the error too");
     }
 }

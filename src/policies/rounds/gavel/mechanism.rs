@@ -31,7 +31,7 @@
 //! and both end at the later of their finishes. A pair's failed round counts towards neither job.
 
 use crate::core::{
-    ActiveJob, Cluster, GpuId, GpuType, JobId, JobSlot, JobTable, PlacementDecisions, PolicyError, Quantum,
+    ActiveJob, Cluster, GpuId, GpuType, JobId, JobSlot, JobTable, Launch, PlacementDecisions, PolicyError, Quantum,
     RoundPolicy, RoundTiming, SimTime,
 };
 use crate::profiles::gavel::{GavelThroughputs, JobKey};
@@ -722,7 +722,7 @@ impl RoundPolicy for Mechanism {
             } else {
                 cluster.assign(&gpus, slot);
             }
-            decisions.launch.push((slot, gpus));
+            decisions.launch.push(Launch::gpus(slot, gpus));
         }
 
         self.planned.clear();

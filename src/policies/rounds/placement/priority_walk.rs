@@ -9,7 +9,7 @@
 //!
 //! How GPUs are picked for one job is the only thing placements differ in.
 
-use crate::core::{Cluster, GpuId, JobSlot, JobTable, PlacementDecisions};
+use crate::core::{Cluster, GpuId, JobSlot, JobTable, Launch, PlacementDecisions};
 
 /// Picks `needed` GPUs among the free ones of `cluster` into `out`; false if impossible.
 pub trait GpuChooser {
@@ -56,7 +56,7 @@ impl PriorityWalk {
                 break;
             }
             cluster.assign(&gpus, slot);
-            decisions.launch.push((slot, std::mem::take(&mut gpus)));
+            decisions.launch.push(Launch::gpus(slot, std::mem::take(&mut gpus)));
         }
     }
 }
@@ -93,7 +93,7 @@ mod tests {
         Scattered::default().place(&jobs, &order, &mut cluster, &mut decisions);
         // Job 3 (2 GPUs) goes first, then job 2; job 1 keeps running.
         assert_eq!(decisions.preempt, vec![order[3], order[2]]);
-        assert_eq!(decisions.launch, vec![(order[0], vec![1, 2, 3])]);
+        assert_eq!(decisions.launch, vec![Launch::gpus(order[0], vec![1, 2, 3])]);
         assert_eq!(cluster.free_gpus(), 0);
     }
 

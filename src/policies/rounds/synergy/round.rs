@@ -1,0 +1,340 @@
+//! Synergy's round: the order sorts the runnable jobs, then each job in turn gets its GPUs, CPUs
+//! and memory by the allocation mode, and a job allocated for a round is credited the whole
+//! round's iterations at once and finishes at the round's end.
+//!
+//! Rule (`docs/synergy-semantics.md` §3-§5; Synergy `schedulers/*_synergy_new.py`,
+//! `resources/cluster.py` and `jobs/job.py` at 1bb2bed). Every job leaves its resources at the end
+//! of each 300 s round, so a round starts from an empty cluster:
+//!
+//! 1. sort the runnable list (kept from round to round, arrivals appended) by the order's key,
+//!    stably; then every job's speedup goes back to its profile value (so keys saw last round's);
+//! 2. a job that has not run for more than 1000 h since its last round ended (or since it
+//!    arrived) is bumped for good: it sorts first from the next round on (not under FIFO);
+//! 3. down the list, a job whose GPU count fits in the free GPUs is allocated by the mode; one
+//!    that cannot be placed is skipped and later jobs may go ahead (LAS allocates only the jobs
+//!    admitted by GPU count down its list, widest first under Tune);
+//! 4. a job allocated is credited `floor(300 / (it / s))` iterations (capped at its total) with
+//!    `s` its speedup in Greedy and Tune and 1 in the `fair` mode, and finishes at the round's
+//!    end once they reach its total.
+//!
+//! Modes (§5): `fair` asks the GPU-proportional share of CPUs and memory; `greedy` asks the job's
+//! best-case demand and skips the job if it does not fit; `tune` asks the best case, falls back to
+//! the proportional share (speedup 1 for the round) and, if that does not fit either, takes the
+//! excess CPUs and memory of jobs already placed on the servers it targets (they drop to their
+//! proportional share and are credited at speedup 1 for the round), then tries once more. The
+//! placement without `place` walks free GPUs in id order and takes each whose server still has
+//! the per-GPU share, so a multi-GPU job may span servers; with `place` a multi-GPU job goes whole
+//! onto the fitting server with the fewest free GPUs, else GPU by GPU onto the fullest fitting
+//! servers. CPUs and memory are held in the core's [`Cluster`] beside the GPUs.
+
+use super::AllocationMode;
+use super::allocation::Allocator;
+use super::demand::{Demand, ServerSize, demand};
+use super::order::{KeyInputs, Order, Totals};
+use crate::core::{
+    ActiveJob, Cluster, ClusterSpec, GpuId, HostShare, JobId, JobSlot, JobSpec, JobTable, Launch,
+    PlacementDecisions, PolicyError, Quantum, RoundPolicy, SimTime,
+};
+use crate::profiles::synergy::{self, CpusPerGpu};
+use std::cmp::{Ordering, Reverse};
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
+/// Seconds without a round after which a job is bumped (Synergy's `1000 * 3600`).
+const STARVATION_S: f64 = 1000.0 * 3600.0;
+
+/// GPUs, CPUs and memory (GB), in that order: what Synergy places.
+pub(super) type Amounts = [f64; 3];
+
+/// What a run's cluster means to Synergy: one server's size, the proportional share per GPU,
+/// the totals and the profile set measured for its CPUs per GPU.
+#[derive(Debug, Clone)]
+pub(super) struct Shape {
+    server: ServerSize,
+    pub(super) fair_per_gpu: Amounts,
+    totals: Totals,
+    profiles: CpusPerGpu,
+}
+
+impl Shape {
+    /// Synergy's cluster model: identical servers with CPUs and memory, 3 to 6 CPUs per GPU (the
+    /// ratios Synergy profiled).
+    fn of(cluster: &ClusterSpec) -> Result<Self, String> {
+        let node = cluster.identical_node().ok_or("Synergy's policies need identical nodes")?;
+        let (Some(cpus), Some(memory_gb)) = (node.cpus, node.memory_gb) else {
+            return Err("Synergy's policies need `cpus_per_node` and `memory_gb_per_node` in the cluster".into());
+        };
+        let profiles = (cpus % node.gpus == 0).then(|| CpusPerGpu::from_ratio(cpus / node.gpus)).flatten().ok_or_else(
+            || format!("Synergy profiled 3, 4, 5 or 6 CPUs per GPU; this cluster has {cpus} CPUs for {} GPUs", node.gpus),
+        )?;
+        let servers = cluster.nodes.len() as f64;
+        let server = ServerSize { gpus: f64::from(node.gpus), cpus: f64::from(cpus), memory_gb };
+        Ok(Self {
+            server,
+            fair_per_gpu: [1.0, server.cpus / server.gpus, server.memory_gb / server.gpus],
+            totals: Totals { gpus: server.gpus * servers, cpus: server.cpus * servers, memory_gb: memory_gb * servers },
+            profiles,
+        })
+    }
+}
+
+/// Whether `cluster` can run Synergy's policies, with the reason when not.
+pub fn check_cluster(cluster: &ClusterSpec) -> Result<(), String> {
+    Shape::of(cluster).map(|_| ())
+}
+
+/// Where a job runs for one round: its GPUs and, per server in the order first used, the GPUs,
+/// CPUs and memory it holds there.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Allocation {
+    pub(super) gpus: Vec<GpuId>,
+    pub(super) per_node: Vec<(usize, Amounts)>,
+}
+
+impl Allocation {
+    /// GPUs, CPUs and memory over all servers (the original's `get_job_alloc_vector`).
+    pub(super) fn totals(&self) -> Amounts {
+        let mut sum = [self.gpus.len() as f64, 0.0, 0.0];
+        for (_, a) in &self.per_node {
+            sum[1] += a[1];
+            sum[2] += a[2];
+        }
+        sum
+    }
+
+    pub(super) fn gpus_on(&self, node: usize) -> f64 {
+        self.per_node.iter().find(|(n, _)| *n == node).map_or(0.0, |(_, a)| a[0])
+    }
+
+    pub(super) fn host_shares(&self) -> Vec<HostShare> {
+        let mut shares: Vec<HostShare> = self
+            .per_node
+            .iter()
+            .map(|&(node, a)| HostShare { node: node as u32, cpus: a[1], memory_gb: a[2] })
+            .collect();
+        shares.sort_by_key(|s| s.node);
+        shares
+    }
+}
+
+/// What Synergy tracks of one runnable job.
+#[derive(Debug, Clone)]
+pub(super) struct JobState {
+    pub(super) slot: JobSlot,
+    arrival: f64,
+    pub(super) gpus: u32,
+    pub(super) best: Demand,
+    iteration_s: f64,
+    total: u64,
+    executed: u64,
+    /// Iterations before this round's credit, which Tune's peer adjustment rolls back to.
+    before_round: u64,
+    /// Seconds of rounds received.
+    attained: f64,
+    /// The speedup the job runs at this round; Tune's fallback sets it to 1.
+    pub(super) speedup: f64,
+    bumped: bool,
+    /// End of the last round the job ran in.
+    last_run_end: Option<f64>,
+    pub(super) allocation: Option<Allocation>,
+    seen_in_round: u64,
+}
+
+impl JobState {
+    fn new(spec: &JobSpec, slot: JobSlot, shape: &Shape) -> Result<Self, String> {
+        let model = spec.model.as_deref().ok_or_else(|| format!("job {} has no model", spec.id))?;
+        let class = synergy::MODELS.iter().position(|m| *m == model).ok_or_else(|| {
+            format!("job {}: model `{model}` is not in Synergy's model zoo ({})", spec.id, synergy::MODELS.join(", "))
+        })?;
+        let profile = synergy::profile(class, shape.profiles);
+        let best = demand(&profile, spec.gpus, &shape.server).map_err(|e| format!("job {}: {e}", spec.id))?;
+        // Synergy turns a duration at the proportional share into iterations by truncation.
+        let total = spec.iterations.unwrap_or(spec.work / profile.iteration_s) as u64;
+        Ok(Self {
+            slot,
+            arrival: spec.submitted,
+            gpus: spec.gpus,
+            best,
+            iteration_s: profile.iteration_s,
+            total,
+            executed: 0,
+            before_round: 0,
+            attained: 0.0,
+            speedup: best.speedup,
+            bumped: false,
+            last_run_end: None,
+            allocation: None,
+            seen_in_round: 0,
+        })
+    }
+
+    fn key_inputs(&self) -> KeyInputs {
+        KeyInputs {
+            arrival: self.arrival,
+            gpus: f64::from(self.gpus),
+            cpus: self.best.cpus,
+            memory_gb: self.best.memory_gb,
+            iteration_s: self.iteration_s,
+            total: self.total,
+            executed: self.executed,
+            attained: self.attained,
+            speedup: self.speedup,
+        }
+    }
+
+    pub(super) fn best_amounts(&self) -> Amounts {
+        [f64::from(self.gpus), self.best.cpus, self.best.memory_gb]
+    }
+
+    /// A round's progress, credited when the job is allocated (`Job.allocate`); `at_speedup` is
+    /// false in the `fair` mode and for Tune's re-allocated peers.
+    pub(super) fn credit(&mut self, round_s: f64, at_speedup: bool) {
+        let iteration_s = if at_speedup { self.iteration_s / self.speedup } else { self.iteration_s };
+        self.before_round = self.executed;
+        self.attained += round_s;
+        self.executed = (self.executed + (round_s / iteration_s).floor() as u64).min(self.total);
+    }
+
+    /// Takes back this round's credit (`Job.deallocate(revert_iter=True)`).
+    pub(super) fn roll_back(&mut self, round_s: f64) {
+        self.attained = (self.attained - round_s).max(0.0);
+        self.executed = self.before_round;
+    }
+}
+
+/// Synergy's round decision for one order and allocation mode.
+pub struct SynergyRound {
+    order: Order,
+    mode: AllocationMode,
+    consolidate: bool,
+    round_s: f64,
+    shape: Result<Shape, String>,
+    jobs: HashMap<JobId, JobState>,
+    round: u64,
+    last_decision: Option<SimTime>,
+}
+
+impl SynergyRound {
+    pub fn new(order: Order, mode: AllocationMode, consolidate: bool, cluster: &ClusterSpec, round_s: f64) -> Self {
+        Self {
+            order,
+            mode,
+            consolidate,
+            round_s,
+            shape: Shape::of(cluster),
+            jobs: HashMap::new(),
+            round: 0,
+            last_decision: None,
+        }
+    }
+
+    /// Step 1: the sort, stable over last round's list, with the bump first where the order has it.
+    fn sort(&self, now: SimTime, order: &mut [JobSlot], ids: &HashMap<JobSlot, JobId>, shape: &Shape) {
+        let fair = self.mode == AllocationMode::Fair;
+        let mut keyed: Vec<(bool, f64, f64, JobSlot)> = order
+            .iter()
+            .map(|slot| {
+                let job = &self.jobs[&ids[slot]];
+                let bumped = self.order.uses_bump() && job.bumped;
+                (!bumped, self.order.key(&job.key_inputs(), now, fair, &shape.totals), job.arrival, *slot)
+            })
+            .collect();
+        let cmp = |a: f64, b: f64| a.partial_cmp(&b).unwrap_or(Ordering::Equal);
+        keyed.sort_by(|a, b| a.0.cmp(&b.0).then(cmp(a.1, b.1)).then(cmp(a.2, b.2)));
+        for (dst, src) in order.iter_mut().zip(&keyed) {
+            *dst = src.3;
+        }
+    }
+}
+
+impl RoundPolicy for SynergyRound {
+    fn decide(
+        &mut self,
+        now: SimTime,
+        jobs: &JobTable,
+        order: &mut [JobSlot],
+        cluster: &mut Cluster,
+        decisions: &mut PlacementDecisions,
+    ) -> Result<(), PolicyError> {
+        let shape = self.shape.clone().map_err(PolicyError)?;
+        self.round += 1;
+        let last_round_end = self.last_decision.map(|t| t + self.round_s);
+        self.last_decision = Some(now);
+
+        // Every job left its resources at the end of the last round.
+        let mut ids = HashMap::with_capacity(order.len());
+        for &slot in order.iter() {
+            let job = &jobs[slot];
+            if job.is_running() {
+                cluster.release(&job.gpus, slot);
+                cluster.release_host(&job.host);
+            }
+            ids.insert(slot, job.spec.id);
+            let state = match self.jobs.entry(job.spec.id) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(JobState::new(&job.spec, slot, &shape).map_err(PolicyError)?),
+            };
+            if state.allocation.take().is_some() {
+                state.last_run_end = last_round_end;
+            }
+            state.slot = slot;
+            state.seen_in_round = self.round;
+        }
+        let round = self.round;
+        self.jobs.retain(|_, s| s.seen_in_round == round);
+
+        self.sort(now, order, &ids, &shape);
+        let mut admitted_by_count = Vec::new();
+        let mut uncounted = cluster.free_gpus();
+        for slot in order.iter() {
+            let job = self.jobs.get_mut(&ids[slot]).expect("synced above");
+            job.speedup = job.best.speedup;
+            if job.gpus <= uncounted {
+                admitted_by_count.push(*slot);
+                uncounted -= job.gpus;
+            }
+            if now - job.last_run_end.unwrap_or(job.arrival) > STARVATION_S {
+                job.bumped = true;
+            }
+        }
+        let candidates: Vec<JobSlot> = if self.order == Order::Las {
+            if self.mode == AllocationMode::Tune {
+                admitted_by_count.sort_by_key(|slot| Reverse(self.jobs[&ids[slot]].gpus));
+            }
+            admitted_by_count
+        } else {
+            order.to_vec()
+        };
+
+        let mut allocator = Allocator::new(cluster, &mut self.jobs, &shape, self.mode, self.consolidate, self.round_s);
+        for slot in candidates {
+            allocator.allocate(ids[&slot], slot, now)?;
+        }
+
+        // Report what changed: a job that keeps its GPUs, CPUs and memory continues.
+        for &slot in order.iter() {
+            let job = &jobs[slot];
+            let allocation = self.jobs[&ids[&slot]].allocation.as_ref();
+            let same = allocation.is_some_and(|a| a.gpus == job.gpus && a.host_shares() == job.host);
+            if job.is_running() && !same {
+                decisions.preempt.push(slot);
+            }
+            if let Some(a) = allocation.filter(|_| !same) {
+                decisions.launch.push(Launch { job: slot, gpus: a.gpus.clone(), host: a.host_shares() });
+            }
+        }
+        Ok(())
+    }
+
+    fn quantum(&self, job: &ActiveJob, _cluster: &Cluster, round_seconds: f64) -> Quantum {
+        let Some(state) = self.jobs.get(&job.spec.id) else { return Quantum::default() };
+        let iterations = state.executed - state.before_round;
+        Quantum {
+            work: iterations as f64 * state.iteration_s,
+            seconds: round_seconds,
+            overhead: 0.0,
+            completes: state.executed >= state.total,
+            abandons: false,
+        }
+    }
+}
