@@ -37,6 +37,11 @@ pub struct Check {
     /// `p99_jct` interpolates). `metric` then names the statistic it stands for.
     #[serde(default)]
     pub nearest_rank: Option<NearestRank>,
+    /// Instead of the runs table's `metric`: a quantile of a per-job metric interpolated
+    /// linearly between ranks (numpy's and pandas' default), for quantiles the runs table does
+    /// not carry (Synergy prints the p99.9 JCT).
+    #[serde(default)]
+    pub job_quantile: Option<JobQuantile>,
     #[serde(default)]
     pub unit: TimeUnit,
     /// Largest accepted absolute difference, in the check's unit.
@@ -85,6 +90,28 @@ impl NearestRank {
         values.sort_by(f64::total_cmp);
         let index = ((values.len() as f64 * self.q) as usize).min(values.len().checked_sub(1)?);
         Some(values[index])
+    }
+}
+
+/// A quantile of a per-job metric over a run's finished jobs, interpolated linearly between
+/// ranks ([`crate::core::metrics::quantile_sorted`]).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobQuantile {
+    pub job_metric: JobMetric,
+    pub q: f64,
+}
+
+impl JobQuantile {
+    /// The quantile of the job rows' values shown in `unit`; `None` without any value.
+    pub fn of(&self, jobs: &[crate::core::JobRecord], unit: TimeUnit) -> Option<f64> {
+        let mut values: Vec<f64> = jobs
+            .iter()
+            .filter(|j| self.job_metric.value(j).is_some())
+            .map(|j| self.job_metric.display_value(j, unit))
+            .collect();
+        values.sort_by(f64::total_cmp);
+        (!values.is_empty()).then(|| crate::core::metrics::quantile_sorted(&values, self.q))
     }
 }
 
@@ -168,7 +195,7 @@ pub fn read_expected(path: &Path) -> Result<Expected, String> {
 }
 
 /// Compares every expected value with the runs `rows` of the experiment in `experiment_dir`
-/// (whose jobs tables [`NearestRank`] checks read; a run whose table cannot be read has no value).
+/// (whose jobs tables [`NearestRank`] and [`JobQuantile`] checks read; a run whose table cannot be read has no value).
 pub fn evaluate(expected: &Expected, rows: &[RunRow], experiment_dir: &Path) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for check in &expected.checks {
@@ -183,9 +210,12 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow], experiment_dir: &Path) -> 
                         && v.workload.as_ref().is_none_or(|w| *w == r.info.workload)
                         && v.seed.is_none_or(|s| s == r.info.seed)
                 })
-                .filter_map(|r| match &check.nearest_rank {
-                    None => Some(check.metric.display_value(r, check.unit)),
-                    Some(rank) => rank.of(&read_jobs(experiment_dir, &r.info.run_key).ok()?, check.unit),
+                .filter_map(|r| match (&check.nearest_rank, &check.job_quantile) {
+                    (Some(rank), _) => rank.of(&read_jobs(experiment_dir, &r.info.run_key).ok()?, check.unit),
+                    (None, Some(quantile)) => {
+                        quantile.of(&read_jobs(experiment_dir, &r.info.run_key).ok()?, check.unit)
+                    }
+                    (None, None) => Some(check.metric.display_value(r, check.unit)),
                 })
                 .collect();
             let actual = check.aggregate.of(&mut matching);

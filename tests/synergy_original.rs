@@ -214,3 +214,37 @@ fn bad_parameters_are_spec_errors_with_their_position() {
         assert!(stderr.contains(expected), "expected `{expected}` in:\n{stderr}");
     }
 }
+
+/// A Synergy policy on a cluster it cannot model is a spec error naming the cluster and policy.
+#[test]
+fn synergy_policies_need_cpus_and_memory_per_node() {
+    let cases = [
+        (
+            "{nodes: 2, gpus_per_node: 8}",
+            "s.yaml:3:11: cluster `2x8` for policy `T`: Synergy's policies need `cpus_per_node` and `memory_gb_per_node` in the cluster",
+        ),
+        (
+            "{nodes: 2, gpus_per_node: 8, cpus_per_node: 28, memory_gb_per_node: 500}",
+            "s.yaml:3:11: cluster `2x8` for policy `T`: Synergy profiled 3, 4, 5 or 6 CPUs per GPU; this cluster has 28 CPUs for 8 GPUs",
+        ),
+        (
+            "{groups: [{nodes: 1, gpus_per_node: 8, cpus_per_node: 24, memory_gb_per_node: 500}, {nodes: 1, gpus_per_node: 4, cpus_per_node: 12, memory_gb_per_node: 250}]}",
+            "for policy `T`: Synergy's policies need identical nodes",
+        ),
+    ];
+    for (cluster, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let yaml = format!(
+            "name: s\npolicies: [{{label: T, scheduler: synergy-fifo}}]\nclusters: [{cluster}]\nworkloads:\n  - synergy-generator: {{}}\nloads: [9]\nseeds: [42]\nmeasure: {{track: {{ids: [0, 9]}}}}\n"
+        );
+        std::fs::write(dir.path().join("s.yaml"), yaml).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox"))
+            .args(["validate", "s.yaml"])
+            .current_dir(dir.path())
+            .output()
+            .expect("blox runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(expected), "expected `{expected}` in:\n{stderr}");
+    }
+}

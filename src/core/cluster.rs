@@ -311,10 +311,8 @@ mod tests {
     fn cpus_and_memory_are_held_per_node_and_unlimited_where_not_modelled() {
         let node = NodeSpec { gpus: 8, gpu_type: GpuType::default(), cpus: Some(24), memory_gb: Some(500.0) };
         let mut c = Cluster::new(ClusterSpec::from_groups(&[NodeGroup { count: 2, node }]));
-        let shares = [
-            HostShare { node: 1, cpus: 12.0, memory_gb: 125.0 },
-            HostShare { node: 1, cpus: 1.5, memory_gb: 62.5 },
-        ];
+        let shares =
+            [HostShare { node: 1, cpus: 12.0, memory_gb: 125.0 }, HostShare { node: 1, cpus: 1.5, memory_gb: 62.5 }];
         shares.iter().for_each(|s| c.hold(s));
         assert_eq!((c.free_cpus(1), c.free_memory_gb(1), c.free_cpus(0)), (10.5, 312.5, 24.0));
         assert_eq!(c.held_host(), (13.5, 187.5));

@@ -328,7 +328,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             if self.config.tracking.contains(job.spec.id) {
                 self.tracked_outstanding -= 1;
                 self.tracked_resolved += 1;
-                self.records.push(record_of(&job, end));
+                self.records.push(record_of(&job, end, self.policies.decision.promoted(&job)));
             }
         }
         let jobs = &self.jobs;
@@ -463,8 +463,13 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
     fn finish(mut self, now: SimTime, rounds: u64, timing: RoundTiming) -> RunOutput {
         // Tracked jobs still active at a horizon are reported unfinished.
         let tracking = self.config.tracking;
-        self.records
-            .extend(self.jobs.iter().filter(|(_, j)| tracking.contains(j.spec.id)).map(|(_, j)| record_of(j, None)));
+        let decision = &self.policies.decision;
+        self.records.extend(
+            self.jobs
+                .iter()
+                .filter(|(_, j)| tracking.contains(j.spec.id))
+                .map(|(_, j)| record_of(j, None, decision.promoted(j))),
+        );
         self.records.sort_by_key(|r| r.id);
 
         let totals = RunTotals {
@@ -485,9 +490,13 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
     }
 }
 
-/// The record of `job`, finished at `finish` (late iff after its deadline) or still active.
-fn record_of(job: &ActiveJob, finish: Option<SimTime>) -> JobRecord {
+/// The record of `job`, finished at `finish` (late iff after its deadline) or still active;
+/// `promoted` is the policy's own starvation rule's verdict, where it has one.
+fn record_of(job: &ActiveJob, finish: Option<SimTime>, promoted: Option<bool>) -> JobRecord {
     let mut life = job.life;
+    if let Some(promoted) = promoted {
+        life.promoted = promoted;
+    }
     if let Some(at) = finish {
         life.finish(at, job.spec.deadline.is_some_and(|d| at > d));
     }

@@ -17,8 +17,8 @@ pub use engine::{Engine, RunConfig, RunError, Tracking};
 pub use job::{ActiveJob, JobId, JobLife, JobSlot, JobSpec, JobTable};
 pub use metrics::{DeadlineStats, JobRecord, RunOutput, RunSummary, TimelineRow};
 pub use policy::{
-    Admission, AdmissionContext, Launch, OrderThenPlace, OverheadModel, Placement, PlacementDecisions, PolicyError, Quantum,
-    RoundPolicy, RoundTiming, Scheduler,
+    Admission, AdmissionContext, Launch, OrderThenPlace, OverheadModel, Placement, PlacementDecisions, PolicyError,
+    Quantum, RoundPolicy, RoundTiming, Scheduler,
 };
 pub use stop::StopFlag;
 

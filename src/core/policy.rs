@@ -138,6 +138,12 @@ pub trait RoundPolicy: Send {
     fn timing(&self) -> RoundTiming {
         RoundTiming::Fixed
     }
+
+    /// Whether the policy's own starvation rule promoted `job`, for its record; `None` for
+    /// policies that leave promotion to the engine's guard (Blox's).
+    fn promoted(&self, _job: &ActiveJob) -> Option<bool> {
+        None
+    }
 }
 
 /// Blox's round decision: the scheduler orders, the placement maps the order onto GPUs, and a

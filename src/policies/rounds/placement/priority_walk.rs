@@ -63,7 +63,9 @@ impl PriorityWalk {
 
 #[cfg(test)]
 mod tests {
-    use crate::core::{ActiveJob, Cluster, ClusterSpec, JobSlot, JobSpec, JobTable, Placement, PlacementDecisions};
+    use crate::core::{
+        ActiveJob, Cluster, ClusterSpec, JobSlot, JobSpec, JobTable, Launch, Placement, PlacementDecisions,
+    };
     use crate::policies::rounds::placement::scattered::Scattered;
 
     fn table(gpus: &[u32]) -> (JobTable, Vec<JobSlot>) {

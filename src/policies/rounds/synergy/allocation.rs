@@ -156,7 +156,11 @@ impl<'a> Allocator<'a> {
 
     fn take_from_peers(&mut self, demand: Amounts, gpus: u32) {
         for (node, share_gpus) in self.peer_targets(gpus) {
-            let free = [f64::from(self.cluster.free_on_node(node)), self.cluster.free_cpus(node), self.cluster.free_memory_gb(node)];
+            let free = [
+                f64::from(self.cluster.free_on_node(node)),
+                self.cluster.free_cpus(node),
+                self.cluster.free_memory_gb(node),
+            ];
             let ratio = f64::from(share_gpus) / f64::from(gpus);
             let mut need: Amounts = std::array::from_fn(|i| (demand[i] * ratio - free[i]).max(0.0));
             if need.iter().all(|&v| v == 0.0) {
@@ -245,8 +249,11 @@ impl<'a> Allocator<'a> {
     /// Where `demand` (`[g, cpus, memory]` for the whole job) fits, by the run's placement.
     fn place(&mut self, demand: Amounts, gpus: u32) -> Option<Allocation> {
         let per_gpu: Amounts = std::array::from_fn(|i| demand[i] / demand[0]);
-        let placed =
-            if self.consolidate { self.place_consolidated(demand, per_gpu, gpus) } else { self.place_by_gpu_order(per_gpu, gpus) };
+        let placed = if self.consolidate {
+            self.place_consolidated(demand, per_gpu, gpus)
+        } else {
+            self.place_by_gpu_order(per_gpu, gpus)
+        };
         self.hold.iter_mut().for_each(|h| *h = [0.0; 3]);
         placed
     }
@@ -263,11 +270,9 @@ impl<'a> Allocator<'a> {
     }
 
     fn set_aside(&mut self, node: usize, amounts: &Amounts, per_node: &mut Vec<(usize, Amounts)>) {
-        for i in 0..3 {
-            self.hold[node][i] += amounts[i];
-        }
+        add(&mut self.hold[node], amounts);
         match per_node.iter_mut().find(|(n, _)| *n == node) {
-            Some((_, sum)) => (0..3).for_each(|i| sum[i] += amounts[i]),
+            Some((_, sum)) => add(sum, amounts),
             None => per_node.push((node, *amounts)),
         }
     }
@@ -294,8 +299,9 @@ impl<'a> Allocator<'a> {
     }
 
     fn place_consolidated(&mut self, demand: Amounts, per_gpu: Amounts, gpus: u32) -> Option<Allocation> {
-        let nodes: Vec<usize> =
-            (self.cluster.first_node_with_free()..self.cluster.node_count()).filter(|&n| self.cluster.free_on_node(n) > 0).collect();
+        let nodes: Vec<usize> = (self.cluster.first_node_with_free()..self.cluster.node_count())
+            .filter(|&n| self.cluster.free_on_node(n) > 0)
+            .collect();
         if gpus > 1 {
             let mut best: Option<(u32, usize)> = None;
             for &node in &nodes {
@@ -326,5 +332,11 @@ impl<'a> Allocator<'a> {
             }
         }
         (chosen.len() == gpus as usize).then_some(Allocation { gpus: chosen, per_node })
+    }
+}
+
+fn add(sum: &mut Amounts, amounts: &Amounts) {
+    for (s, a) in sum.iter_mut().zip(amounts) {
+        *s += a;
     }
 }

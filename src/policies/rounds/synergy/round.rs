@@ -32,13 +32,13 @@ use super::allocation::Allocator;
 use super::demand::{Demand, ServerSize, demand};
 use super::order::{KeyInputs, Order, Totals};
 use crate::core::{
-    ActiveJob, Cluster, ClusterSpec, GpuId, HostShare, JobId, JobSlot, JobSpec, JobTable, Launch,
-    PlacementDecisions, PolicyError, Quantum, RoundPolicy, SimTime,
+    ActiveJob, Cluster, ClusterSpec, GpuId, HostShare, JobId, JobSlot, JobSpec, JobTable, Launch, PlacementDecisions,
+    PolicyError, Quantum, RoundPolicy, SimTime,
 };
 use crate::profiles::synergy::{self, CpusPerGpu};
 use std::cmp::{Ordering, Reverse};
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 /// Seconds without a round after which a job is bumped (Synergy's `1000 * 3600`).
 const STARVATION_S: f64 = 1000.0 * 3600.0;
@@ -64,9 +64,13 @@ impl Shape {
         let (Some(cpus), Some(memory_gb)) = (node.cpus, node.memory_gb) else {
             return Err("Synergy's policies need `cpus_per_node` and `memory_gb_per_node` in the cluster".into());
         };
-        let profiles = (cpus % node.gpus == 0).then(|| CpusPerGpu::from_ratio(cpus / node.gpus)).flatten().ok_or_else(
-            || format!("Synergy profiled 3, 4, 5 or 6 CPUs per GPU; this cluster has {cpus} CPUs for {} GPUs", node.gpus),
-        )?;
+        let profiles =
+            (cpus % node.gpus == 0).then(|| CpusPerGpu::from_ratio(cpus / node.gpus)).flatten().ok_or_else(|| {
+                format!(
+                    "Synergy profiled 3, 4, 5 or 6 CPUs per GPU; this cluster has {cpus} CPUs for {} GPUs",
+                    node.gpus
+                )
+            })?;
         let servers = cluster.nodes.len() as f64;
         let server = ServerSize { gpus: f64::from(node.gpus), cpus: f64::from(cpus), memory_gb };
         Ok(Self {
@@ -336,5 +340,10 @@ impl RoundPolicy for SynergyRound {
             completes: state.executed >= state.total,
             abandons: false,
         }
+    }
+
+    /// The starvation bump, where the order reads it.
+    fn promoted(&self, job: &ActiveJob) -> Option<bool> {
+        Some(self.order.uses_bump() && self.jobs.get(&job.spec.id).is_some_and(|s| s.bumped))
     }
 }
