@@ -188,9 +188,13 @@ impl Cluster {
         self.spec.nodes[node].memory_gb.map_or(f64::INFINITY, |m| m - self.held_memory_gb[node])
     }
 
-    /// CPUs and memory (GB) held on all nodes together.
-    pub fn held_host(&self) -> (f64, f64) {
-        (self.held_cpus.iter().sum(), self.held_memory_gb.iter().sum())
+    /// CPUs and memory (GB) held on all nodes together; `None` for a resource some node does
+    /// not model.
+    pub fn host_in_use(&self) -> (Option<f64>, Option<f64>) {
+        let nodes = &self.spec.nodes;
+        let cpus = nodes.iter().all(|n| n.cpus.is_some()).then(|| self.held_cpus.iter().sum());
+        let memory = nodes.iter().all(|n| n.memory_gb.is_some()).then(|| self.held_memory_gb.iter().sum());
+        (cpus, memory)
     }
 
     /// A job takes `share` of its node's CPUs and memory, which the caller has checked are free.
@@ -315,12 +319,13 @@ mod tests {
             [HostShare { node: 1, cpus: 12.0, memory_gb: 125.0 }, HostShare { node: 1, cpus: 1.5, memory_gb: 62.5 }];
         shares.iter().for_each(|s| c.hold(s));
         assert_eq!((c.free_cpus(1), c.free_memory_gb(1), c.free_cpus(0)), (10.5, 312.5, 24.0));
-        assert_eq!(c.held_host(), (13.5, 187.5));
+        assert_eq!(c.host_in_use(), (Some(13.5), Some(187.5)));
         c.release_host(&shares);
         assert_eq!((c.free_cpus(1), c.free_memory_gb(1)), (24.0, 500.0));
         let plain = Cluster::new(ClusterSpec::uniform(1, 4));
         assert_eq!((plain.free_cpus(0), plain.free_memory_gb(0)), (f64::INFINITY, f64::INFINITY));
         assert_eq!(plain.node_of(3), 0);
+        assert_eq!(plain.host_in_use(), (None, None));
     }
 
     #[test]

@@ -448,6 +448,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
     }
 
     fn record_round(&mut self, now: SimTime) {
+        let (cpus_in_use, memory_gb_in_use) = self.cluster.host_in_use();
         self.timeline.push(TimelineRow {
             time: now,
             free_gpus: self.cluster.free_gpus(),
@@ -457,6 +458,8 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             admission_backlog: Some(self.policies.admission.backlog() as u32),
             preemptions: self.decisions.preempt.len() as u32,
             cluster_efficiency: None,
+            cpus_in_use,
+            memory_gb_in_use,
         });
     }
 

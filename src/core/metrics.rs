@@ -79,6 +79,11 @@ pub struct TimelineRow {
     /// `Σ T(g)/T(1)` over running jobs divided by the cluster's GPUs (ElasticFlow's `ce`);
     /// event-driven runs only.
     pub cluster_efficiency: Option<f64>,
+    /// CPUs held by running jobs beside their GPUs (Synergy's family allocates them); `None`
+    /// where the cluster does not give CPUs per node.
+    pub cpus_in_use: Option<f64>,
+    /// Memory (GB) held by running jobs; `None` where the cluster does not give memory per node.
+    pub memory_gb_in_use: Option<f64>,
 }
 
 /// Deadline outcomes of a run, ElasticFlow's metric: best-effort jobs are left out.

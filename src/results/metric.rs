@@ -237,8 +237,17 @@ mod tests {
         "best_effort_avg_jct",
     ];
     const JOB_METRICS: [&str; 3] = ["jct", "queueing_delay", "responsiveness"];
-    const TIMELINE_METRICS: [&str; 7] =
-        ["free_gpus", "gpu_demand", "running", "queued", "admission_backlog", "preemptions", "cluster_efficiency"];
+    const TIMELINE_METRICS: [&str; 9] = [
+        "free_gpus",
+        "gpu_demand",
+        "running",
+        "queued",
+        "admission_backlog",
+        "preemptions",
+        "cluster_efficiency",
+        "cpus_in_use",
+        "memory_gb_in_use",
+    ];
 
     fn sorted<'a>(names: impl IntoIterator<Item = &'a &'a str>) -> Vec<&'a str> {
         let mut names: Vec<&str> = names.into_iter().copied().collect();

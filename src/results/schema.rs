@@ -295,6 +295,8 @@ const TIMELINE: &[Column<TimelineRow>] = &[
     Column::metric("admission_backlog", field!(OptionalU32, admission_backlog), Plain, "Jobs held by admission"),
     Column::metric("preemptions", field!(U32, preemptions), Plain, "Preemptions per round"),
     Column::metric("cluster_efficiency", field!(OptionalF64, cluster_efficiency), Plain, "Cluster efficiency"),
+    Column::metric("cpus_in_use", field!(OptionalF64, cpus_in_use), Plain, "CPUs in use"),
+    Column::metric("memory_gb_in_use", field!(OptionalF64, memory_gb_in_use), Plain, "Memory in use (GB)"),
 ];
 
 impl TableRow for TimelineRow {

@@ -629,6 +629,8 @@ pub(super) mod tests {
                     admission_backlog: Some(0),
                     preemptions: round % 2,
                     cluster_efficiency: (round > 0).then_some(0.5),
+                    cpus_in_use: Some(12.5 * f64::from(round)),
+                    memory_gb_in_use: (round > 0).then_some(62.5),
                 })
                 .collect(),
         }
@@ -725,6 +727,8 @@ pub(super) mod tests {
                 admission_backlog: (round % 4 != 3).then_some(round % 3),
                 preemptions: round % 2,
                 cluster_efficiency: None,
+                cpus_in_use: None,
+                memory_gb_in_use: None,
             })
             .collect();
         let long = RunOutput { jobs: (0..2500).map(|id| job(id, id % 3 != 0)).collect(), timeline, ..output() };

@@ -626,6 +626,9 @@ impl EventSim {
                 admission_backlog: None,
                 preemptions: self.preemptions_since_log,
                 cluster_efficiency: efficiency.map(|sum| sum / f64::from(self.total_gpus)),
+                // No event policy allocates CPUs or memory.
+                cpus_in_use: None,
+                memory_gb_in_use: None,
             });
         }
         self.preemptions_since_log = 0;

@@ -347,3 +347,51 @@ impl RoundPolicy for SynergyRound {
         Some(self.order.uses_bump() && self.jobs.get(&job.spec.id).is_some_and(|s| s.bumped))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::engine::{Engine, Policies, RunConfig, Tracking};
+    use crate::core::{GpuType, NodeGroup, NodeSpec, TimelineRow};
+    use crate::policies::rounds::admission::accept_all::AcceptAll;
+
+    /// Three 1-GPU alexnet jobs (best case 12 CPUs, 125 GB, speedup 2.94) on one 8-GPU server
+    /// with 24 CPUs: the first round's timeline under `mode`.
+    fn first_round(mode: AllocationMode) -> TimelineRow {
+        let node = NodeSpec { gpus: 8, gpu_type: GpuType::default(), cpus: Some(24), memory_gb: Some(500.0) };
+        let cluster = ClusterSpec::from_groups(&[NodeGroup { count: 1, node }]);
+        let config = RunConfig {
+            cluster: cluster.clone(),
+            round_seconds: 300.0,
+            tracking: Tracking::All,
+            horizon: Some(300.0),
+            starvation_guard: None,
+            record_timeline: true,
+        };
+        let decision = Box::new(SynergyRound::new(Order::Fifo, mode, false, &cluster, 300.0));
+        let policies = Policies { admission: Box::new(AcceptAll), decision, overhead: None };
+        let jobs = (0..3).map(|id| JobSpec {
+            id,
+            gpus: 1,
+            work: 60_000.0,
+            iterations: Some(100_000.0),
+            model: Some("alexnet".into()),
+            ..JobSpec::default()
+        });
+        let out = Engine::new(config, policies, jobs).unwrap().run().unwrap();
+        out.timeline[0].clone()
+    }
+
+    #[test]
+    fn greedy_leaves_a_gpu_idle_and_tune_takes_a_peers_excess() {
+        // Greedy: two jobs take all 24 CPUs; the third does not fit and waits beside idle GPUs.
+        let greedy = first_round(AllocationMode::Greedy);
+        assert_eq!((greedy.running, greedy.cpus_in_use, greedy.memory_gb_in_use), (2, Some(24.0), Some(250.0)));
+        // Tune: the third falls back to the proportional share (3 CPUs, 62.5 GB), which is not
+        // free either, so job 0 drops to its proportional share and the third fits.
+        let tune = first_round(AllocationMode::Tune);
+        assert_eq!((tune.running, tune.cpus_in_use, tune.memory_gb_in_use), (3, Some(18.0), Some(250.0)));
+        let fair = first_round(AllocationMode::Fair);
+        assert_eq!((fair.running, fair.cpus_in_use, fair.memory_gb_in_use), (3, Some(9.0), Some(187.5)));
+    }
+}
