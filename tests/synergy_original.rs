@@ -159,7 +159,8 @@ fn every_order_and_mode_under_contention_equals_the_original() {
 
 /// `specs/examples/synergy-workload.yaml` runs (no dataset needed): every measured job finishes;
 /// at 6 jobs/h the 128 GPUs are never short, so the order does not matter; at 9 jobs/h they are
-/// (the original's FIFO at the fair share grows a queue), and SRTF beats FIFO.
+/// (the original's FIFO at the fair share grows a queue), SRTF beats FIFO, and Synergy-Tune's
+/// CPUs and memory take FIFO under a third of its JCT at the proportional share.
 #[test]
 fn the_example_spec_runs() {
     let dir = tempfile::tempdir().unwrap();
@@ -172,7 +173,7 @@ fn the_example_spec_runs() {
         .expect("blox runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let rows = blox::results::read_runs(&dir.path().join("out/synergy-workload")).unwrap();
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), 10);
     assert!(rows.iter().all(|r| (r.summary.tracked_jobs, r.summary.tracked_finished) == (1000, 1000)));
     let avg = |label: &str, load: f64| {
         let row = rows.iter().find(|r| r.info.label == label && r.info.load == Some(load)).unwrap();
@@ -181,6 +182,8 @@ fn the_example_spec_runs() {
     assert_eq!(avg("FIFO", 6.0), avg("SRTF", 6.0));
     assert_eq!(avg("FIFO", 6.0), avg("LAS", 6.0));
     assert!(avg("SRTF", 9.0) < 0.6 * avg("FIFO", 9.0), "{} vs {}", avg("SRTF", 9.0), avg("FIFO", 9.0));
+    let (fair, tune) = (avg("Synergy FIFO+fair", 9.0), avg("Synergy FIFO+tune", 9.0));
+    assert!(tune < fair / 3.0, "FIFO+tune {tune} s vs FIFO+fair {fair} s");
 }
 
 /// Bad `synergy-generator` parameters are spec errors at their position, before any run.
