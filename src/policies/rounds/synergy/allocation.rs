@@ -68,6 +68,10 @@ impl<'a> Allocator<'a> {
         }
     }
 
+    pub(super) fn cluster_is_full(&self) -> bool {
+        self.cluster.free_gpus() == 0
+    }
+
     /// Allocates job `id` (in `slot`) by the mode if its GPUs are free in number, or leaves it
     /// waiting.
     pub(super) fn allocate(&mut self, id: JobId, slot: JobSlot, now: SimTime) -> Result<(), PolicyError> {

@@ -312,6 +312,10 @@ impl RoundPolicy for SynergyRound {
 
         let mut allocator = Allocator::new(cluster, &mut self.jobs, &shape, self.mode, self.consolidate, self.round_s);
         for slot in candidates {
+            if allocator.cluster_is_full() {
+                // No job asks for fewer than one GPU: the rest of the list waits.
+                break;
+            }
             allocator.allocate(ids[&slot], slot, now)?;
         }
 
