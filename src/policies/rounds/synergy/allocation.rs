@@ -27,21 +27,21 @@
 //! equal the original's bit for bit.
 
 use super::AllocationMode;
-use super::round::{Allocation, Amounts, JobState, Shape};
-use crate::core::{Cluster, GpuId, JobId, JobSlot, PolicyError, SimTime};
+use super::round::{Allocation, Amounts, JobStates, Shape};
+use crate::core::{Cluster, GpuId, JobSlot, PolicyError, SimTime};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
 /// One round's allocation state.
 pub(super) struct Allocator<'a> {
     cluster: &'a mut Cluster,
-    jobs: &'a mut HashMap<JobId, JobState>,
+    jobs: &'a mut JobStates,
     shape: &'a Shape,
     mode: AllocationMode,
     consolidate: bool,
     round_s: f64,
     /// Jobs placed on each server this round, in placement order: Tune's peers.
-    server_jobs: Vec<Vec<JobId>>,
+    server_jobs: Vec<Vec<JobSlot>>,
     /// Amounts set aside on each server during one placement attempt.
     hold: Vec<Amounts>,
 }
@@ -49,7 +49,7 @@ pub(super) struct Allocator<'a> {
 impl<'a> Allocator<'a> {
     pub(super) fn new(
         cluster: &'a mut Cluster,
-        jobs: &'a mut HashMap<JobId, JobState>,
+        jobs: &'a mut JobStates,
         shape: &'a Shape,
         mode: AllocationMode,
         consolidate: bool,
@@ -72,10 +72,10 @@ impl<'a> Allocator<'a> {
         self.cluster.free_gpus() == 0
     }
 
-    /// Allocates job `id` (in `slot`) by the mode if its GPUs are free in number, or leaves it
+    /// Allocates the job in `slot` by the mode if its GPUs are free in number, or leaves it
     /// waiting.
-    pub(super) fn allocate(&mut self, id: JobId, slot: JobSlot, now: SimTime) -> Result<(), PolicyError> {
-        let job = &self.jobs[&id];
+    pub(super) fn allocate(&mut self, slot: JobSlot, now: SimTime) -> Result<(), PolicyError> {
+        let job = &self.jobs[slot];
         let gpus = job.gpus;
         if gpus > self.cluster.free_gpus() {
             return Ok(());
@@ -83,14 +83,14 @@ impl<'a> Allocator<'a> {
         let placed = match self.mode {
             AllocationMode::Fair => self.place(self.fair_share(gpus), gpus),
             AllocationMode::Greedy => self.place(job.best_amounts(), gpus),
-            AllocationMode::Tune => Some(self.tune(id, now)?),
+            AllocationMode::Tune => Some(self.tune(slot, now)?),
         };
         if let Some(allocation) = placed {
             self.commit(slot, &allocation);
             for &(node, _) in &allocation.per_node {
-                self.server_jobs[node].push(id);
+                self.server_jobs[node].push(slot);
             }
-            let job = self.jobs.get_mut(&id).expect("allocating a known job");
+            let job = &mut self.jobs[slot];
             job.credit(self.round_s, self.mode != AllocationMode::Fair);
             job.allocation = Some(allocation);
         }
@@ -110,15 +110,15 @@ impl<'a> Allocator<'a> {
         (0..3).any(|i| demand[i] > fair[i]).then_some([demand[0], fair[1], fair[2]])
     }
 
-    fn tune(&mut self, id: JobId, now: SimTime) -> Result<Allocation, PolicyError> {
-        let gpus = self.jobs[&id].gpus;
-        let mut demand = self.jobs[&id].best_amounts();
+    fn tune(&mut self, slot: JobSlot, now: SimTime) -> Result<Allocation, PolicyError> {
+        let gpus = self.jobs[slot].gpus;
+        let mut demand = self.jobs[slot].best_amounts();
         if let Some(allocation) = self.place(demand, gpus) {
             return Ok(allocation);
         }
         if let Some(fair) = self.fair_fallback(demand, gpus) {
             demand = fair;
-            self.jobs.get_mut(&id).expect("known job").speedup = 1.0;
+            self.jobs[slot].speedup = 1.0;
         }
         if let Some(allocation) = self.place(demand, gpus) {
             return Ok(allocation);
@@ -126,8 +126,9 @@ impl<'a> Allocator<'a> {
         self.take_from_peers(demand, gpus);
         self.place(demand, gpus).ok_or_else(|| {
             PolicyError(format!(
-                "Synergy-Tune found no room for job {id} ({gpus} GPUs) in the round at t = {now} s even after \
-                 taking its peers' excess (the original exits here)"
+                "Synergy-Tune found no room for job {} ({gpus} GPUs) in the round at t = {now} s even after \
+                 taking its peers' excess (the original exits here)",
+                self.jobs[slot].id()
             ))
         })
     }
@@ -171,8 +172,8 @@ impl<'a> Allocator<'a> {
                 continue;
             }
             let mut peers = std::mem::take(&mut self.server_jobs[node]);
-            let order_key = |id: &JobId| {
-                let allocation = self.jobs[id].allocation.as_ref().expect("placed this round");
+            let order_key = |peer: &JobSlot| {
+                let allocation = self.jobs[*peer].allocation.as_ref().expect("placed this round");
                 let totals = allocation.totals();
                 (allocation.per_node.len(), -(totals[1] / totals[0]), -(totals[2] / totals[0]))
             };
@@ -184,7 +185,7 @@ impl<'a> Allocator<'a> {
             });
             let mut victims = Vec::new();
             for &peer in &peers {
-                let allocation = self.jobs[&peer].allocation.as_ref().expect("placed this round");
+                let allocation = self.jobs[peer].allocation.as_ref().expect("placed this round");
                 let here = allocation.gpus_on(node);
                 let totals = allocation.totals();
                 let share = here / totals[0];
@@ -209,13 +210,11 @@ impl<'a> Allocator<'a> {
 
     /// A peer gives up its excess: it keeps its GPUs at the proportional share (or its own demand
     /// if smaller), credited at speedup 1 instead of this round's credit.
-    fn readjust_peer(&mut self, peer: JobId) {
-        let job = self.jobs.get_mut(&peer).expect("a placed peer");
-        let old = job.allocation.take().expect("placed this round");
-        let slot = job.slot;
-        self.cluster.release(&old.gpus, slot);
+    fn readjust_peer(&mut self, peer: JobSlot) {
+        let old = self.jobs[peer].allocation.take().expect("placed this round");
+        self.cluster.release(&old.gpus, peer);
         self.cluster.release_host(&old.host_shares());
-        let job = self.jobs.get_mut(&peer).expect("a placed peer");
+        let job = &mut self.jobs[peer];
         job.roll_back(self.round_s);
         let gpus = job.gpus;
         let mut demand = job.best_amounts();
@@ -223,7 +222,7 @@ impl<'a> Allocator<'a> {
             let fair = self.fair_share(gpus);
             (0..3).any(|i| demand[i] > fair[i]).then_some([demand[0], fair[1], fair[2]])
         };
-        let job = self.jobs.get_mut(&peer).expect("a placed peer");
+        let job = &mut self.jobs[peer];
         if let Some(fair) = fallback {
             demand = fair;
             job.speedup = 1.0;
@@ -239,8 +238,8 @@ impl<'a> Allocator<'a> {
             .collect();
         let allocation = Allocation { gpus: old.gpus, per_node };
         job.credit(self.round_s, false);
-        self.commit(slot, &allocation);
-        self.jobs.get_mut(&peer).expect("a placed peer").allocation = Some(allocation);
+        self.commit(peer, &allocation);
+        self.jobs[peer].allocation = Some(allocation);
     }
 
     fn commit(&mut self, slot: JobSlot, allocation: &Allocation) {

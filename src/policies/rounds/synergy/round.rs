@@ -38,7 +38,6 @@ use crate::core::{
 use crate::profiles::synergy::{self, CpusPerGpu};
 use std::cmp::{Ordering, Reverse};
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 
 /// Seconds without a round after which a job is bumped (Synergy's `1000 * 3600`).
 const STARVATION_S: f64 = 1000.0 * 3600.0;
@@ -124,7 +123,7 @@ impl Allocation {
 /// What Synergy tracks of one runnable job.
 #[derive(Debug, Clone)]
 pub(super) struct JobState {
-    pub(super) slot: JobSlot,
+    id: JobId,
     arrival: f64,
     pub(super) gpus: u32,
     pub(super) best: Demand,
@@ -145,7 +144,7 @@ pub(super) struct JobState {
 }
 
 impl JobState {
-    fn new(spec: &JobSpec, slot: JobSlot, shape: &Shape) -> Result<Self, String> {
+    fn new(spec: &JobSpec, shape: &Shape) -> Result<Self, String> {
         let model = spec.model.as_deref().ok_or_else(|| format!("job {} has no model", spec.id))?;
         let class = synergy::MODELS.iter().position(|m| *m == model).ok_or_else(|| {
             format!("job {}: model `{model}` is not in Synergy's model zoo ({})", spec.id, synergy::MODELS.join(", "))
@@ -155,7 +154,7 @@ impl JobState {
         // Synergy turns a duration at the proportional share into iterations by truncation.
         let total = spec.iterations.unwrap_or(spec.work / profile.iteration_s) as u64;
         Ok(Self {
-            slot,
+            id: spec.id,
             arrival: spec.submitted,
             gpus: spec.gpus,
             best,
@@ -170,6 +169,10 @@ impl JobState {
             allocation: None,
             seen_in_round: 0,
         })
+    }
+
+    pub(super) fn id(&self) -> JobId {
+        self.id
     }
 
     fn key_inputs(&self) -> KeyInputs {
@@ -206,6 +209,59 @@ impl JobState {
     }
 }
 
+/// Synergy's state of the runnable jobs, by the engine's slot (a round touches every job several
+/// times, so slots, not hashed ids, address them).
+#[derive(Default)]
+pub(super) struct JobStates {
+    by_slot: Vec<Option<JobState>>,
+    slot_of: HashMap<JobId, JobSlot>,
+}
+
+impl JobStates {
+    fn get_by_id(&self, id: JobId) -> Option<&JobState> {
+        self.slot_of.get(&id).and_then(|slot| self.by_slot[slot.0 as usize].as_ref())
+    }
+
+    /// The state of the job in `slot`, made for `spec` if the slot holds another job's or none.
+    fn sync(&mut self, slot: JobSlot, spec: &JobSpec, shape: &Shape) -> Result<&mut JobState, String> {
+        let i = slot.0 as usize;
+        if self.by_slot.len() <= i {
+            self.by_slot.resize_with(i + 1, || None);
+        }
+        if self.by_slot[i].as_ref().is_none_or(|s| s.id != spec.id) {
+            if let Some(old) = self.by_slot[i].take() {
+                self.slot_of.remove(&old.id);
+            }
+            self.by_slot[i] = Some(JobState::new(spec, shape)?);
+            self.slot_of.insert(spec.id, slot);
+        }
+        Ok(self.by_slot[i].as_mut().expect("just set"))
+    }
+
+    /// Forgets the jobs not seen in `round` (they left the engine).
+    fn retain_seen(&mut self, round: u64) {
+        for entry in &mut self.by_slot {
+            if entry.as_ref().is_some_and(|s| s.seen_in_round != round) {
+                let old = entry.take().expect("checked");
+                self.slot_of.remove(&old.id);
+            }
+        }
+    }
+}
+
+impl std::ops::Index<JobSlot> for JobStates {
+    type Output = JobState;
+    fn index(&self, slot: JobSlot) -> &JobState {
+        self.by_slot[slot.0 as usize].as_ref().expect("a runnable job's state")
+    }
+}
+
+impl std::ops::IndexMut<JobSlot> for JobStates {
+    fn index_mut(&mut self, slot: JobSlot) -> &mut JobState {
+        self.by_slot[slot.0 as usize].as_mut().expect("a runnable job's state")
+    }
+}
+
 /// Synergy's round decision for one order and allocation mode.
 pub struct SynergyRound {
     order: Order,
@@ -213,7 +269,7 @@ pub struct SynergyRound {
     consolidate: bool,
     round_s: f64,
     shape: Result<Shape, String>,
-    jobs: HashMap<JobId, JobState>,
+    jobs: JobStates,
     round: u64,
     last_decision: Option<SimTime>,
 }
@@ -226,19 +282,19 @@ impl SynergyRound {
             consolidate,
             round_s,
             shape: Shape::of(cluster),
-            jobs: HashMap::new(),
+            jobs: JobStates::default(),
             round: 0,
             last_decision: None,
         }
     }
 
     /// Step 1: the sort, stable over last round's list, with the bump first where the order has it.
-    fn sort(&self, now: SimTime, order: &mut [JobSlot], ids: &HashMap<JobSlot, JobId>, shape: &Shape) {
+    fn sort(&self, now: SimTime, order: &mut [JobSlot], shape: &Shape) {
         let fair = self.mode == AllocationMode::Fair;
         let mut keyed: Vec<(bool, f64, f64, JobSlot)> = order
             .iter()
             .map(|slot| {
-                let job = &self.jobs[&ids[slot]];
+                let job = &self.jobs[*slot];
                 let bumped = self.order.uses_bump() && job.bumped;
                 (!bumped, self.order.key(&job.key_inputs(), now, fair, &shape.totals), job.arrival, *slot)
             })
@@ -266,32 +322,25 @@ impl RoundPolicy for SynergyRound {
         self.last_decision = Some(now);
 
         // Every job left its resources at the end of the last round.
-        let mut ids = HashMap::with_capacity(order.len());
         for &slot in order.iter() {
             let job = &jobs[slot];
             if job.is_running() {
                 cluster.release(&job.gpus, slot);
                 cluster.release_host(&job.host);
             }
-            ids.insert(slot, job.spec.id);
-            let state = match self.jobs.entry(job.spec.id) {
-                Entry::Occupied(e) => e.into_mut(),
-                Entry::Vacant(e) => e.insert(JobState::new(&job.spec, slot, &shape).map_err(PolicyError)?),
-            };
+            let state = self.jobs.sync(slot, &job.spec, &shape).map_err(PolicyError)?;
             if state.allocation.take().is_some() {
                 state.last_run_end = last_round_end;
             }
-            state.slot = slot;
             state.seen_in_round = self.round;
         }
-        let round = self.round;
-        self.jobs.retain(|_, s| s.seen_in_round == round);
+        self.jobs.retain_seen(self.round);
 
-        self.sort(now, order, &ids, &shape);
+        self.sort(now, order, &shape);
         let mut admitted_by_count = Vec::new();
         let mut uncounted = cluster.free_gpus();
         for slot in order.iter() {
-            let job = self.jobs.get_mut(&ids[slot]).expect("synced above");
+            let job = &mut self.jobs[*slot];
             job.speedup = job.best.speedup;
             if job.gpus <= uncounted {
                 admitted_by_count.push(*slot);
@@ -303,7 +352,7 @@ impl RoundPolicy for SynergyRound {
         }
         let candidates: Vec<JobSlot> = if self.order == Order::Las {
             if self.mode == AllocationMode::Tune {
-                admitted_by_count.sort_by_key(|slot| Reverse(self.jobs[&ids[slot]].gpus));
+                admitted_by_count.sort_by_key(|&slot| Reverse(self.jobs[slot].gpus));
             }
             admitted_by_count
         } else {
@@ -316,13 +365,13 @@ impl RoundPolicy for SynergyRound {
                 // No job asks for fewer than one GPU: the rest of the list waits.
                 break;
             }
-            allocator.allocate(ids[&slot], slot, now)?;
+            allocator.allocate(slot, now)?;
         }
 
         // Report what changed: a job that keeps its GPUs, CPUs and memory continues.
         for &slot in order.iter() {
             let job = &jobs[slot];
-            let allocation = self.jobs[&ids[&slot]].allocation.as_ref();
+            let allocation = self.jobs[slot].allocation.as_ref();
             let same = allocation.is_some_and(|a| a.gpus == job.gpus && a.host_shares() == job.host);
             if job.is_running() && !same {
                 decisions.preempt.push(slot);
@@ -335,7 +384,7 @@ impl RoundPolicy for SynergyRound {
     }
 
     fn quantum(&self, job: &ActiveJob, _cluster: &Cluster, round_seconds: f64) -> Quantum {
-        let Some(state) = self.jobs.get(&job.spec.id) else { return Quantum::default() };
+        let Some(state) = self.jobs.get_by_id(job.spec.id) else { return Quantum::default() };
         let iterations = state.executed - state.before_round;
         Quantum {
             work: iterations as f64 * state.iteration_s,
@@ -348,7 +397,7 @@ impl RoundPolicy for SynergyRound {
 
     /// The starvation bump, where the order reads it.
     fn promoted(&self, job: &ActiveJob) -> Option<bool> {
-        Some(self.order.uses_bump() && self.jobs.get(&job.spec.id).is_some_and(|s| s.bumped))
+        Some(self.order.uses_bump() && self.jobs.get_by_id(job.spec.id).is_some_and(|s| s.bumped))
     }
 }
 
@@ -383,7 +432,7 @@ mod tests {
             ..JobSpec::default()
         });
         let out = Engine::new(config, policies, jobs).unwrap().run().unwrap();
-        out.timeline[0].clone()
+        out.timeline[0]
     }
 
     #[test]
