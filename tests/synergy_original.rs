@@ -157,6 +157,30 @@ fn every_order_and_mode_under_contention_equals_the_original() {
     }
 }
 
+/// Synergy-OPT (FIFO+opt) on the synthetic stream at 9 jobs/h, measured on jobs 20-29: the
+/// original with GLPK_MI gives mean 11.47038888888889 h and p99 55.69552222222222 h
+/// (docs/synergy-semantics.md Appendix A.5); blox's exact program with its tie rule gives the
+/// same, and below FIFO+tune (11.5954 h) as the original.
+#[test]
+fn opt_equals_the_original_on_the_synthetic_stream() {
+    let window = (20, 29);
+    let seen = run_synergy(Order::Fifo, AllocationMode::Opt, false, SynergyJobs::Synthetic, 9.0, 16, window);
+    let arrivals: BTreeMap<u64, f64> = generated_arrivals(SynergyJobs::Synthetic, 9.0, 30);
+    let mut jcts: Vec<f64> = seen.iter().map(|(id, finish)| finish - arrivals[id]).collect();
+    jcts.sort_by(f64::total_cmp);
+    let mean_h = jcts.iter().sum::<f64>() / jcts.len() as f64 / 3600.0;
+    assert_eq!(mean_h, 11.47038888888889);
+    let p99_h = blox::core::metrics::quantile_sorted(&jcts, 0.99) / 3600.0;
+    assert!((p99_h - 55.69552222222222).abs() < 1e-9, "{p99_h}");
+}
+
+/// The arrival time of the first `count` jobs of the seed-42 stream.
+fn generated_arrivals(jobs: SynergyJobs, jobs_per_hour: f64, count: usize) -> BTreeMap<u64, f64> {
+    let params = SynergyGeneratorParams { jobs, split: [20, 70, 10], cpus_per_gpu: 3, num_jobs: None, label: None };
+    let mut generator = Generator::new(&params, 42, jobs_per_hour).unwrap();
+    (0..count).map(|_| generator.next_job()).map(|j| (j.index as u64, j.arrival_s)).collect()
+}
+
 /// `specs/examples/synergy-workload.yaml` runs (no dataset needed): every measured job finishes;
 /// at 6 jobs/h the 128 GPUs are never short, so the order does not matter; at 9 jobs/h they are
 /// (the original's FIFO at the fair share grows a queue), SRTF beats FIFO, and Synergy-Tune's
@@ -223,22 +247,35 @@ fn bad_parameters_are_spec_errors_with_their_position() {
 fn synergy_policies_need_cpus_and_memory_per_node() {
     let cases = [
         (
+            "synergy-fifo",
             "{nodes: 2, gpus_per_node: 8}",
             "s.yaml:3:11: cluster `2x8` for policy `T`: Synergy's policies need `cpus_per_node` and `memory_gb_per_node` in the cluster",
         ),
         (
+            "synergy-fifo",
             "{nodes: 2, gpus_per_node: 8, cpus_per_node: 28, memory_gb_per_node: 500}",
             "s.yaml:3:11: cluster `2x8` for policy `T`: Synergy profiled 3, 4, 5 or 6 CPUs per GPU; this cluster has 28 CPUs for 8 GPUs",
         ),
         (
+            "synergy-fifo",
             "{groups: [{nodes: 1, gpus_per_node: 8, cpus_per_node: 24, memory_gb_per_node: 500}, {nodes: 1, gpus_per_node: 4, cpus_per_node: 12, memory_gb_per_node: 250}]}",
             "for policy `T`: Synergy's policies need identical nodes",
         ),
+        (
+            "{synergy-srtf: {allocation: opt}}",
+            "{nodes: 2, gpus_per_node: 8, cpus_per_node: 24, memory_gb_per_node: 400}",
+            "s.yaml:3:11: cluster `2x8` for policy `T`: Synergy-OPT's throughput matrices have cells for 1, 2, 3, 4, 5, 6, 9, 12 or 24 CPUs and 20.83, 62.5, 125, 187.5 or 250 GB per GPU; this cluster's proportional share, 3 CPUs and 50 GB per GPU, is not one",
+        ),
+        (
+            "{synergy-fifo: {allocation: opt, place: true}}",
+            "{nodes: 2, gpus_per_node: 8, cpus_per_node: 24, memory_gb_per_node: 500}",
+            "`allocation: opt` places no job on a server, so `place: true` would mean nothing",
+        ),
     ];
-    for (cluster, expected) in cases {
+    for (scheduler, cluster, expected) in cases {
         let dir = tempfile::tempdir().unwrap();
         let yaml = format!(
-            "name: s\npolicies: [{{label: T, scheduler: synergy-fifo}}]\nclusters: [{cluster}]\nworkloads:\n  - synergy-generator: {{}}\nloads: [9]\nseeds: [42]\nmeasure: {{track: {{ids: [0, 9]}}}}\n"
+            "name: s\npolicies: [{{label: T, scheduler: {scheduler}}}]\nclusters: [{cluster}]\nworkloads:\n  - synergy-generator: {{}}\nloads: [9]\nseeds: [42]\nmeasure: {{track: {{ids: [0, 9]}}}}\n"
         );
         std::fs::write(dir.path().join("s.yaml"), yaml).unwrap();
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox"))

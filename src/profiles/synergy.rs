@@ -111,6 +111,153 @@ pub fn profile(class: usize, set: CpusPerGpu) -> ModelProfile {
     }
 }
 
+/// CPUs per GPU of the rows of a [`tput`] matrix (`cpu_val` in `jobs/job.py` at 1bb2bed).
+pub const TPUT_CPUS_PER_GPU: [f64; 9] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 9.0, 12.0, 24.0];
+
+/// Memory (GB) per GPU of the columns of a [`tput`] matrix (`mem_val` in `jobs/job.py` at
+/// 1bb2bed). The first column is the literal 20.83, not the language models' ideal memory 20
+/// (`int(62.5 / 3)`), so no cell sits at a language model's ideal memory.
+pub const TPUT_MEM_GB_PER_GPU: [f64; 5] = [20.83, 62.5, 125.0, 187.5, 250.0];
+
+/// Per model (class id order): throughput per GPU at each (CPUs, memory) per GPU, normalised to
+/// the 3-CPU, 62.5 GB share; rows [`TPUT_CPUS_PER_GPU`], columns [`TPUT_MEM_GB_PER_GPU`].
+/// Transcribed from `tput` in `simulator/models/<model>_1.py` at 1bb2bed. The files of
+/// `models-4/5/6` hold the same arrays (all forty compared), so one matrix serves every set.
+const TPUT: [[[f64; 5]; 9]; 10] = [
+    // alexnet
+    [
+        [0.1, 0.3, 0.3, 0.3, 0.3],
+        [0.1, 0.66, 0.66, 0.66, 0.66],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.25, 1.25, 1.25, 1.25],
+        [0.1, 1.53, 1.53, 1.53, 1.53],
+        [0.1, 1.75, 1.75, 1.75, 1.75],
+        [0.1, 2.0, 2.0, 2.0, 2.0],
+        [0.1, 2.0, 2.94, 2.94, 2.94],
+        [0.1, 2.0, 2.94, 2.94, 2.94],
+    ],
+    // res18
+    [
+        [0.1, 0.37, 0.37, 0.37, 0.37],
+        [0.1, 0.72, 0.72, 0.72, 0.72],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.3, 1.3, 1.3, 1.3],
+        [0.1, 1.53, 1.53, 1.53, 1.53],
+        [0.1, 1.75, 1.75, 1.75, 1.75],
+        [0.1, 2.4, 2.4, 2.4, 2.4],
+        [0.1, 2.4, 2.4, 2.4, 2.4],
+        [0.1, 2.4, 2.4, 2.4, 2.4],
+    ],
+    // res50
+    [
+        [0.1, 0.4, 0.4, 0.4, 0.4],
+        [0.1, 0.74, 0.74, 0.74, 0.74],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.15, 1.15, 1.15, 1.15],
+        [0.1, 1.15, 1.15, 1.15, 1.15],
+        [0.1, 1.15, 1.15, 1.15, 1.15],
+        [0.1, 1.15, 1.15, 1.15, 1.15],
+        [0.1, 1.15, 1.15, 1.15, 1.15],
+        [0.1, 1.15, 1.15, 1.15, 1.15],
+    ],
+    // mobilenet
+    [
+        [0.1, 0.37, 0.37, 0.37, 0.37],
+        [0.1, 0.72, 0.72, 0.72, 0.72],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.3, 1.3, 1.3, 1.3],
+        [0.1, 1.49, 1.49, 1.49, 1.49],
+        [0.1, 1.55, 1.55, 1.55, 1.55],
+        [0.1, 1.55, 1.55, 1.55, 1.55],
+        [0.1, 1.55, 1.55, 1.55, 1.55],
+        [0.1, 1.55, 1.55, 1.55, 1.55],
+    ],
+    // shufflenet
+    [
+        [0.1, 0.3, 0.3, 0.3, 0.3],
+        [0.1, 0.66, 0.66, 0.66, 0.66],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.25, 1.25, 1.25, 1.25],
+        [0.1, 1.53, 1.53, 1.53, 1.53],
+        [0.1, 1.75, 1.75, 1.75, 1.75],
+        [0.1, 2.0, 2.0, 2.0, 2.0],
+        [0.1, 2.0, 2.89, 2.89, 2.89],
+        [0.1, 2.0, 2.89, 2.89, 2.89],
+    ],
+    // gnmt
+    [
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+    ],
+    // transformer
+    [
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+    ],
+    // lstm
+    [
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0],
+    ],
+    // m5
+    [
+        [0.1, 0.3, 0.3, 0.3, 0.3],
+        [0.1, 0.66, 0.66, 0.66, 0.66],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.2, 1.2, 1.2, 1.2],
+        [0.1, 1.4, 1.4, 1.4, 1.4],
+        [0.1, 1.5, 2.0, 2.5, 2.5],
+        [0.1, 1.5, 2.0, 2.5, 2.5],
+        [0.1, 1.5, 2.0, 2.5, 2.5],
+        [0.1, 1.5, 2.0, 2.5, 2.5],
+    ],
+    // deepspeech
+    [
+        [0.1, 0.3, 0.3, 0.3, 0.3],
+        [0.1, 0.66, 0.66, 0.66, 0.66],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+        [0.1, 1.0, 1.0, 1.0, 1.0],
+    ],
+];
+
+/// Model `class`'s (0-9, [`MODELS`]) throughput matrix, used only by Synergy-OPT
+/// (`docs/synergy-semantics.md` §6): entry `[c][m]` is the throughput per GPU with
+/// `TPUT_CPUS_PER_GPU[c]` CPUs and `TPUT_MEM_GB_PER_GPU[m]` GB per GPU over that at the ratio-3
+/// proportional share (1.0 = 3 CPUs, 62.5 GB). Every profile set (every [`CpusPerGpu`]) has the
+/// same matrices, still normalised to the 3-CPU share even in `models-4/5/6` (§6.4).
+///
+/// # Panics
+/// On a class id outside the zoo.
+pub fn tput(class: usize) -> &'static [[f64; 5]; 9] {
+    &TPUT[class]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,5 +283,37 @@ mod tests {
         assert_eq!((300.0 / (m5.iteration_s / m5.speedup)).floor(), 1250.0);
         assert_eq!(profile(0, CpusPerGpu::Six).ideal_cpus_per_gpu, 24.0);
         assert_eq!(CpusPerGpu::from_ratio(7), None);
+    }
+
+    #[test]
+    fn tput_matrices() {
+        // Cells read from `models/<model>_1.py` at 1bb2bed.
+        assert_eq!(tput(1)[6], [0.1, 2.4, 2.4, 2.4, 2.4]);
+        assert_eq!(tput(0)[7], [0.1, 2.0, 2.94, 2.94, 2.94]);
+        assert_eq!(tput(3)[4][1], 1.49);
+        assert_eq!(tput(8)[5], [0.1, 1.5, 2.0, 2.5, 2.5]);
+        assert_eq!(tput(9)[2][1], 1.0);
+        assert_eq!(tput(4)[8][4], 2.89);
+        assert_eq!(TPUT_MEM_GB_PER_GPU[0], 20.83);
+        for (class, name) in MODELS.iter().enumerate() {
+            let language = profile(class, CpusPerGpu::Three).task == Task::Language;
+            assert_eq!(tput(class).iter().flatten().all(|&t| t == 1.0), language, "{name}");
+            let t = tput(class);
+            // The proportional share (3 CPUs, 62.5 GB) is the unit.
+            assert_eq!(t[2][1], 1.0, "{name}");
+            // At the ideal CPUs and (the first column with at least the ideal) memory, the
+            // matrix gives the ratio-3 set's scalar speedup (§6.4).
+            let p = profile(class, CpusPerGpu::Three);
+            let row = TPUT_CPUS_PER_GPU.iter().position(|&c| c == p.ideal_cpus_per_gpu).unwrap();
+            let col = TPUT_MEM_GB_PER_GPU.iter().position(|&m| m >= p.ideal_mem_gb_per_gpu).unwrap();
+            assert_eq!(t[row][col], p.speedup, "{name}");
+            // Throughput never falls with more CPUs or memory.
+            for r in 0..9 {
+                for c in 0..5 {
+                    assert!(r == 0 || t[r][c] >= t[r - 1][c]);
+                    assert!(c == 0 || t[r][c] >= t[r][c - 1]);
+                }
+            }
+        }
     }
 }

@@ -84,6 +84,7 @@ impl<'a> Allocator<'a> {
             AllocationMode::Fair => self.place(self.fair_share(gpus), gpus),
             AllocationMode::Greedy => self.place(job.best_amounts(), gpus),
             AllocationMode::Tune => Some(self.tune(slot, now)?),
+            AllocationMode::Opt => unreachable!("OPT solves the round as one program"),
         };
         if let Some(allocation) = placed {
             self.commit(slot, &allocation);
@@ -91,7 +92,8 @@ impl<'a> Allocator<'a> {
                 self.server_jobs[node].push(slot);
             }
             let job = &mut self.jobs[slot];
-            job.credit(self.round_s, self.mode != AllocationMode::Fair);
+            let rate = if self.mode == AllocationMode::Fair { 1.0 } else { job.speedup };
+            job.credit(self.round_s, rate);
             job.allocation = Some(allocation);
         }
         Ok(())
@@ -237,7 +239,7 @@ impl<'a> Allocator<'a> {
             })
             .collect();
         let allocation = Allocation { gpus: old.gpus, per_node };
-        job.credit(self.round_s, false);
+        job.credit(self.round_s, 1.0);
         self.commit(peer, &allocation);
         self.jobs[peer].allocation = Some(allocation);
     }

@@ -13,6 +13,7 @@
 
 pub mod allocation;
 pub mod demand;
+pub mod opt;
 pub mod order;
 pub mod round;
 
@@ -37,13 +38,16 @@ pub enum AllocationMode {
     /// Synergy-Tune (`+tune`): the best case, else the proportional share, else peers' excess.
     #[default]
     Tune,
+    /// Synergy-OPT (`+opt`): every job admitted by GPU count runs, with the CPUs and memory per
+    /// GPU that maximise the summed throughput within the cluster's totals (an integer program).
+    Opt,
 }
 
 const OPTIONS: &[OptionDoc] = &[
     OptionDoc {
         name: "allocation",
         example: "greedy",
-        meaning: "CPUs and memory per job: fair (GPU-proportional), greedy or tune (default; Synergy-Greedy, Synergy-Tune)",
+        meaning: "CPUs and memory per job: fair (GPU-proportional), greedy, tune (default) or opt (Synergy-Greedy, -Tune, -OPT)",
     },
     OptionDoc {
         name: "place",
@@ -71,10 +75,13 @@ impl SynergyOptions {
     }
 }
 
-/// Whether `cluster` can run Synergy's policies: identical nodes with CPUs and memory, 3 to 6
-/// CPUs per GPU.
-pub fn check_cluster(cluster: &ClusterSpec) -> Result<(), String> {
-    round::check_cluster(cluster)
+/// Whether `cluster` can run Synergy's policies with `options`: identical nodes with CPUs and
+/// memory, 3 to 6 CPUs per GPU, and for OPT a proportional share that is a cell of its matrices.
+pub fn check_cluster(cluster: &ClusterSpec, options: &SynergyOptions) -> Result<(), String> {
+    if options.allocation == AllocationMode::Opt && options.place {
+        return Err("`allocation: opt` places no job on a server, so `place: true` would mean nothing".into());
+    }
+    round::check_cluster(cluster, options.allocation)
 }
 
 macro_rules! synergy_policy {
@@ -122,7 +129,7 @@ macro_rules! synergy_policy {
                 }
 
                 fn check_cluster(&self, cluster: &ClusterSpec) -> Result<(), String> {
-                    super::check_cluster(cluster)
+                    super::check_cluster(cluster, &self.0)
                 }
             }
         }

@@ -30,6 +30,7 @@
 use super::AllocationMode;
 use super::allocation::Allocator;
 use super::demand::{Demand, ServerSize, demand};
+use super::opt::{self, Cell, OptJob};
 use super::order::{KeyInputs, Order, Totals};
 use crate::core::{
     ActiveJob, Cluster, ClusterSpec, GpuId, HostShare, JobId, JobSlot, JobSpec, JobTable, Launch, PlacementDecisions,
@@ -53,6 +54,9 @@ pub(super) struct Shape {
     pub(super) fair_per_gpu: Amounts,
     totals: Totals,
     profiles: CpusPerGpu,
+    /// The proportional share's cell of the throughput matrices, which OPT's fairness floor
+    /// reads; `None` where the share is not a cell.
+    fair_cell: Option<Cell>,
 }
 
 impl Shape {
@@ -72,18 +76,28 @@ impl Shape {
             })?;
         let servers = cluster.nodes.len() as f64;
         let server = ServerSize { gpus: f64::from(node.gpus), cpus: f64::from(cpus), memory_gb };
+        let fair_per_gpu = [1.0, server.cpus / server.gpus, server.memory_gb / server.gpus];
         Ok(Self {
             server,
-            fair_per_gpu: [1.0, server.cpus / server.gpus, server.memory_gb / server.gpus],
+            fair_per_gpu,
+            fair_cell: Cell::fair(fair_per_gpu[1], fair_per_gpu[2]),
             totals: Totals { gpus: server.gpus * servers, cpus: server.cpus * servers, memory_gb: memory_gb * servers },
             profiles,
         })
     }
 }
 
-/// Whether `cluster` can run Synergy's policies, with the reason when not.
-pub fn check_cluster(cluster: &ClusterSpec) -> Result<(), String> {
-    Shape::of(cluster).map(|_| ())
+/// Whether `cluster` can run Synergy's policies in `mode`, with the reason when not.
+pub fn check_cluster(cluster: &ClusterSpec, mode: AllocationMode) -> Result<(), String> {
+    let shape = Shape::of(cluster)?;
+    if mode == AllocationMode::Opt && shape.fair_cell.is_none() {
+        return Err(format!(
+            "Synergy-OPT's throughput matrices have cells for 1, 2, 3, 4, 5, 6, 9, 12 or 24 CPUs and 20.83, 62.5, \
+             125, 187.5 or 250 GB per GPU; this cluster's proportional share, {} CPUs and {} GB per GPU, is not one",
+            shape.fair_per_gpu[1], shape.fair_per_gpu[2]
+        ));
+    }
+    Ok(())
 }
 
 /// Where a job runs for one round: its GPUs and, per server in the order first used, the GPUs,
@@ -124,6 +138,8 @@ impl Allocation {
 #[derive(Debug, Clone)]
 pub(super) struct JobState {
     id: JobId,
+    /// The model's class in the zoo.
+    class: usize,
     arrival: f64,
     pub(super) gpus: u32,
     pub(super) best: Demand,
@@ -155,6 +171,7 @@ impl JobState {
         let total = spec.iterations.unwrap_or(spec.work / profile.iteration_s) as u64;
         Ok(Self {
             id: spec.id,
+            class,
             arrival: spec.submitted,
             gpus: spec.gpus,
             best,
@@ -193,10 +210,11 @@ impl JobState {
         [f64::from(self.gpus), self.best.cpus, self.best.memory_gb]
     }
 
-    /// A round's progress, credited when the job is allocated (`Job.allocate`); `at_speedup` is
-    /// false in the `fair` mode and for Tune's re-allocated peers.
-    pub(super) fn credit(&mut self, round_s: f64, at_speedup: bool) {
-        let iteration_s = if at_speedup { self.iteration_s / self.speedup } else { self.iteration_s };
+    /// A round's progress at `rate` times the proportional share's speed, credited when the job
+    /// is allocated (`Job.allocate`; OPT's `allocate_round`): the job's speedup in Greedy and
+    /// Tune, 1 in the `fair` mode and for Tune's re-allocated peers, the matrix cell under OPT.
+    pub(super) fn credit(&mut self, round_s: f64, rate: f64) {
+        let iteration_s = self.iteration_s / rate;
         self.before_round = self.executed;
         self.attained += round_s;
         self.executed = (self.executed + (round_s / iteration_s).floor() as u64).min(self.total);
@@ -288,6 +306,71 @@ impl SynergyRound {
         }
     }
 
+    /// What changed, for the engine: a job that keeps its GPUs, CPUs and memory continues; one
+    /// that lost or changed them is preempted (and launched again where it got others).
+    fn report(&self, jobs: &JobTable, order: &[JobSlot], decisions: &mut PlacementDecisions) {
+        for &slot in order {
+            let job = &jobs[slot];
+            let allocation = self.jobs[slot].allocation.as_ref();
+            let same = allocation.is_some_and(|a| a.gpus == job.gpus && a.host_shares() == job.host);
+            if job.is_running() && !same {
+                decisions.preempt.push(slot);
+            }
+            if let Some(a) = allocation.filter(|_| !same) {
+                decisions.launch.push(Launch { job: slot, gpus: a.gpus.clone(), host: a.host_shares() });
+            }
+        }
+    }
+
+    /// Synergy-OPT (§6): every job admitted by GPU count runs, with the CPUs and memory per GPU
+    /// of its cell in the round's program ([`opt::solve`]) and its speed there from its matrix.
+    /// OPT respects the cluster's totals only, not a server's: jobs take free GPUs in id order
+    /// and hold their CPUs and memory on those GPUs' nodes, so a node may hold more than it has.
+    fn allocate_by_program(
+        &mut self,
+        admitted: &[JobSlot],
+        cluster: &mut Cluster,
+        shape: &Shape,
+    ) -> Result<(), PolicyError> {
+        if admitted.is_empty() {
+            return Ok(());
+        }
+        let fair = shape.fair_cell.ok_or_else(|| PolicyError("OPT needs the proportional share as a cell".into()))?;
+        let program: Vec<OptJob> = admitted
+            .iter()
+            .map(|&slot| OptJob { gpus: self.jobs[slot].gpus, tput: synergy::tput(self.jobs[slot].class) })
+            .collect();
+        let cells = opt::solve(&program, shape.totals.cpus, shape.totals.memory_gb, fair).map_err(PolicyError)?;
+        let free: Vec<GpuId> =
+            (0..cluster.node_count()).flat_map(|n| cluster.free_gpus_on_node(n).collect::<Vec<_>>()).collect();
+        let mut next = 0;
+        for (&slot, cell) in admitted.iter().zip(cells) {
+            let job = &mut self.jobs[slot];
+            let gpus = free[next..next + job.gpus as usize].to_vec();
+            next += gpus.len();
+            let mut per_node: Vec<(usize, Amounts)> = Vec::new();
+            for &gpu in &gpus {
+                let node = cluster.node_of(gpu);
+                match per_node.last_mut() {
+                    Some((n, count)) if *n == node => count[0] += 1.0,
+                    _ => per_node.push((node, [1.0, 0.0, 0.0])),
+                }
+            }
+            for (_, amounts) in &mut per_node {
+                amounts[1] = amounts[0] * cell.cpus_per_gpu();
+                amounts[2] = amounts[0] * cell.mem_gb_per_gpu();
+            }
+            let allocation = Allocation { gpus, per_node };
+            cluster.assign(&allocation.gpus, slot);
+            for share in allocation.host_shares() {
+                cluster.hold(&share);
+            }
+            job.credit(self.round_s, synergy::tput(job.class)[cell.cpu_row][cell.mem_col]);
+            job.allocation = Some(allocation);
+        }
+        Ok(())
+    }
+
     /// Step 1: the sort, stable over last round's list, with the bump first where the order has it.
     fn sort(&self, now: SimTime, order: &mut [JobSlot], shape: &Shape) {
         let fair = self.mode == AllocationMode::Fair;
@@ -350,7 +433,7 @@ impl RoundPolicy for SynergyRound {
                 job.bumped = true;
             }
         }
-        let candidates: Vec<JobSlot> = if self.order == Order::Las {
+        let candidates: Vec<JobSlot> = if self.order == Order::Las || self.mode == AllocationMode::Opt {
             if self.mode == AllocationMode::Tune {
                 admitted_by_count.sort_by_key(|&slot| Reverse(self.jobs[slot].gpus));
             }
@@ -359,6 +442,11 @@ impl RoundPolicy for SynergyRound {
             order.to_vec()
         };
 
+        if self.mode == AllocationMode::Opt {
+            self.allocate_by_program(&candidates, cluster, &shape)?;
+            self.report(jobs, order, decisions);
+            return Ok(());
+        }
         let mut allocator = Allocator::new(cluster, &mut self.jobs, &shape, self.mode, self.consolidate, self.round_s);
         for slot in candidates {
             if allocator.cluster_is_full() {
@@ -368,18 +456,7 @@ impl RoundPolicy for SynergyRound {
             allocator.allocate(slot, now)?;
         }
 
-        // Report what changed: a job that keeps its GPUs, CPUs and memory continues.
-        for &slot in order.iter() {
-            let job = &jobs[slot];
-            let allocation = self.jobs[slot].allocation.as_ref();
-            let same = allocation.is_some_and(|a| a.gpus == job.gpus && a.host_shares() == job.host);
-            if job.is_running() && !same {
-                decisions.preempt.push(slot);
-            }
-            if let Some(a) = allocation.filter(|_| !same) {
-                decisions.launch.push(Launch { job: slot, gpus: a.gpus.clone(), host: a.host_shares() });
-            }
-        }
+        self.report(jobs, order, decisions);
         Ok(())
     }
 
