@@ -210,6 +210,30 @@ fn the_example_spec_runs() {
     assert!(tune < fair / 3.0, "FIFO+tune {tune} s vs FIFO+fair {fair} s");
 }
 
+/// `specs/examples/synergy-cpu-ratios.yaml` runs: at every CPU:GPU ratio Synergy profiled, Tune
+/// beats the proportional share by less as the share grows, and every measured job finishes.
+#[test]
+fn the_cpu_ratio_example_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/examples/synergy-cpu-ratios.yaml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox"))
+        .args(["run", spec.to_str().unwrap(), "--out", "out", "-q"])
+        .current_dir(dir.path())
+        .output()
+        .expect("blox runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = blox::results::read_runs(&dir.path().join("out/synergy-cpu-ratios")).unwrap();
+    assert_eq!(rows.len(), 12);
+    assert!(rows.iter().all(|r| r.summary.tracked_finished == 1000));
+    let avg = |label: &str, ratio: u32| {
+        let cluster = format!("{ratio} CPUs per GPU");
+        rows.iter().find(|r| r.info.label == label && r.info.cluster == cluster).unwrap().summary.avg_jct
+    };
+    let gains: Vec<f64> = (3..=6).map(|k| avg("FIFO+fair", k) / avg("FIFO+tune", k)).collect();
+    assert!(gains.iter().all(|&g| g > 1.0), "{gains:?}");
+    assert!(gains.windows(2).all(|w| w[0] > w[1]), "Tune gains less with more CPUs per GPU: {gains:?}");
+}
+
 /// Bad `synergy-generator` parameters are spec errors at their position, before any run.
 #[test]
 fn bad_parameters_are_spec_errors_with_their_position() {
