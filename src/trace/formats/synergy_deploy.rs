@@ -11,10 +11,14 @@
 //! - `iterations`: total iterations to run;
 //! - `gpus`: GPUs of the job.
 //!
-//! There is no duration: Synergy derives it from the iterations and the model's profile. Every
-//! row is a GPU job; none is dropped.
+//! There is no duration column: Synergy runs the iterations at its model's iteration time, so a
+//! job of a model in the zoo gets as duration its iterations at the default profile set's
+//! iteration time (the GPU-proportional share on 3 CPUs per GPU, `profiles::synergy`); Synergy's
+//! policies count iterations themselves. A job of another model has no duration. Every row is a
+//! GPU job; none is dropped.
 
 use super::{Detect, FormatInfo, Head, TraceFormat};
+use crate::profiles::synergy::{self, CpusPerGpu};
 use crate::trace::input::{Header, Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -53,7 +57,11 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         let n = row.gpus(gpus)?;
         let name = row.opt_str(model).ok_or_else(|| row.error(model, "expected a model name, found nothing"))?;
         let mut job = TraceJob::new(row.str(id), row.non_negative(arrival)?, n);
-        job.iterations = Some(f64::from(row.count(iterations)?));
+        let count = f64::from(row.count(iterations)?);
+        job.iterations = Some(count);
+        if let Some(class) = synergy::MODELS.iter().position(|m| *m == name) {
+            job.duration_s = Some(count * synergy::profile(class, CpusPerGpu::Three).iteration_s);
+        }
         job.model = Some(name.to_string());
         jobs.push(job);
     }
@@ -74,9 +82,12 @@ mod tests {
         assert_eq!(report.rows_read, 2);
         let mut expected = TraceJob::new("1", 0.001, 4);
         expected.iterations = Some(26435.0);
+        expected.duration_s = Some(26435.0 * 0.12);
         expected.model = Some("gnmt".into());
         assert_eq!(jobs[1], expected);
-        assert_eq!((jobs[0].source_id.as_str(), jobs[0].submit_s, jobs[0].duration_s), ("0", 0.0, None));
+        assert_eq!((jobs[0].source_id.as_str(), jobs[0].submit_s, jobs[0].duration_s), ("0", 0.0, Some(3349.0 * 0.6)));
+        let (other, _) = read_str("0,bert,0.0,10,1\n").unwrap();
+        assert_eq!(other[0].duration_s, None, "a model outside the zoo has no duration");
     }
 
     #[test]
