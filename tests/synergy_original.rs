@@ -277,7 +277,8 @@ fn bad_parameters_are_spec_errors_with_their_position() {
     }
 }
 
-/// A Synergy policy on a cluster it cannot model is a spec error naming the cluster and policy.
+/// A Synergy policy on a cluster it cannot model, or with a workload drawn for another CPU:GPU
+/// ratio, is a spec error naming the cluster and policy.
 #[test]
 fn synergy_policies_need_cpus_and_memory_per_node() {
     let cases = [
@@ -300,6 +301,11 @@ fn synergy_policies_need_cpus_and_memory_per_node() {
             "{synergy-srtf: {allocation: opt}}",
             "{nodes: 2, gpus_per_node: 8, cpus_per_node: 24, memory_gb_per_node: 400}",
             "s.yaml:3:11: cluster `2x8` for policy `T`: Synergy-OPT's throughput matrices have cells for 1, 2, 3, 4, 5, 6, 9, 12 or 24 CPUs and 20.83, 62.5, 125, 187.5 or 250 GB per GPU; this cluster's proportional share, 3 CPUs and 50 GB per GPU, is not one",
+        ),
+        (
+            "synergy-fifo",
+            "{nodes: 2, gpus_per_node: 8, cpus_per_node: 32, memory_gb_per_node: 500}",
+            "s.yaml:5:5: synergy-generator draws iterations from the 3 CPUs per GPU profiles, but cluster `2x8` has 4 CPUs per GPU for policy `T`; set `cpus_per_gpu: 4`",
         ),
         (
             "{synergy-fifo: {allocation: opt, place: true}}",

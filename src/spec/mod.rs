@@ -934,10 +934,33 @@ impl Spec {
                     ),
                 ));
             }
-            for c in &self.clusters.value {
-                if let Err(why) = p.scheduler.value.check_cluster(&c.cluster_spec()) {
+            for (ci, c) in self.clusters.value.iter().enumerate() {
+                let cluster = c.cluster_spec();
+                if let Err(why) = p.scheduler.value.check_cluster(&cluster) {
                     let at = c.label.as_ref().map_or(self.clusters.referenced, |l| l.referenced);
                     return Err((at, format!("cluster `{}` for policy `{label}`: {why}", c.label())));
+                }
+                // Synergy's iterations come from the profile set of the workload's CPUs per GPU
+                // and run at the set of the cluster's: a mismatch silently rescales every job.
+                let synergy = scheduler.name.starts_with("synergy-");
+                let ratio = cluster.identical_node().and_then(|n| Some(n.cpus? / n.gpus.max(1)));
+                for (wi, w) in self.workloads.value.iter().enumerate() {
+                    let paired = !self.zip_clusters_workloads.value || ci == wi;
+                    if let (true, true, Some(ratio), WorkloadSpec::SynergyGenerator(params)) =
+                        (synergy, paired, ratio, &w.value)
+                        && params.cpus_per_gpu != ratio
+                    {
+                        return Err((
+                            w.referenced,
+                            format!(
+                                "synergy-generator draws iterations from the {} CPUs per GPU profiles, but cluster `{}` \
+                                 has {ratio} CPUs per GPU for policy `{label}`; set `cpus_per_gpu: {ratio}` (or pair \
+                                 clusters and workloads with `zip_clusters_workloads: true`)",
+                                params.cpus_per_gpu,
+                                c.label()
+                            ),
+                        ));
+                    }
                 }
             }
         }
