@@ -45,6 +45,9 @@ pub(super) struct Allocator<'a> {
     server_jobs: Vec<Vec<JobSlot>>,
     /// Amounts set aside on each server during one placement attempt.
     hold: Vec<Amounts>,
+    /// Demands (whole job, GPUs) that found no room since the cluster last changed: they find
+    /// none again, so the many jobs waiting with the same demand are not placed one by one.
+    no_room: Vec<(Amounts, u32)>,
 }
 
 impl<'a> Allocator<'a> {
@@ -66,6 +69,7 @@ impl<'a> Allocator<'a> {
             round_s,
             server_jobs: vec![Vec::new(); nodes],
             hold: vec![[0.0; 3]; nodes],
+            no_room: Vec::new(),
         }
     }
 
@@ -114,6 +118,7 @@ impl<'a> Allocator<'a> {
     }
 
     fn commit(&mut self, slot: JobSlot, allocation: &Allocation) {
+        self.no_room.clear();
         self.cluster.assign(&allocation.gpus, slot);
         for share in allocation.host_shares() {
             self.cluster.hold(&share);

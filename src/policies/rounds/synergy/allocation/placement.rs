@@ -11,6 +11,9 @@ use std::collections::{BinaryHeap, HashMap};
 impl Allocator<'_> {
     /// Where `demand` (`[g, cpus, memory]` for the whole job) fits, by the run's placement.
     pub(super) fn place(&mut self, demand: Amounts, gpus: u32) -> Option<Allocation> {
+        if self.no_room.contains(&(demand, gpus)) {
+            return None;
+        }
         let per_gpu: Amounts = std::array::from_fn(|i| demand[i] / demand[0]);
         let placed = if self.consolidate {
             self.place_consolidated(demand, per_gpu, gpus)
@@ -18,6 +21,9 @@ impl Allocator<'_> {
             self.place_by_gpu_order(per_gpu, gpus)
         };
         self.hold.iter_mut().for_each(|h| *h = [0.0; 3]);
+        if placed.is_none() {
+            self.no_room.push((demand, gpus));
+        }
         placed
     }
 
@@ -44,6 +50,9 @@ impl Allocator<'_> {
         let mut chosen: Vec<GpuId> = Vec::with_capacity(gpus as usize);
         let mut per_node = Vec::new();
         for node in self.cluster.first_node_with_free()..self.cluster.node_count() {
+            if self.cluster.free_on_node(node) == 0 || !self.fits(node, &per_gpu) {
+                continue;
+            }
             let free: Vec<GpuId> = self.cluster.free_gpus_on_node(node).collect();
             for gpu in free {
                 // Nothing on this node changes until a GPU is taken here, so a node that does not

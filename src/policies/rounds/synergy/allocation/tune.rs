@@ -114,6 +114,7 @@ impl Allocator<'_> {
         let old = self.jobs[peer].allocation.take().expect("placed this round");
         self.cluster.release(&old.gpus, peer);
         self.cluster.release_host(&old.host_shares());
+        self.no_room.clear();
         self.jobs[peer].roll_back(self.round_s);
         let (gpus, best) = (self.jobs[peer].gpus, self.jobs[peer].best_amounts());
         let fallback = self.fair_fallback(best, gpus);
