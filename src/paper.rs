@@ -82,12 +82,7 @@ pub struct NearestRank {
 impl NearestRank {
     /// The quantile of the job rows' values shown in `unit`; `None` without any value.
     pub fn of(&self, jobs: &[crate::core::JobRecord], unit: TimeUnit) -> Option<f64> {
-        let mut values: Vec<f64> = jobs
-            .iter()
-            .filter(|j| self.job_metric.value(j).is_some())
-            .map(|j| self.job_metric.display_value(j, unit))
-            .collect();
-        values.sort_by(f64::total_cmp);
+        let values = sorted_values(jobs, self.job_metric, unit);
         let index = ((values.len() as f64 * self.q) as usize).min(values.len().checked_sub(1)?);
         Some(values[index])
     }
@@ -105,14 +100,17 @@ pub struct JobQuantile {
 impl JobQuantile {
     /// The quantile of the job rows' values shown in `unit`; `None` without any value.
     pub fn of(&self, jobs: &[crate::core::JobRecord], unit: TimeUnit) -> Option<f64> {
-        let mut values: Vec<f64> = jobs
-            .iter()
-            .filter(|j| self.job_metric.value(j).is_some())
-            .map(|j| self.job_metric.display_value(j, unit))
-            .collect();
-        values.sort_by(f64::total_cmp);
+        let values = sorted_values(jobs, self.job_metric, unit);
         (!values.is_empty()).then(|| crate::core::metrics::quantile_sorted(&values, self.q))
     }
+}
+
+/// The values of `metric` over the jobs that have one, shown in `unit`, ascending.
+fn sorted_values(jobs: &[crate::core::JobRecord], metric: JobMetric, unit: TimeUnit) -> Vec<f64> {
+    let mut values: Vec<f64> =
+        jobs.iter().filter(|j| metric.value(j).is_some()).map(|j| metric.display_value(j, unit)).collect();
+    values.sort_by(f64::total_cmp);
+    values
 }
 
 /// How several matching runs give one reproduced value.

@@ -261,19 +261,12 @@ fn bad_parameters_are_spec_errors_with_their_position() {
         ),
     ];
     for (params, expected) in cases {
-        let dir = tempfile::tempdir().unwrap();
-        let yaml = format!(
-            "name: s\npolicies: [{{label: FIFO, scheduler: fifo}}]\nclusters: [{{nodes: 2, gpus_per_node: 8}}]\nworkloads:\n  - synergy-generator: {params}\nloads: [9]\nseeds: [42]\nmeasure: {{track: {{ids: [0, 9]}}}}\n"
+        assert_rejected(
+            &format!(
+                "name: s\npolicies: [{{label: FIFO, scheduler: fifo}}]\nclusters: [{{nodes: 2, gpus_per_node: 8}}]\nworkloads:\n  - synergy-generator: {params}\nloads: [9]\nseeds: [42]\nmeasure: {{track: {{ids: [0, 9]}}}}\n"
+            ),
+            expected,
         );
-        std::fs::write(dir.path().join("s.yaml"), yaml).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox"))
-            .args(["validate", "s.yaml"])
-            .current_dir(dir.path())
-            .output()
-            .expect("blox runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains(expected), "expected `{expected}` in:\n{stderr}");
     }
 }
 
@@ -314,18 +307,26 @@ fn synergy_policies_need_cpus_and_memory_per_node() {
         ),
     ];
     for (scheduler, cluster, expected) in cases {
-        let dir = tempfile::tempdir().unwrap();
-        let yaml = format!(
-            "name: s\npolicies: [{{label: T, scheduler: {scheduler}}}]\nclusters: [{cluster}]\nworkloads:\n  - synergy-generator: {{}}\nloads: [9]\nseeds: [42]\nmeasure: {{track: {{ids: [0, 9]}}}}\n"
+        assert_rejected(
+            &format!(
+                "name: s\npolicies: [{{label: T, scheduler: {scheduler}}}]\nclusters: [{cluster}]\nworkloads:\n  - synergy-generator: {{}}\nloads: [9]\nseeds: [42]\nmeasure: {{track: {{ids: [0, 9]}}}}\n"
+            ),
+            expected,
         );
-        std::fs::write(dir.path().join("s.yaml"), yaml).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox"))
-            .args(["validate", "s.yaml"])
-            .current_dir(dir.path())
-            .output()
-            .expect("blox runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains(expected), "expected `{expected}` in:\n{stderr}");
     }
+}
+
+/// `blox validate` rejects the spec `yaml` (written as `s.yaml`) with exit code 2 and `expected`
+/// in its message.
+fn assert_rejected(yaml: &str, expected: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.yaml"), yaml).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox"))
+        .args(["validate", "s.yaml"])
+        .current_dir(dir.path())
+        .output()
+        .expect("blox runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(expected), "expected `{expected}` in:\n{stderr}");
 }

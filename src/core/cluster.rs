@@ -113,9 +113,11 @@ pub struct Cluster {
     /// No node below this one has a free GPU, so first-free scans start here instead of at node
     /// 0 (on 2,500 busy nodes the scan from 0 dominated large runs).
     first_free_node: usize,
-    /// CPUs and memory (GB) held on each node.
+    /// CPUs and memory (GB) held on each node, and on all nodes together where every node
+    /// models them (kept as jobs come and go: the timeline reads them every round).
     held_cpus: Vec<f64>,
     held_memory_gb: Vec<f64>,
+    in_use: (Option<f64>, Option<f64>),
 }
 
 impl Cluster {
@@ -135,6 +137,10 @@ impl Cluster {
             first_free_node: 0,
             held_cpus: vec![0.0; spec.nodes.len()],
             held_memory_gb: vec![0.0; spec.nodes.len()],
+            in_use: (
+                spec.nodes.iter().all(|n| n.cpus.is_some()).then_some(0.0),
+                spec.nodes.iter().all(|n| n.memory_gb.is_some()).then_some(0.0),
+            ),
             node_first_gpu,
             gpu_node,
             spec,
@@ -191,10 +197,7 @@ impl Cluster {
     /// CPUs and memory (GB) held on all nodes together; `None` for a resource some node does
     /// not model.
     pub fn host_in_use(&self) -> (Option<f64>, Option<f64>) {
-        let nodes = &self.spec.nodes;
-        let cpus = nodes.iter().all(|n| n.cpus.is_some()).then(|| self.held_cpus.iter().sum());
-        let memory = nodes.iter().all(|n| n.memory_gb.is_some()).then(|| self.held_memory_gb.iter().sum());
-        (cpus, memory)
+        self.in_use
     }
 
     /// A job takes `share` of its node's CPUs and memory, which the caller has checked are free.
@@ -202,6 +205,7 @@ impl Cluster {
         let node = share.node as usize;
         self.held_cpus[node] += share.cpus;
         self.held_memory_gb[node] += share.memory_gb;
+        self.count_in_use(share.cpus, share.memory_gb);
     }
 
     /// A job gives back its `shares`.
@@ -210,6 +214,16 @@ impl Cluster {
             let node = share.node as usize;
             self.held_cpus[node] -= share.cpus;
             self.held_memory_gb[node] -= share.memory_gb;
+            self.count_in_use(-share.cpus, -share.memory_gb);
+        }
+    }
+
+    fn count_in_use(&mut self, cpus: f64, memory_gb: f64) {
+        if let Some(total) = &mut self.in_use.0 {
+            *total += cpus;
+        }
+        if let Some(total) = &mut self.in_use.1 {
+            *total += memory_gb;
         }
     }
 

@@ -290,6 +290,8 @@ pub struct SynergyRound {
     jobs: JobStates,
     round: u64,
     last_decision: Option<SimTime>,
+    /// The sort's keys, reused from round to round.
+    sort_scratch: Vec<(bool, f64, f64, JobSlot)>,
 }
 
 impl SynergyRound {
@@ -303,6 +305,7 @@ impl SynergyRound {
             jobs: JobStates::default(),
             round: 0,
             last_decision: None,
+            sort_scratch: Vec::new(),
         }
     }
 
@@ -372,21 +375,21 @@ impl SynergyRound {
     }
 
     /// Step 1: the sort, stable over last round's list, with the bump first where the order has it.
-    fn sort(&self, now: SimTime, order: &mut [JobSlot], shape: &Shape) {
+    fn sort(&mut self, now: SimTime, order: &mut [JobSlot], shape: &Shape) {
         let fair = self.mode == AllocationMode::Fair;
-        let mut keyed: Vec<(bool, f64, f64, JobSlot)> = order
-            .iter()
-            .map(|slot| {
-                let job = &self.jobs[*slot];
-                let bumped = self.order.uses_bump() && job.bumped;
-                (!bumped, self.order.key(&job.key_inputs(), now, fair, &shape.totals), job.arrival, *slot)
-            })
-            .collect();
+        let mut keyed = std::mem::take(&mut self.sort_scratch);
+        keyed.clear();
+        keyed.extend(order.iter().map(|slot| {
+            let job = &self.jobs[*slot];
+            let bumped = self.order.uses_bump() && job.bumped;
+            (!bumped, self.order.key(&job.key_inputs(), now, fair, &shape.totals), job.arrival, *slot)
+        }));
         let cmp = |a: f64, b: f64| a.partial_cmp(&b).unwrap_or(Ordering::Equal);
         keyed.sort_by(|a, b| a.0.cmp(&b.0).then(cmp(a.1, b.1)).then(cmp(a.2, b.2)));
         for (dst, src) in order.iter_mut().zip(&keyed) {
             *dst = src.3;
         }
+        self.sort_scratch = keyed;
     }
 }
 
@@ -433,22 +436,19 @@ impl RoundPolicy for SynergyRound {
                 job.bumped = true;
             }
         }
-        let candidates: Vec<JobSlot> = if self.order == Order::Las || self.mode == AllocationMode::Opt {
-            if self.mode == AllocationMode::Tune {
-                admitted_by_count.sort_by_key(|&slot| Reverse(self.jobs[slot].gpus));
-            }
-            admitted_by_count
-        } else {
-            order.to_vec()
-        };
+        if self.order == Order::Las && self.mode == AllocationMode::Tune {
+            admitted_by_count.sort_by_key(|&slot| Reverse(self.jobs[slot].gpus));
+        }
+        let candidates: &[JobSlot] =
+            if self.order == Order::Las || self.mode == AllocationMode::Opt { &admitted_by_count } else { order };
 
         if self.mode == AllocationMode::Opt {
-            self.allocate_by_program(&candidates, cluster, &shape)?;
+            self.allocate_by_program(candidates, cluster, &shape)?;
             self.report(jobs, order, decisions);
             return Ok(());
         }
         let mut allocator = Allocator::new(cluster, &mut self.jobs, &shape, self.mode, self.consolidate, self.round_s);
-        for slot in candidates {
+        for &slot in candidates {
             if allocator.cluster_is_full() {
                 // No job asks for fewer than one GPU: the rest of the list waits.
                 break;
