@@ -380,7 +380,7 @@ mod tests {
                 preemptions: 0,
                 promoted_jobs: 0,
                 gpu_utilization: 0.5,
-                deadlines: crate::core::DeadlineStats::of(&[]),
+                deadlines: crate::core::DeadlineStats::default(),
             },
             wall_time_s: 0.0,
         }

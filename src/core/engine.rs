@@ -25,14 +25,15 @@
 //! The engine keeps the priority order from round to round; the cost of a round grows with the
 //! number of active jobs only, never with the length of the trace (arrivals are pulled lazily).
 
-use super::metrics::RunTotals;
+use super::metrics::{RecordSink, RunTables, RunTotals, SummaryBuilder};
 use super::policy::{
     Admission, AdmissionContext, Launch, OverheadModel, PlacementDecisions, PolicyError, RoundPolicy, RoundTiming,
 };
 use super::{
-    ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, RunSummary, SimTime,
-    StopFlag, TimelineRow,
+    ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, SimTime, StopFlag,
+    TimelineRow,
 };
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// Which jobs a run measures, and so when it ends.
@@ -84,6 +85,12 @@ pub enum RunError {
         arrival: SimTime,
         previous: SimTime,
     },
+    /// Records are handed over in id order as the run goes, which needs ids that increase along
+    /// the workload (every workload numbers its jobs so).
+    IdsOutOfOrder {
+        id: JobId,
+        previous: JobId,
+    },
     InvalidConfig(String),
     NoEnd {
         rounds: u64,
@@ -101,6 +108,8 @@ pub enum RunError {
         time: SimTime,
         reason: String,
     },
+    /// The [`RecordSink`] could not take a record (e.g. the jobs table's disk is full).
+    Output(String),
 }
 
 impl fmt::Display for RunError {
@@ -112,6 +121,9 @@ impl fmt::Display for RunError {
                     f,
                     "job {id} arrives at {arrival} s, before the previous job ({previous} s); workloads must be sorted by arrival"
                 )
+            }
+            RunError::IdsOutOfOrder { id, previous } => {
+                write!(f, "job {id} follows job {previous}; a workload must number its jobs in increasing order")
             }
             RunError::InvalidConfig(msg) => write!(f, "invalid run configuration: {msg}"),
             RunError::NoEnd { rounds, active_jobs } => write!(
@@ -125,6 +137,7 @@ impl fmt::Display for RunError {
             RunError::Policy { time, reason } => {
                 write!(f, "the scheduler failed at the decision at t = {time} s: {reason}")
             }
+            RunError::Output(reason) => write!(f, "writing the jobs table: {reason}"),
         }
     }
 }
@@ -152,7 +165,9 @@ pub struct Engine<S: Iterator<Item = JobSpec>> {
     decisions: PlacementDecisions,
     /// Jobs leaving this round: at their finish, or unfinished (abandoned).
     finished_slots: Vec<(JobSlot, Option<SimTime>)>,
-    records: Vec<JobRecord>,
+    records: IdOrder,
+    /// The id of the last job pulled from the source.
+    last_id: Option<JobId>,
     timeline: Vec<TimelineRow>,
     last_arrival: SimTime,
     tracked_seen: u64,
@@ -191,7 +206,8 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             admitted: Vec::new(),
             decisions: PlacementDecisions::default(),
             finished_slots: Vec::new(),
-            records: Vec::new(),
+            records: IdOrder::default(),
+            last_id: None,
             timeline: Vec::new(),
             last_arrival: f64::NEG_INFINITY,
             tracked_seen: 0,
@@ -213,8 +229,15 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         self
     }
 
-    /// Runs to the end and returns what was measured.
-    pub fn run(mut self) -> Result<RunOutput, RunError> {
+    /// Runs to the end and returns what was measured, the records collected.
+    pub fn run(self) -> Result<RunOutput, RunError> {
+        let mut jobs = Vec::new();
+        self.run_into(&mut jobs).map(|tables| tables.with_jobs(jobs))
+    }
+
+    /// Runs to the end, handing each tracked job's record to `sink` in id order as soon as no
+    /// lower id can still produce one, so that a run of millions of jobs does not hold them.
+    pub fn run_into(mut self, sink: &mut dyn RecordSink) -> Result<RunTables, RunError> {
         let round = self.config.round_seconds;
         let timing = self.policies.decision.timing();
         let mut round_index: u64 = 0;
@@ -224,11 +247,12 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
                 now = round_index as f64 * round;
             }
             self.advance_running_jobs(now, timing);
+            self.records.flush(sink)?;
             // Like Blox, the run's records end where the last tracked job is seen to finish:
             // Blox writes its metric files at this point, before the round's decisions.
             let horizon_reached = self.config.horizon.is_some_and(|h| now >= h);
             if self.all_tracked_finished() || horizon_reached {
-                return Ok(self.finish(now, round_index, timing));
+                return self.finish(now, round_index, timing, sink);
             }
             self.pull_arrivals(now)?;
             self.admit(now);
@@ -328,7 +352,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             if self.config.tracking.contains(job.spec.id) {
                 self.tracked_outstanding -= 1;
                 self.tracked_resolved += 1;
-                self.records.push(record_of(&job, end, self.policies.decision.promoted(&job)));
+                self.records.close(record_of(&job, end, self.policies.decision.promoted(&job)));
             }
         }
         let jobs = &self.jobs;
@@ -365,6 +389,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         while let Some(next) = self.source.next_if(|j| j.arrival <= now) {
             self.check_job(&next)?;
             self.last_arrival = next.arrival;
+            self.last_id = Some(next.id);
             let tracked = self.config.tracking.contains(next.id);
             if next.gpus > self.cluster.total_gpus() {
                 self.jobs_unschedulable += 1;
@@ -372,6 +397,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
                 continue;
             }
             if tracked {
+                self.records.open(next.id);
                 self.tracked_seen += 1;
                 self.tracked_outstanding += 1;
             }
@@ -393,6 +419,9 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         }
         if job.arrival < self.last_arrival {
             return Err(RunError::ArrivalsOutOfOrder { id: job.id, arrival: job.arrival, previous: self.last_arrival });
+        }
+        if let Some(previous) = self.last_id.filter(|&previous| job.id <= previous) {
+            return Err(RunError::IdsOutOfOrder { id: job.id, previous });
         }
         Ok(())
     }
@@ -463,17 +492,20 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         });
     }
 
-    fn finish(mut self, now: SimTime, rounds: u64, timing: RoundTiming) -> RunOutput {
+    fn finish(
+        mut self,
+        now: SimTime,
+        rounds: u64,
+        timing: RoundTiming,
+        sink: &mut dyn RecordSink,
+    ) -> Result<RunTables, RunError> {
         // Tracked jobs still active at a horizon are reported unfinished.
         let tracking = self.config.tracking;
         let decision = &self.policies.decision;
-        self.records.extend(
-            self.jobs
-                .iter()
-                .filter(|(_, j)| tracking.contains(j.spec.id))
-                .map(|(_, j)| record_of(j, None, decision.promoted(j))),
-        );
-        self.records.sort_by_key(|r| r.id);
+        for (_, job) in self.jobs.iter().filter(|(_, j)| tracking.contains(j.spec.id)) {
+            self.records.close(record_of(job, None, decision.promoted(job)));
+        }
+        let summary = self.records.finish(sink)?;
 
         let totals = RunTotals {
             tracked_jobs: self.tracked_seen,
@@ -488,8 +520,50 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
                 RoundTiming::UntilLastQuantum => f64::from(self.cluster.total_gpus()) * now,
             },
         };
-        let summary = RunSummary::from_records(&self.records, totals);
-        RunOutput { summary, jobs: self.records, timeline: self.timeline }
+        Ok(RunTables { summary: summary.finish(totals), timeline: self.timeline })
+    }
+}
+
+/// Hands a run's records to the sink in id order as soon as no lower id can still produce one:
+/// a record waits only while a tracked job with a lower id is active or held by admission, so a
+/// run holds the records of its stragglers' span rather than all of them. Needs ids increasing
+/// along the source, which [`Engine`] checks at each arrival.
+#[derive(Default)]
+struct IdOrder {
+    /// Tracked jobs pulled from the source whose record is not made yet.
+    open: BTreeSet<JobId>,
+    /// Records waiting for every lower open id.
+    ready: BTreeMap<JobId, JobRecord>,
+    /// The run's metrics, fed in the order the sink sees.
+    summary: SummaryBuilder,
+}
+
+impl IdOrder {
+    fn open(&mut self, id: JobId) {
+        self.open.insert(id);
+    }
+
+    fn close(&mut self, record: JobRecord) {
+        self.open.remove(&record.id);
+        self.ready.insert(record.id, record);
+    }
+
+    /// Hands over the ready records below the lowest open id.
+    fn flush(&mut self, sink: &mut dyn RecordSink) -> Result<(), RunError> {
+        let limit = self.open.first().copied();
+        while let Some(entry) = self.ready.first_entry().filter(|entry| limit.is_none_or(|open| *entry.key() < open)) {
+            let record = entry.remove();
+            self.summary.add(&record);
+            sink.push(record).map_err(RunError::Output)?;
+        }
+        Ok(())
+    }
+
+    /// Hands over every record left (jobs still held by admission at the end have none).
+    fn finish(mut self, sink: &mut dyn RecordSink) -> Result<SummaryBuilder, RunError> {
+        self.open.clear();
+        self.flush(sink)?;
+        Ok(self.summary)
     }
 }
 

@@ -101,22 +101,6 @@ pub struct DeadlineStats {
     pub best_effort_avg_jct: Option<f64>,
 }
 
-impl DeadlineStats {
-    pub fn of(records: &[JobRecord]) -> Self {
-        let accepted = records.iter().filter(|r| r.met_deadline == Some(true)).count() as u64;
-        let declined = records.iter().filter(|r| r.met_deadline == Some(false)).count() as u64;
-        let best_effort: Vec<f64> = records.iter().filter(|r| r.best_effort).filter_map(JobRecord::jct).collect();
-        let known = accepted + declined;
-        Self {
-            deadline_jobs: known,
-            accepted,
-            declined,
-            deadline_ratio: (known > 0).then(|| accepted as f64 / known as f64),
-            best_effort_avg_jct: (!best_effort.is_empty()).then(|| mean(&best_effort)),
-        }
-    }
-}
-
 /// Aggregates of one run. JCT and responsiveness statistics cover finished tracked jobs.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunSummary {
@@ -158,31 +142,129 @@ pub struct RunTotals {
 }
 
 impl RunSummary {
-    /// The one definition of every per-run metric: JCT statistics over the finished records,
-    /// responsiveness over finished records that made progress, promotions and deadline outcomes
-    /// from the records, utilisation as busy over offered GPU-seconds; counts from `totals`.
+    /// The summary of `records`, taken in the order given (the engines' id order, which fixes
+    /// the last bits of the means); see [`SummaryBuilder`].
     pub fn from_records(records: &[JobRecord], totals: RunTotals) -> Self {
-        let mut jcts: Vec<f64> = records.iter().filter_map(JobRecord::jct).collect();
+        let mut builder = SummaryBuilder::default();
+        records.iter().for_each(|r| builder.add(r));
+        builder.finish(totals)
+    }
+}
+
+/// The one definition of every per-run metric, fed one record at a time in id order so that a
+/// run whose records stream to a file keeps only what the metrics need (a JCT per finished job
+/// for the quantiles): JCT statistics over the finished records, responsiveness over finished
+/// records that made progress, promotions and deadline outcomes from the records, utilisation as
+/// busy over offered GPU-seconds; counts from the engine's [`RunTotals`].
+#[derive(Debug, Clone, Default)]
+pub struct SummaryBuilder {
+    jcts: Vec<f64>,
+    responsiveness: RunningMean,
+    promoted: u64,
+    accepted: u64,
+    declined: u64,
+    best_effort_jct: RunningMean,
+}
+
+impl SummaryBuilder {
+    pub fn add(&mut self, record: &JobRecord) {
+        if let Some(jct) = record.jct() {
+            self.jcts.push(jct);
+            if let Some(responsiveness) = record.responsiveness() {
+                self.responsiveness.add(responsiveness);
+            }
+            if record.best_effort {
+                self.best_effort_jct.add(jct);
+            }
+        }
+        self.promoted += u64::from(record.promoted);
+        match record.met_deadline {
+            Some(true) => self.accepted += 1,
+            Some(false) => self.declined += 1,
+            None => {}
+        }
+    }
+
+    pub fn finish(mut self, totals: RunTotals) -> RunSummary {
+        let jcts = &mut self.jcts;
         jcts.sort_by(f64::total_cmp);
-        let responsiveness: Vec<f64> =
-            records.iter().filter(|r| r.finish.is_some()).filter_map(JobRecord::responsiveness).collect();
+        let known = self.accepted + self.declined;
         RunSummary {
             tracked_jobs: totals.tracked_jobs,
             tracked_finished: jcts.len() as u64,
             jobs_finished: totals.jobs_finished,
             jobs_unschedulable: totals.jobs_unschedulable,
-            avg_jct: mean(&jcts),
-            median_jct: quantile_sorted(&jcts, 0.5),
-            p95_jct: quantile_sorted(&jcts, 0.95),
-            p99_jct: quantile_sorted(&jcts, 0.99),
-            avg_responsiveness: mean(&responsiveness),
+            avg_jct: mean(jcts),
+            median_jct: quantile_sorted(jcts, 0.5),
+            p95_jct: quantile_sorted(jcts, 0.95),
+            p99_jct: quantile_sorted(jcts, 0.99),
+            avg_responsiveness: self.responsiveness.mean(),
             makespan: totals.makespan,
             rounds: totals.rounds,
             preemptions: totals.preemptions,
-            promoted_jobs: records.iter().filter(|r| r.promoted).count() as u64,
+            promoted_jobs: self.promoted,
             gpu_utilization: totals.busy_gpu_seconds / totals.capacity_gpu_seconds,
-            deadlines: DeadlineStats::of(records),
+            deadlines: DeadlineStats {
+                deadline_jobs: known,
+                accepted: self.accepted,
+                declined: self.declined,
+                deadline_ratio: (known > 0).then(|| self.accepted as f64 / known as f64),
+                best_effort_avg_jct: (self.best_effort_jct.count > 0).then(|| self.best_effort_jct.mean()),
+            },
         }
+    }
+}
+
+/// A mean summed in arrival order from the same starting value as `Iterator::sum`, so that it
+/// equals [`mean`] of the same values bit for bit.
+#[derive(Debug, Clone)]
+struct RunningMean {
+    sum: f64,
+    count: u64,
+}
+
+impl Default for RunningMean {
+    fn default() -> Self {
+        Self { sum: std::iter::empty::<f64>().sum(), count: 0 }
+    }
+}
+
+impl RunningMean {
+    fn add(&mut self, value: f64) {
+        self.sum += value;
+        self.count += 1;
+    }
+
+    fn mean(&self) -> f64 {
+        if self.count == 0 { f64::NAN } else { self.sum / self.count as f64 }
+    }
+}
+
+/// Where a run's job records go, in id order, as each becomes final: the jobs table being
+/// written (the runner), or a vector. Implemented outside the core, which only calls it.
+pub trait RecordSink {
+    /// Takes the next record; an error (e.g. a full disk) ends the run.
+    fn push(&mut self, record: JobRecord) -> Result<(), String>;
+}
+
+impl RecordSink for Vec<JobRecord> {
+    fn push(&mut self, record: JobRecord) -> Result<(), String> {
+        Vec::push(self, record);
+        Ok(())
+    }
+}
+
+/// A run's summary and timeline; its job records went to a [`RecordSink`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunTables {
+    pub summary: RunSummary,
+    pub timeline: Vec<TimelineRow>,
+}
+
+impl RunTables {
+    /// With the records a vector sink collected, as one [`RunOutput`].
+    pub fn with_jobs(self, jobs: Vec<JobRecord>) -> RunOutput {
+        RunOutput { summary: self.summary, jobs, timeline: self.timeline }
     }
 }
 

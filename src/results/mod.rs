@@ -12,8 +12,8 @@ mod trace_table;
 
 pub use error::{ResultsError, ResultsErrorKind};
 pub use tables::{
-    METADATA_RUN_KEY, METADATA_SPEC, METADATA_SPEC_SHA256, METADATA_VERSION, complete_run, read_jobs, read_runs,
-    read_timeline, write_run,
+    JobsWriter, METADATA_RUN_KEY, METADATA_SPEC, METADATA_SPEC_SHA256, METADATA_VERSION, complete_run, publish_run,
+    read_jobs, read_runs, read_timeline, write_run,
 };
 pub use trace_table::write_trace_parquet;
 

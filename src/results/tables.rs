@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{Field, Schema};
+use arrow_schema::{Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
@@ -28,7 +28,7 @@ use super::error::{AtPath, ResultsError, ResultsErrorKind};
 use super::schema::{Access, Column, STAMP, TableRow, nan_to_null};
 use super::store::create_temp;
 use super::{Provenance, RunInfo, RunRow};
-use crate::core::{JobRecord, RunOutput, TimelineRow};
+use crate::core::{JobRecord, RecordSink, RunOutput, RunSummary, RunTables, TimelineRow};
 
 pub(super) const RUNS_TABLE: &str = "runs";
 const JOBS_TABLE: &str = "jobs";
@@ -45,18 +45,130 @@ pub const METADATA_VERSION: &str = "blox.version";
 /// Key-value metadata key of the run key, so a file renamed or merged elsewhere still says which run it holds.
 pub const METADATA_RUN_KEY: &str = "blox.run_key";
 
-/// Writes the run's three tables: each to a fresh hidden temporary file in its table directory,
-/// then publishes them by renaming, jobs and timeline first and the runs file last, because the
-/// runs file marks the run complete. A crash before the last rename leaves only hidden files
-/// (which [`tidy`](super::store::tidy) removes) or, in the instant between renames, jobs/timeline
-/// files without a runs file (which `tidy` sets aside as incomplete).
-///
-/// Rewriting a run first deletes its runs file, so the run never looks complete with a mix of old
-/// and new tables. The caller holds the run's [`RunLock`](super::store::RunLock).
+/// Rows a [`JobsWriter`] gathers before it encodes them: enough for Parquet's pages to compress
+/// well, few enough that a run of millions of jobs holds a few megabytes of them.
+const JOBS_BATCH_ROWS: usize = 64 * 1024;
+
+/// A run's jobs table, written while the run goes: records arrive in id order (a
+/// [`RecordSink`]) and reach a hidden temporary file in batches, so a run never holds all of
+/// them. Nothing is visible until [`publish_run`]; dropped unpublished (the run failed or was
+/// stopped), it removes its temporary.
+pub struct JobsWriter {
+    stamp: RunRow,
+    /// The file's schema, with the provenance in its metadata.
+    schema: SchemaRef,
+    temp: PathBuf,
+    writer: Option<ArrowWriter<File>>,
+    rows: Vec<JobRecord>,
+}
+
+impl JobsWriter {
+    /// Opens the temporary jobs file of `info`'s run. The caller holds the run's
+    /// [`RunLock`](super::store::RunLock), which keeps `tidy` from removing the temporary.
+    pub fn create(experiment_dir: &Path, info: &RunInfo, provenance: &Provenance) -> Result<Self, ResultsError> {
+        check_run_key(experiment_dir, &info.run_key)?;
+        let dir = experiment_dir.join(JOBS_TABLE);
+        fs::create_dir_all(&dir).at(&dir)?;
+        let path = dir.join(format!("{}.parquet", info.run_key));
+        let stamp = RunRow {
+            info: info.clone(),
+            spec_sha256: provenance.spec_sha256.clone(),
+            blox_version: provenance.blox_version.clone(),
+            ..RunRow::default()
+        };
+        let schema = table_batch::<JobRecord>(&stamp, &[])
+            .and_then(|b| with_schema_metadata(b, &info.run_key, provenance))
+            .at(&path)?
+            .schema();
+        let (temp, file) = create_temp(&path).at(&path)?;
+        let writer = ArrowWriter::try_new(file, schema.clone(), Some(writer_properties(&info.run_key, provenance)));
+        let writer = match writer {
+            Ok(writer) => writer,
+            Err(e) => {
+                let _ = fs::remove_file(&temp);
+                return Err(ResultsError::new(&path, e));
+            }
+        };
+        Ok(Self { stamp, schema, temp, writer: Some(writer), rows: Vec::with_capacity(JOBS_BATCH_ROWS) })
+    }
+
+    /// Takes the next record in id order.
+    pub fn add(&mut self, record: JobRecord) -> Result<(), ResultsError> {
+        self.rows.push(record);
+        if self.rows.len() >= JOBS_BATCH_ROWS {
+            self.write_rows()?;
+        }
+        Ok(())
+    }
+
+    /// Encodes the gathered rows into the file.
+    fn write_rows(&mut self) -> Result<(), ResultsError> {
+        let Some(writer) = self.writer.as_mut() else { return Ok(()) };
+        let batch = table_batch(&self.stamp, &self.rows)
+            .and_then(|b| Ok(b.with_schema(self.schema.clone())?))
+            .at(&self.temp)?;
+        writer.write(&batch).at(&self.temp)?;
+        self.rows.clear();
+        Ok(())
+    }
+
+    /// Writes what is left and the footer, syncs the file, and hands over the temporary to
+    /// publish; `self` no longer removes it.
+    fn close(mut self) -> Result<PathBuf, ResultsError> {
+        self.write_rows()?;
+        let writer = self.writer.take().expect("a writer is open until closed");
+        let file = writer.into_inner().at(&self.temp)?;
+        // The rename must not reach the disk before the data it publishes.
+        file.sync_all().at(&self.temp)?;
+        Ok(std::mem::take(&mut self.temp))
+    }
+}
+
+impl RecordSink for JobsWriter {
+    fn push(&mut self, record: JobRecord) -> Result<(), String> {
+        self.add(record).map_err(|e| e.to_string())
+    }
+}
+
+impl Drop for JobsWriter {
+    fn drop(&mut self) {
+        if !self.temp.as_os_str().is_empty() {
+            // Best effort: `tidy` removes what is left once the run's lock is free.
+            let _ = fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Writes a run's three tables in one go (the jobs from `output`); see [`publish_run`].
 pub fn write_run(
     experiment_dir: &Path,
     info: &RunInfo,
     output: &RunOutput,
+    wall_time_s: f64,
+    provenance: &Provenance,
+) -> Result<(), ResultsError> {
+    let mut jobs = JobsWriter::create(experiment_dir, info, provenance)?;
+    for record in &output.jobs {
+        jobs.add(record.clone())?;
+    }
+    let tables = RunTables { summary: output.summary.clone(), timeline: output.timeline.clone() };
+    publish_run(experiment_dir, info, jobs, &tables, wall_time_s, provenance)
+}
+
+/// Completes the run's jobs table and writes its timeline and runs tables, each to a fresh
+/// hidden temporary file in its table directory, then publishes them by renaming, jobs and
+/// timeline first and the runs file last, because the runs file marks the run complete. A crash
+/// before the last rename leaves only hidden files (which [`tidy`](super::store::tidy) removes)
+/// or, in the instant between renames, jobs/timeline files without a runs file (which `tidy`
+/// sets aside as incomplete).
+///
+/// Rewriting a run first deletes its runs file, so the run never looks complete with a mix of old
+/// and new tables. The caller holds the run's [`RunLock`](super::store::RunLock).
+pub fn publish_run(
+    experiment_dir: &Path,
+    info: &RunInfo,
+    jobs: JobsWriter,
+    tables: &RunTables,
     wall_time_s: f64,
     provenance: &Provenance,
 ) -> Result<(), ResultsError> {
@@ -67,14 +179,13 @@ pub fn write_run(
         Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(ResultsError::new(&runs_path, e)),
         _ => {}
     }
+    let mut temporaries = vec![(jobs.close()?, file(JOBS_TABLE))];
     let properties = writer_properties(&info.run_key, provenance);
-    let run = run_row(info, provenance, output, wall_time_s);
+    let run = run_row(info, provenance, &tables.summary, wall_time_s);
     let batches = [
-        (JOBS_TABLE, table_batch(&run, &output.jobs)),
-        (TIMELINE_TABLE, table_batch(&run, &output.timeline)),
+        (TIMELINE_TABLE, table_batch(&run, &tables.timeline)),
         (RUNS_TABLE, table_batch(&run, std::slice::from_ref(&run))),
     ];
-    let mut temporaries = Vec::new();
     let write_and_publish = || {
         for (table, batch) in batches {
             let path = file(table);
@@ -229,12 +340,12 @@ impl TableBuilder {
 }
 
 /// The runs-table row of a run, whose [`STAMP`] columns every table of the run repeats.
-fn run_row(info: &RunInfo, provenance: &Provenance, output: &RunOutput, wall_time_s: f64) -> RunRow {
+fn run_row(info: &RunInfo, provenance: &Provenance, summary: &RunSummary, wall_time_s: f64) -> RunRow {
     RunRow {
         info: info.clone(),
         spec_sha256: provenance.spec_sha256.clone(),
         blox_version: provenance.blox_version.clone(),
-        summary: output.summary.clone(),
+        summary: summary.clone(),
         wall_time_s,
     }
 }

@@ -18,7 +18,7 @@ pub use grid_file::{GRID_FILE, GridFile, GridPoint, Selection};
 pub use shard::{Shard, ShardArg};
 
 use crate::core::events::EventEngine;
-use crate::core::{Engine, RunError, StopFlag};
+use crate::core::{Engine, RecordSink, RunError, RunTables, StopFlag};
 use crate::figures::{self, FigureError, Rendered};
 use crate::results::store::{self, SetAside, SetAsideReason};
 use crate::results::{self, Provenance, RunRow};
@@ -347,13 +347,19 @@ fn run_one(
         return Outcome::Skipped;
     }
     let started = Instant::now();
-    let output = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(plan, base_dir, stop))) {
-        Ok(Ok(output)) => output,
+    // The jobs table fills while the run goes; a failed run drops it unpublished.
+    let mut jobs = match results::JobsWriter::create(experiment_dir, &plan.info, provenance) {
+        Ok(jobs) => jobs,
+        Err(e) => return Outcome::Failed(e.to_string()),
+    };
+    let simulated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(plan, base_dir, stop, &mut jobs)));
+    let tables = match simulated {
+        Ok(Ok(tables)) => tables,
         Ok(Err(e)) => return Outcome::Failed(e),
         Err(panic) => return Outcome::Failed(format!("internal error (please report): {}", panic_message(&panic))),
     };
     let wall_time_s = started.elapsed().as_secs_f64();
-    if let Err(e) = results::write_run(experiment_dir, &plan.info, &output, wall_time_s, provenance) {
+    if let Err(e) = results::publish_run(experiment_dir, &plan.info, jobs, &tables, wall_time_s, provenance) {
         return Outcome::Failed(e.to_string());
     }
     // A stale failure record would make `status` contradict the tables; the run itself is safe.
@@ -361,7 +367,12 @@ fn run_one(
     Outcome::Executed { wall_time_s }
 }
 
-fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag) -> Result<crate::core::RunOutput, String> {
+fn simulate(
+    plan: &RunPlan,
+    base_dir: &Path,
+    stop: StopFlag,
+    sink: &mut dyn RecordSink,
+) -> Result<RunTables, String> {
     let context =
         WorkloadContext { load: plan.load, seed: plan.seed, base_dir, cluster_gpus: plan.config.cluster.total_gpus() };
     let jobs = plan.workload.jobs(&context).map_err(|e| e.to_string())?;
@@ -375,13 +386,13 @@ fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag) -> Result<crate::co
                 .transpose()
                 .map_err(|e| format!("scheduler `{}`: {e}", scheduler.name()))?;
             let policies = plan.policies(base_dir, oracle.as_ref()).ok_or_else(wrong_engine)?;
-            Engine::new(plan.config.clone(), policies, jobs).and_then(|engine| engine.with_stop(stop).run())
+            Engine::new(plan.config.clone(), policies, jobs).and_then(|engine| engine.with_stop(stop).run_into(sink))
         }
         EngineMode::Events => {
             let gpu_time = scheduler.gpu_time_source().map(|source| source.load(base_dir)).transpose()?;
             let policy = scheduler.build_event(gpu_time.as_ref()).ok_or_else(wrong_engine)?;
             EventEngine::new(plan.event_config()?, policy, jobs)
-                .and_then(|engine| engine.with_placement(plan.event_placement()).with_stop(stop).run())
+                .and_then(|engine| engine.with_placement(plan.event_placement()).with_stop(stop).run_into(sink))
         }
     };
     output.map_err(|e| e.to_string())

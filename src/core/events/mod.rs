@@ -41,7 +41,10 @@ pub use step::{Allocation, FreeTimeline, StepFunction, align};
 pub use yarn_placement::{YarnNodes, YarnPlacement};
 
 use super::metrics::RunTotals;
-use super::{ClusterSpec, JobRecord, JobSpec, RunError, RunOutput, RunSummary, SimTime, StopFlag, TimelineRow};
+use super::{
+    ClusterSpec, JobRecord, JobSpec, RecordSink, RunError, RunOutput, RunSummary, RunTables, SimTime, StopFlag,
+    TimelineRow,
+};
 use crate::profiles::ThroughputTable;
 use std::sync::Arc;
 
@@ -772,6 +775,16 @@ impl EventEngine {
             }
         }
         Ok(self.finish(decisions, busy_gpu_seconds))
+    }
+
+    /// Runs as [`EventEngine::run`], then hands the records to `sink` in id order (this engine
+    /// keeps every job of its workload until the end anyway).
+    pub fn run_into(self, sink: &mut dyn RecordSink) -> Result<RunTables, RunError> {
+        let output = self.run()?;
+        for record in output.jobs {
+            sink.push(record).map_err(RunError::Output)?;
+        }
+        Ok(RunTables { summary: output.summary, timeline: output.timeline })
     }
 
     fn finish(self, decisions: u64, busy_gpu_seconds: f64) -> RunOutput {
