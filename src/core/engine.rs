@@ -613,6 +613,59 @@ mod tests {
         Engine::new(config, policies, jobs.into_iter()).unwrap().run().unwrap()
     }
 
+    /// What a sink saw: each record's id with the number of jobs pulled from the source by then.
+    struct Witness {
+        pulled: std::rc::Rc<std::cell::Cell<u64>>,
+        seen: Vec<(JobId, u64)>,
+    }
+
+    impl RecordSink for Witness {
+        fn push(&mut self, record: JobRecord) -> Result<(), String> {
+            self.seen.push((record.id, self.pulled.get()));
+            Ok(())
+        }
+    }
+
+    fn witnessed(config: RunConfig, jobs: Vec<JobSpec>) -> Result<Vec<(JobId, u64)>, RunError> {
+        let pulled = std::rc::Rc::new(std::cell::Cell::new(0));
+        let counter = pulled.clone();
+        let source = jobs.into_iter().inspect(move |_| counter.set(counter.get() + 1));
+        let policies = Policies {
+            admission: Box::new(AcceptAll),
+            decision: Box::new(OrderThenPlace {
+                scheduler: Box::new(Fifo::default()),
+                placement: Box::new(Scattered::default()),
+            }),
+            overhead: None,
+        };
+        let mut witness = Witness { pulled, seen: Vec::new() };
+        Engine::new(config, policies, source)?.run_into(&mut witness)?;
+        Ok(witness.seen)
+    }
+
+    /// A record leaves the engine as soon as no lower id can still produce one, long before the
+    /// workload is exhausted, and always in id order: a long job holds back only the records of
+    /// the jobs after it until it finishes.
+    #[test]
+    fn records_reach_the_sink_in_id_order_while_the_run_goes() {
+        let short: Vec<JobSpec> = (0..20).map(|id| job(id, 300.0 * id as f64, 1, 300.0)).collect();
+        let seen = witnessed(config(1, 1), short).unwrap();
+        assert_eq!(seen.iter().map(|&(id, _)| id).collect::<Vec<_>>(), (0..20).collect::<Vec<_>>());
+        assert!(seen[0].1 < 5, "job 0's record waited for {} jobs to be pulled", seen[0].1);
+
+        let mut long_first: Vec<JobSpec> = (0..20).map(|id| job(id, 300.0 * id as f64, 1, 300.0)).collect();
+        long_first[0].work = 30_000.0;
+        let seen = witnessed(config(1, 2), long_first).unwrap();
+        assert_eq!(seen.iter().map(|&(id, _)| id).collect::<Vec<_>>(), (0..20).collect::<Vec<_>>());
+        assert!(seen.iter().all(|&(_, pulled)| pulled == 20), "nothing passes the open job 0: {seen:?}");
+    }
+
+    #[test]
+    fn ids_that_do_not_increase_are_an_error() {
+        let jobs = vec![job(0, 0.0, 1, 300.0), job(2, 10.0, 1, 300.0), job(2, 20.0, 1, 300.0)];
+        assert_eq!(witnessed(config(1, 1), jobs), Err(RunError::IdsOutOfOrder { id: 2, previous: 2 }));
+    }
+
     #[test]
     fn a_lone_job_starts_at_the_next_round_and_progresses_one_round_later() {
         let out = run(config(1, 1), Box::new(Fifo::default()), vec![job(0, 100.0, 1, 600.0)]);

@@ -15,7 +15,9 @@ pub mod stop;
 pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, HostShare, NodeGroup, NodeSpec};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
 pub use job::{ActiveJob, JobId, JobLife, JobSlot, JobSpec, JobTable};
-pub use metrics::{DeadlineStats, JobRecord, RecordSink, RunOutput, RunSummary, RunTables, SummaryBuilder, TimelineRow};
+pub use metrics::{
+    DeadlineStats, JobRecord, RecordSink, RunOutput, RunSummary, RunTables, SummaryBuilder, TimelineRow,
+};
 pub use policy::{
     Admission, AdmissionContext, Launch, OrderThenPlace, OverheadModel, Placement, PlacementDecisions, PolicyError,
     Quantum, RoundPolicy, RoundTiming, Scheduler,

@@ -104,9 +104,8 @@ impl JobsWriter {
     /// Encodes the gathered rows into the file.
     fn write_rows(&mut self) -> Result<(), ResultsError> {
         let Some(writer) = self.writer.as_mut() else { return Ok(()) };
-        let batch = table_batch(&self.stamp, &self.rows)
-            .and_then(|b| Ok(b.with_schema(self.schema.clone())?))
-            .at(&self.temp)?;
+        let batch =
+            table_batch(&self.stamp, &self.rows).and_then(|b| Ok(b.with_schema(self.schema.clone())?)).at(&self.temp)?;
         writer.write(&batch).at(&self.temp)?;
         self.rows.clear();
         Ok(())
@@ -786,7 +785,7 @@ pub(super) mod tests {
         assert_eq!(complete_run(dir.path(), "las-0001").unwrap(), None);
         write_run(dir.path(), &info, &output, 1.25, &provenance()).unwrap();
 
-        let expected = run_row(&info, &provenance(), &output, 1.25);
+        let expected = run_row(&info, &provenance(), &output.summary, 1.25);
         assert_eq!(complete_run(dir.path(), "las-0001").unwrap(), Some(expected.clone()));
         assert_eq!(read_runs(dir.path()).unwrap(), vec![expected]);
         assert_eq!(read_jobs(dir.path(), "las-0001").unwrap(), output.jobs);
@@ -866,6 +865,33 @@ pub(super) mod tests {
                 assert_eq!(column.compression(), Compression::SNAPPY, "{table}");
             }
         }
+    }
+
+    /// A jobs table written batch by batch while a run goes reads back whole and in order.
+    #[test]
+    fn a_jobs_table_of_several_writer_batches_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let records: Vec<JobRecord> = (0..2 * JOBS_BATCH_ROWS as u64 + 7).map(|id| job(id, id % 5 != 0)).collect();
+        let mut jobs = JobsWriter::create(dir.path(), &info("many"), &provenance()).unwrap();
+        for record in &records {
+            RecordSink::push(&mut jobs, record.clone()).unwrap();
+        }
+        let tables = RunTables { summary: output().summary, timeline: Vec::new() };
+        publish_run(dir.path(), &info("many"), jobs, &tables, 1.0, &provenance()).unwrap();
+        assert_eq!(read_jobs(dir.path(), "many").unwrap(), records);
+        assert_eq!(files_under(dir.path()).len(), 3);
+    }
+
+    /// A run that fails or is stopped drops its jobs table unpublished: nothing is left behind.
+    #[test]
+    fn an_unpublished_jobs_table_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut jobs = JobsWriter::create(dir.path(), &info("failed"), &provenance()).unwrap();
+        for id in 0..JOBS_BATCH_ROWS as u64 + 1 {
+            jobs.add(job(id, true)).unwrap();
+        }
+        drop(jobs);
+        assert_eq!(files_under(dir.path()), Vec::<String>::new());
     }
 
     #[test]
@@ -1021,7 +1047,7 @@ pub(super) mod tests {
     fn older_or_foreign_files_name_the_missing_or_mistyped_column() {
         let dir = tempfile::tempdir().unwrap();
         let path = runs_file(dir.path(), "old");
-        let run = run_row(&info("old"), &provenance(), &output(), 1.0);
+        let run = run_row(&info("old"), &provenance(), &output().summary, 1.0);
         let full = table_batch(&run, std::slice::from_ref(&run)).unwrap();
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         let write = |batch: &RecordBatch| write_batch(&path, batch);

@@ -352,7 +352,8 @@ fn run_one(
         Ok(jobs) => jobs,
         Err(e) => return Outcome::Failed(e.to_string()),
     };
-    let simulated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(plan, base_dir, stop, &mut jobs)));
+    let simulated =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(plan, base_dir, stop, &mut jobs)));
     let tables = match simulated {
         Ok(Ok(tables)) => tables,
         Ok(Err(e)) => return Outcome::Failed(e),
@@ -367,12 +368,7 @@ fn run_one(
     Outcome::Executed { wall_time_s }
 }
 
-fn simulate(
-    plan: &RunPlan,
-    base_dir: &Path,
-    stop: StopFlag,
-    sink: &mut dyn RecordSink,
-) -> Result<RunTables, String> {
+fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag, sink: &mut dyn RecordSink) -> Result<RunTables, String> {
     let context =
         WorkloadContext { load: plan.load, seed: plan.seed, base_dir, cluster_gpus: plan.config.cluster.total_gpus() };
     let jobs = plan.workload.jobs(&context).map_err(|e| e.to_string())?;
