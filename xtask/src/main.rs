@@ -21,7 +21,11 @@ tasks:
                                      time the trace readers: a generated Philly cluster_job_log of N jobs
                                      (default 500000, streamed), then every file of the dataset registry
                                      (fetched into the data cache first, as `blox data fetch` does:
-                                     BLOX_DATA_DIR, BLOX_DATA_MIRROR) or, with --dir, every file under DIR";
+                                     BLOX_DATA_DIR, BLOX_DATA_MIRROR) or, with --dir, every file under DIR
+  bench-scale [--jobs N,N,...] [--dir DIR] [-j N]
+                                     time whole runs of generated blox-csv traces of N jobs (default
+                                     1000000,3000000,10000000) on 2,500 x 4 GPUs with LAS, every job
+                                     tracked, each size in a process of its own: wall, CPU, peak memory";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,6 +38,13 @@ fn main() -> ExitCode {
             }
         },
         Some("bench-traces") => match bench_traces(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Some("bench-scale") => match bench_scale(&args[1..]) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -246,6 +257,133 @@ fn write_philly_log(path: &Path, jobs: u64) -> std::io::Result<()> {
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`).
+/// Runs generated traces of growing size, one process per size so that each peak memory is its
+/// own: the growth of a run's time and memory with its jobs.
+fn bench_scale(args: &[String]) -> Result<(), String> {
+    let mut sizes = vec![1_000_000u64, 3_000_000, 10_000_000];
+    let mut dir = std::env::temp_dir().join("blox-bench-scale");
+    let mut threads = "1".to_string();
+    let mut one = false;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--jobs" => {
+                let list = it.next().ok_or("--jobs needs N[,N...]")?;
+                sizes = list
+                    .split(',')
+                    .map(|n| n.trim().parse().map_err(|_| format!("--jobs: `{n}` is not a number")))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--dir" => dir = PathBuf::from(it.next().ok_or("--dir needs a directory")?),
+            "-j" => threads = it.next().ok_or("-j needs a number")?.clone(),
+            // Internal: run one size in this process (the parent starts one process per size).
+            "--one" => one = true,
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if one {
+        let &[jobs] = sizes.as_slice() else { return Err("--one runs exactly one size".into()) };
+        return bench_scale_one(jobs, &dir, &threads);
+    }
+    println!("| jobs | wall | CPU | peak memory | trace file |");
+    println!("|---|---|---|---|---|");
+    for jobs in sizes {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let output = std::process::Command::new(exe)
+            .args(["bench-scale", "--one", "--jobs", &jobs.to_string(), "-j", &threads, "--dir"])
+            .arg(&dir)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !output.status.success() {
+            return Err(format!("{jobs} jobs: {}", String::from_utf8_lossy(&output.stderr)));
+        }
+        print!("{}", String::from_utf8_lossy(&output.stdout));
+    }
+    Ok(())
+}
+
+fn bench_scale_one(jobs: u64, dir: &Path, threads: &str) -> Result<(), String> {
+    let trace = dir.join(format!("scale-{jobs}.csv"));
+    if !trace.exists() {
+        write_scale_trace(&trace, jobs).map_err(|e| format!("{}: {e}", trace.display()))?;
+    }
+    let trace_mb = std::fs::metadata(&trace).map_or(0, |m| m.len()) / 1_000_000;
+    let spec_path = dir.join(format!("scale-{jobs}.yaml"));
+    let spec_text = format!(
+        "name: scale-{jobs}\n\
+         description: {jobs} generated jobs on 10,000 GPUs, LAS, every job tracked\n\
+         policies: [{{label: LAS, scheduler: las}}]\n\
+         clusters: [{{nodes: 2500, gpus_per_node: 4}}]\n\
+         workloads: [{{trace: {{path: scale-{jobs}.csv, format: blox-csv}}}}]\n\
+         seeds: [1]\n\
+         measure: {{track: all}}\n"
+    );
+    std::fs::write(&spec_path, spec_text).map_err(|e| format!("{}: {e}", spec_path.display()))?;
+    let source = SpecSource::read(&spec_path).map_err(|e| e.to_string())?;
+    let spec = Spec::parse(&source).map_err(|e| e.to_string())?;
+    let out = dir.join(format!("results-{}", std::process::id()));
+    let threads = threads.parse().map_err(|_| format!("-j: `{threads}` is not a number"))?;
+    let options = RunnerOptions { out: out.clone(), threads: Some(threads), force: true, quiet: true };
+    let cpu_before = cpu_seconds();
+    let started = Instant::now();
+    let report = runner::run(&source, &spec, &options)?;
+    let wall = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds()
+        .zip(cpu_before)
+        .map_or_else(|| "unknown".into(), |(after, before)| format!("{:.1} s", after - before));
+    let _ = std::fs::remove_dir_all(&out);
+    if !report.failures.is_empty() {
+        return Err(format!("the run failed: {:?}", report.failures));
+    }
+    println!(
+        "| {jobs} | {wall:.1} s | {cpu} | {} | {trace_mb} MB |",
+        peak_memory().unwrap_or_else(|| "unknown".into())
+    );
+    Ok(())
+}
+
+/// User plus system CPU seconds of this process so far (Linux; clock ticks of 1/100 s).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
+
+/// A blox-csv trace of `jobs` jobs at load about 0.9 on 10,000 GPUs: Poisson arrivals every
+/// 0.95 s on average, 1/2/4/8 GPUs with probabilities 0.4/0.25/0.2/0.15 (2.9 on average),
+/// exponential durations of mean 3,000 s (at least 1 s). Deterministic (SplitMix64, seed 1).
+fn write_scale_trace(path: &Path, jobs: u64) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut state: u64 = 1;
+    let mut uniform = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let temp = path.with_extension("csv.partial");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&temp)?);
+    writeln!(out, "job_id,arrival_s,gpus,duration_s")?;
+    let mut arrival = 0.0f64;
+    for id in 0..jobs {
+        arrival += -0.95 * (1.0 - uniform()).ln();
+        let gpus = match uniform() {
+            u if u < 0.40 => 1,
+            u if u < 0.65 => 2,
+            u if u < 0.85 => 4,
+            _ => 8,
+        };
+        let duration = (-3000.0 * (1.0 - uniform()).ln()).max(1.0);
+        writeln!(out, "{id},{arrival:.3},{gpus},{duration:.1}")?;
+    }
+    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    std::fs::rename(temp, path)
+}
+
 fn peak_memory() -> Option<String> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     status.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l["VmHWM:".len()..].trim().to_string())
