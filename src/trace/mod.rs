@@ -2,9 +2,10 @@
 //! statistics.
 //!
 //! This layer reads files and knows nothing of the engine: [`read_trace`] turns a file into
-//! [`TraceJob`]s plus a [`ReadReport`] of every row it dropped or changed and why; the workload
-//! layer applies a spec's transforms (windows, filters, rescaling, ...), adds to the same report
-//! and turns the jobs into the engine's stream; [`stats`] summarises a trace for
+//! [`TraceJob`]s plus a [`ReadReport`] of every row it dropped or changed and why
+//! ([`stream_trace`] passes the jobs on one at a time instead, for traces too large to hold);
+//! the workload layer applies a spec's transforms (windows, filters, rescaling, ...), adds to the
+//! same report and turns the jobs into the engine's stream; [`stats`] summarises a trace for
 //! `blox trace inspect`.
 //!
 //! Formats are recognised from the header ([`TraceFormat::detect`]); an explicit format
@@ -110,11 +111,43 @@ pub struct Trace {
     pub report: ReadReport,
 }
 
+/// A trace streamed from a file by [`stream_trace`]: what reading did, the jobs having gone to the
+/// caller.
+#[derive(Debug, Clone)]
+pub struct StreamedTrace {
+    pub format: TraceFormat,
+    /// `jobs_kept` counts the jobs emitted.
+    pub report: ReadReport,
+    /// Whether every job was submitted no earlier than the one emitted before it, so that a caller
+    /// replaying the stream by submission time need not sort.
+    pub in_order: bool,
+}
+
 /// Bytes looked at to recognise a format.
 const SNIFF_BYTES: usize = 64 * 1024;
 
-/// Reads `path` as `format`, or as the format its header shows when `format` is `None`.
+/// Reads `path` as `format`, or as the format its header shows when `format` is `None`, with its
+/// jobs sorted by submission.
 pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, TraceError> {
+    let mut jobs = Vec::new();
+    let streamed = stream_trace(path, format, &mut |job| {
+        jobs.push(job);
+        Ok(())
+    })?;
+    let StreamedTrace { format, mut report, .. } = streamed;
+    sort_by_submission(&mut jobs, format, &mut report);
+    Ok(Trace { format, jobs, report })
+}
+
+/// Reads `path` as [`read_trace`] does but passes each job to `emit` in file order, unsorted, so
+/// that a trace need not fit in memory (a reader whose jobs depend on the whole file still holds
+/// them until its last row; see [`formats`]). An error `emit` returns stops reading and is
+/// returned.
+pub fn stream_trace(
+    path: &Path,
+    format: Option<TraceFormat>,
+    emit: &mut formats::Emit<'_>,
+) -> Result<StreamedTrace, TraceError> {
     let errors = input::Errors::new(path);
     let file = File::open(path).map_err(|e| errors.at(None, None, format!("cannot read the trace: {e}")))?;
     let mut input = BufReader::with_capacity(SNIFF_BYTES, file);
@@ -141,10 +174,17 @@ pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, Tra
         }
     };
     let mut report = ReadReport::default();
-    let mut jobs = format.read(path, Box::new(input), &mut report)?;
-    sort_by_submission(&mut jobs, format, &mut report);
-    report.jobs_kept = jobs.len() as u64;
-    Ok(Trace { format, jobs, report })
+    let mut in_order = true;
+    let mut last_submit = f64::NEG_INFINITY;
+    let mut emitted = 0;
+    format.read(path, Box::new(input), &mut report, &mut |job| {
+        in_order &= job.submit_s >= last_submit;
+        last_submit = job.submit_s;
+        emitted += 1;
+        emit(job)
+    })?;
+    report.jobs_kept = emitted;
+    Ok(StreamedTrace { format, report, in_order })
 }
 
 /// Sorts stably by submission time, as the Tiresias and ElasticFlow simulators do, and counts the
@@ -158,5 +198,71 @@ fn sort_by_submission(jobs: &mut [TraceJob], format: TraceFormat, report: &mut R
             "submitted earlier than the row before it: sorted by submission time",
             out_of_order,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A blox-csv trace of `(id, arrival)` rows in a temporary directory.
+    fn trace_file(rows: &[(&str, f64)]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        let body: String = rows.iter().map(|(id, at)| format!("{id},{at},1,60\n")).collect();
+        std::fs::write(&path, format!("job_id,arrival_s,gpus,duration_s\n{body}")).unwrap();
+        (dir, path)
+    }
+
+    fn stream(path: &Path) -> (Vec<TraceJob>, StreamedTrace) {
+        let mut jobs = Vec::new();
+        let streamed = stream_trace(path, None, &mut |job| {
+            jobs.push(job);
+            Ok(())
+        })
+        .unwrap();
+        (jobs, streamed)
+    }
+
+    fn ids(jobs: &[TraceJob]) -> Vec<&str> {
+        jobs.iter().map(|j| j.source_id.as_str()).collect()
+    }
+
+    #[test]
+    fn streaming_keeps_file_order_and_says_it_is_out_of_order() {
+        let (_dir, path) = trace_file(&[("a", 10.0), ("b", 5.0), ("c", 20.0)]);
+        let (jobs, streamed) = stream(&path);
+        assert_eq!(ids(&jobs), ["a", "b", "c"]);
+        assert_eq!(streamed.format, TraceFormat::BloxCsv);
+        assert!(!streamed.in_order);
+        assert_eq!((streamed.report.rows_read, streamed.report.jobs_kept), (3, 3));
+        assert!(streamed.report.adjusted.is_empty(), "streaming does not sort, so it reports no sorting");
+        let read = read_trace(&path, None).unwrap();
+        assert_eq!(ids(&read.jobs), ["b", "a", "c"]);
+        assert_eq!(read.report.adjusted[0].rows, 1);
+    }
+
+    #[test]
+    fn a_sorted_file_streams_in_order_as_read_trace_reads_it() {
+        let (_dir, path) = trace_file(&[("a", 0.0), ("b", 0.0), ("c", 7.5), ("d", 30.0)]);
+        let (jobs, streamed) = stream(&path);
+        assert!(streamed.in_order);
+        let read = read_trace(&path, None).unwrap();
+        assert_eq!(jobs, read.jobs);
+        assert_eq!(streamed.report, read.report);
+    }
+
+    #[test]
+    fn an_error_from_emit_stops_reading_and_is_returned() {
+        let (_dir, path) = trace_file(&[("a", 0.0), ("b", 1.0), ("c", 2.0)]);
+        let stop = TraceError { file: "sink".into(), line: None, column: None, message: "full".into() };
+        let mut seen = Vec::new();
+        let err = stream_trace(&path, Some(TraceFormat::BloxCsv), &mut |job| {
+            seen.push(job.source_id);
+            if seen.len() == 2 { Err(stop.clone()) } else { Ok(()) }
+        })
+        .unwrap_err();
+        assert_eq!(err, stop);
+        assert_eq!(seen, ["a", "b"]);
     }
 }

@@ -27,7 +27,7 @@
 //! Not used: `cpu_milli`, `memory_mib`, `qos`, and `gpu_spec` (GPU models a pod may run on, e.g.
 //! `V100M16|V100M32`; blox's clusters have one GPU type, and the default list leaves it empty).
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -49,7 +49,12 @@ fn detect(head: &Head) -> bool {
 /// `gpu_milli` of a whole GPU.
 const WHOLE_GPU_MILLI: u32 = 1000;
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let name = table.require(&["name"])?;
     let num_gpu = table.require(&["num_gpu"])?;
@@ -58,7 +63,6 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let scheduled = table.require(&["scheduled_time"])?;
     let deleted = table.require(&["deletion_time"])?;
     let phase = table.column("pod_phase");
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.count(num_gpu)?;
@@ -110,9 +114,9 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
             report.adjust_rows(FORMAT.name, "shares one GPU (gpu_milli < 1000): kept as 1 GPU with gpu_share", 1);
         }
         job.status = phase.and_then(|c| row.opt_str(c)).map(str::to_string);
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]

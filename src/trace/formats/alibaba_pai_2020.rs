@@ -5,7 +5,8 @@
 //! downloaded from Aliyun OSS, the repository holds their `.header` files): July..August 2020 on
 //! about 6,500 GPUs. The reader is given `pai_task_table.csv` and joins it with
 //! `pai_job_table.csv` from the same directory; both are headerless CSV. One job per task that
-//! asks for GPUs, `source_id` = `job_name/task_name`; `rows_read` counts task rows.
+//! asks for GPUs, `source_id` = `job_name/task_name`; `rows_read` counts task rows. The job table
+//! is read whole first (its users held in memory); tasks are then emitted row by row.
 //!
 //! Task table columns (by position):
 //! - `job_name`, `task_name`: the job and the task's role in it (`worker`, `ps`, `tensorflow`, ...);
@@ -34,7 +35,7 @@
 //! `pai_instance_table.csv` (663 MB compressed), which this reader does not read. A task ending
 //! before it starts is dropped and counted.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Errors, Header, Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::collections::HashMap;
@@ -77,7 +78,12 @@ const JOB_COLUMNS: &[&str] = &["job_name", "inst_id", "user", "status", "start_t
 /// `plan_gpu` of one whole GPU.
 const WHOLE_GPU_PERCENT: f64 = 100.0;
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let job_path = file.with_file_name(JOB_TABLE);
     let job_file = File::open(&job_path).map_err(|e| {
         Errors::new(file).at(
@@ -90,7 +96,7 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         )
     })?;
     let users = read_users(&job_path, Box::new(BufReader::new(job_file)))?;
-    read_tasks(file, input, &users, report)
+    read_tasks(file, input, &users, report, emit)
 }
 
 /// `job_name -> user` (empty when the table has none) from the job table.
@@ -119,7 +125,8 @@ fn read_tasks(
     input: Box<dyn BufRead + '_>,
     users: &HashMap<String, String>,
     report: &mut ReadReport,
-) -> Result<Vec<TraceJob>, TraceError> {
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table =
         Table::open(file, input, TableOptions { header: Header::Positional(TASK_COLUMNS), ..Default::default() })?;
     let job = table.require(&["job_name"])?;
@@ -129,7 +136,6 @@ fn read_tasks(
     let start = table.require(&["start_time"])?;
     let end = table.require(&["end_time"])?;
     let plan_gpu = table.require(&["plan_gpu"])?;
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let Some(job_name) = row.opt_str(job) else {
@@ -186,14 +192,15 @@ fn read_tasks(
             Some(user) => out.user = Some(user.clone()).filter(|u| !u.is_empty()),
             None => report.adjust_rows(FORMAT.name, "job missing from pai_job_table.csv: no user", 1),
         }
-        jobs.push(out);
+        emit(out)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::formats::collect;
     use std::fs;
 
     const JOBS: &str = "j1,i1,alice,Terminated,1000.0,9000.0\nj2,i2,bob,Failed,2000.0,3000.0\nj3,i3,,Running,3000.0,\n";
@@ -206,7 +213,7 @@ mod tests {
             fs::write(dir.path().join(JOB_TABLE), jobs).unwrap();
         }
         let mut report = ReadReport::default();
-        let result = read(&task_path, Box::new(tasks.as_bytes()), &mut report)
+        let result = collect(|emit| read(&task_path, Box::new(tasks.as_bytes()), &mut report, emit))
             .map(|j| (j, report))
             .map_err(|e| e.to_string().replace(&dir.path().display().to_string(), "DIR"));
         (dir, result)

@@ -16,7 +16,7 @@
 //!
 //! Any other column is an error, so a typo never silently drops data.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -38,7 +38,12 @@ fn detect(head: &Head) -> bool {
 const REQUIRED: [&str; 4] = ["job_id", "arrival_s", "gpus", "duration_s"];
 const OPTIONAL: [&str; 1] = ["model"];
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let header_line = Some(table.header_line());
     for (i, name) in table.names().iter().enumerate() {
@@ -56,28 +61,30 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let [id, arrival, gpus, duration] = REQUIRED.map(|c| table.require(&[c]));
     let (id, arrival, gpus, duration) = (id?, arrival?, gpus?, duration?);
     let model = table.column("model");
-    let mut jobs = Vec::new();
+    let mut empty = true;
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
         let mut job = TraceJob::new(row.str(id), row.non_negative(arrival)?, n);
         job.duration_s = Some(row.non_negative(duration)?);
         job.model = model.and_then(|m| row.opt_str(m)).map(str::to_string);
-        jobs.push(job);
+        emit(job)?;
+        empty = false;
     }
-    if jobs.is_empty() {
+    if empty {
         return Err(table.errors().at(Some(table.header_line() + 1), None, "the trace has a header but no jobs"));
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::formats::collect;
 
     fn read_str(text: &str) -> Result<Vec<TraceJob>, String> {
         let text = text.to_string();
-        read(Path::new("T"), Box::new(std::io::Cursor::new(text)), &mut ReadReport::default())
+        collect(|emit| read(Path::new("T"), Box::new(std::io::Cursor::new(text)), &mut ReadReport::default(), emit))
             .map_err(|e| e.to_string())
     }
 
@@ -142,7 +149,10 @@ mod tests {
     #[test]
     fn invalid_utf8_is_reported_with_its_line() {
         let bytes = b"job_id,arrival_s,gpus,duration_s,model\n0,0,1,10,ok\n1,0,1,10,\xff\xfe\n".to_vec();
-        let err = read(Path::new("T"), Box::new(std::io::Cursor::new(bytes)), &mut ReadReport::default()).unwrap_err();
+        let err = collect(|emit| {
+            read(Path::new("T"), Box::new(std::io::Cursor::new(bytes)), &mut ReadReport::default(), emit)
+        })
+        .unwrap_err();
         assert_eq!(err.to_string(), "T:3: the file is not valid UTF-8 text");
     }
 }

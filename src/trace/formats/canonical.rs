@@ -3,7 +3,7 @@
 //! blox's units (seconds, whole GPUs, `gpu_share` a fraction of one GPU, `best_effort` 0/1).
 //! Stage times are all present or all empty.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Row, Table, TableOptions};
 use crate::trace::write::CANONICAL_COLUMNS;
 use crate::trace::{ReadReport, StageTimes, TraceError, TraceJob};
@@ -24,7 +24,12 @@ fn detect(head: &Head) -> bool {
     head.columns == CANONICAL_COLUMNS || head.columns == CANONICAL_COLUMNS[..CANONICAL_COLUMNS.len() - 1]
 }
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let mut col = [0usize; 17];
     for (slot, name) in col.iter_mut().zip(CANONICAL_COLUMNS) {
@@ -50,7 +55,6 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         vc,
         status,
     ] = col;
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
@@ -76,9 +80,9 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
             Some(column) if !row.str(column).is_empty() => Some(row.count(column)?),
             _ => None,
         };
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 fn stages(row: &Row<'_>, columns: [usize; 4]) -> Result<Option<StageTimes>, TraceError> {
@@ -99,6 +103,7 @@ fn stages(row: &Row<'_>, columns: [usize; 4]) -> Result<Option<StageTimes>, Trac
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::formats::collect;
     use crate::trace::write::write_canonical_csv;
 
     #[test]
@@ -120,7 +125,7 @@ mod tests {
         let mut bytes = Vec::new();
         write_canonical_csv(&mut bytes, &[full.clone(), bare.clone()]).unwrap();
         let mut report = ReadReport::default();
-        let back = read(Path::new("c.csv"), Box::new(bytes.as_slice()), &mut report).unwrap();
+        let back = collect(|emit| read(Path::new("c.csv"), Box::new(bytes.as_slice()), &mut report, emit)).unwrap();
         assert_eq!(back, [full, bare]);
         assert_eq!(
             crate::trace::TraceFormat::detect(&bytes),
@@ -141,7 +146,9 @@ mod tests {
             crate::trace::TraceFormat::detect(older.as_bytes()),
             crate::trace::Detection::Format(crate::trace::TraceFormat::Canonical)
         );
-        let back = read(Path::new("c.csv"), Box::new(older.as_bytes()), &mut ReadReport::default()).unwrap();
+        let back =
+            collect(|emit| read(Path::new("c.csv"), Box::new(older.as_bytes()), &mut ReadReport::default(), emit))
+                .unwrap();
         assert_eq!(back, [TraceJob::new("a", 0.0, 2)]);
     }
 
@@ -150,7 +157,8 @@ mod tests {
         let mut bytes = Vec::new();
         write_canonical_csv(&mut bytes, &[TraceJob::new("a", 0.0, 1)]).unwrap();
         let text = String::from_utf8(bytes).unwrap().replace("a,0,1,,,,,,,,,,,,,,", "a,0,1,,,,,,,,0.5,,,,,,");
-        let err = read(Path::new("c.csv"), Box::new(text.as_bytes()), &mut ReadReport::default()).unwrap_err();
+        let err = collect(|emit| read(Path::new("c.csv"), Box::new(text.as_bytes()), &mut ReadReport::default(), emit))
+            .unwrap_err();
         assert_eq!(
             err.to_string(),
             "c.csv:2: stage times (iteration_s, storage_cpu_s, gpu_s, network_s) must be all set or all empty"

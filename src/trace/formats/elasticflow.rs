@@ -33,7 +33,7 @@
 //!
 //! Every row is a job; none is dropped.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -52,7 +52,12 @@ fn detect(head: &Head) -> bool {
     head.has("model_name") && head.has("batch_size") && (head.has("ddl") || head.has("deadline"))
 }
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let id = table.require(&["job_id"])?;
     let submit = table.require(&["submit_time", "submission_time"])?;
@@ -63,7 +68,6 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let gpus = table.require(&["num_gpu"])?;
     let duration = table.require(&["duration"])?;
     let best_effort = table.column("best_effort");
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
@@ -80,9 +84,9 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
             Some((_, "1")) => job.best_effort = Some(true),
             Some((c, other)) => return Err(row.error(c, format!("expected 0 or 1, found `{other}`"))),
         }
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]

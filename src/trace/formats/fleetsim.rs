@@ -21,7 +21,7 @@
 //! GPU), `num_nodes` (8-GPU nodes; placement decides), `walltime_limit_s` (the scheduler-visible
 //! estimate, equal to `duration_s` in the slice).
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -42,7 +42,12 @@ fn detect(head: &Head) -> bool {
 
 const MICROS_PER_SECOND: f64 = 1e6;
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions { comment: Some(b'#'), ..TableOptions::default() })?;
     let id = table.require(&["job_id"])?;
     let submit = table.require(&["submit_time"])?;
@@ -51,7 +56,6 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let user = table.column("user");
     let tenant = table.column("tenant");
     let status = table.column("final_status");
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let at = row.non_negative(submit)? / MICROS_PER_SECOND;
@@ -66,9 +70,9 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         job.user = user.and_then(|c| row.opt_str(c)).map(str::to_string);
         job.vc = tenant.and_then(|c| row.opt_str(c)).map(str::to_string);
         job.status = status.and_then(|c| row.opt_str(c)).map(str::to_string);
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]

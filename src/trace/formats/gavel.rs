@@ -25,7 +25,7 @@
 //!
 //! Every row is a GPU job; none is dropped.
 
-use super::{Detect, FormatInfo, Head, Layout, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, Layout, TraceFormat};
 use crate::trace::input::{Errors, Header, Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -64,7 +64,8 @@ pub fn read(
     file: &Path,
     mut input: Box<dyn BufRead + '_>,
     report: &mut ReadReport,
-) -> Result<Vec<TraceJob>, TraceError> {
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let errors = Errors::new(file);
     let columns = match first_row_shape(input.as_mut()).map_err(|e| errors.io(&e))? {
         None => return Err(errors.at(None, None, "the file is empty; expected tab-separated job rows")),
@@ -86,7 +87,6 @@ pub fn read(
     let steps = table.require(&["total_steps"])?;
     let gpus = table.require(&["scale_factor"])?;
     let arrival = table.require(&["arrival_time"])?;
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
@@ -96,9 +96,9 @@ pub fn read(
         job.iterations = Some(f64::from(row.count(steps)?));
         job.model = Some(model.to_string());
         job.batch_size = batch;
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 /// The line and field count of the first non-blank line, looked for in what `input` has buffered

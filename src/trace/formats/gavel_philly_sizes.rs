@@ -10,7 +10,7 @@
 //! The file has no arrivals, so every job is submitted at 0 (a transform can spread them);
 //! `source_id` is the 0-based row number. Every row is a GPU job; none is dropped.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -29,19 +29,23 @@ fn detect(head: &Head) -> bool {
     head.columns == ["duration_s", "num_gpus"]
 }
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let duration = table.require(&["duration_s"])?;
     let gpus = table.require(&["num_gpus"])?;
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
         let mut job = TraceJob::new((report.rows_read - 1).to_string(), 0.0, n);
         job.duration_s = Some(row.non_negative(duration)?);
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]

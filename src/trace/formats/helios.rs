@@ -12,11 +12,12 @@
 //!   (rarely `RUNNING`/`SUSPENDED`), kept as `status` and not filtered here (transforms filter by
 //!   status; optional column);
 //! - `submit_time`: `YYYY-MM-DD HH:MM:SS` local time, or plain seconds as some converted copies
-//!   store it (one form per file); the earliest kept submission becomes time 0 either way;
+//!   store it (one form per file); the earliest kept submission becomes time 0 either way, so the
+//!   jobs are collected and emitted after the last row;
 //! - `duration`: seconds the job ran (`end_time - start_time`); a job with an empty duration never
 //!   ran and is dropped (counted).
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Row, Table, TableOptions, parse_datetime, parse_f64};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -42,7 +43,12 @@ enum TimeForm {
     Seconds,
 }
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let id = table.require(&["job_id"])?;
     let gpus = table.require(&["gpu_num"])?;
@@ -76,10 +82,11 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         jobs.push(job);
     }
     let origin = submitted.iter().copied().fold(f64::INFINITY, f64::min);
-    for (job, at) in jobs.iter_mut().zip(submitted) {
+    for (mut job, at) in jobs.into_iter().zip(submitted) {
         job.submit_s = at - origin;
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 /// The submission in seconds on the file's clock, in the form the first row used.

@@ -10,7 +10,7 @@
 //!
 //! Every row is a job that ran; none is dropped.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -29,21 +29,25 @@ fn detect(head: &Head) -> bool {
     head.columns == ["job_id", "submission_time", "duration", "num_gpu"]
 }
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let id = table.require(&["job_id"])?;
     let submit = table.require(&["submission_time"])?;
     let duration = table.require(&["duration"])?;
     let gpus = table.require(&["num_gpu"])?;
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
         let mut job = TraceJob::new(row.str(id), row.non_negative(submit)?, n);
         job.duration_s = Some(row.non_negative(duration)?);
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]

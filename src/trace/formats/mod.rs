@@ -6,8 +6,14 @@
 //!
 //! Readers share one contract: parse every row (an unparseable row is an error with file:line and
 //! column, never skipped), count each row in `report.rows_read`, drop rows the format itself
-//! marks as unusable (a CPU-only job, a job that never ran) with a counted reason, and return
-//! the rest in file order; [`super::read_trace`] sorts by submission.
+//! marks as unusable (a CPU-only job, a job that never ran) with a counted reason, and pass the
+//! rest to `emit` ([`Emit`]) in file order, so that a trace of millions of jobs need not be held
+//! in memory. A reader emits each job as soon as its row is parsed, unless the jobs depend on the
+//! whole file (a time origin at the earliest submission): such a reader collects them and emits
+//! them at the end, and says so in its doc comment. An error returned by `emit` stops reading and
+//! is returned as it is; an error in a row comes after the jobs of the rows before it were
+//! emitted. [`super::read_trace`] collects and sorts by submission; [`super::stream_trace`]
+//! passes the jobs on as they come.
 
 pub mod alibaba_2023;
 pub mod alibaba_pai_2020;
@@ -64,8 +70,13 @@ pub struct FormatInfo {
     pub read: Reader,
 }
 
-/// Reads every job of a file; see the module documentation for the contract.
-pub type Reader = fn(&Path, Box<dyn BufRead + '_>, &mut ReadReport) -> Result<Vec<TraceJob>, TraceError>;
+/// Reads every job of a file and passes each to the [`Emit`] callback; see the module
+/// documentation for the contract.
+pub type Reader = fn(&Path, Box<dyn BufRead + '_>, &mut ReadReport, &mut Emit<'_>) -> Result<(), TraceError>;
+
+/// Receives the jobs of a trace one at a time, in file order; an error stops the reader, which
+/// returns it.
+pub type Emit<'e> = dyn FnMut(TraceJob) -> Result<(), TraceError> + 'e;
 
 /// Whether the start of a file is in a format.
 pub type Test = fn(&Head) -> bool;
@@ -217,14 +228,15 @@ impl TraceFormat {
         FORMATS.iter().map(|info| info.name).collect()
     }
 
-    /// Reads every job of the file; see the module documentation for the contract.
+    /// Reads every job of the file into `emit`; see the module documentation for the contract.
     pub fn read(
         self,
         file: &Path,
         input: Box<dyn BufRead + '_>,
         report: &mut ReadReport,
-    ) -> Result<Vec<TraceJob>, TraceError> {
-        (self.info().read)(file, input, report)
+        emit: &mut Emit<'_>,
+    ) -> Result<(), TraceError> {
+        (self.info().read)(file, input, report, emit)
     }
 
     /// Recognises a format from the first bytes of a file: the first format in [`FORMATS`] whose
@@ -284,10 +296,20 @@ fn not_a_trace(cols: &[&str]) -> Option<&'static str> {
 #[cfg(test)]
 fn read_text(format: TraceFormat, file: &str, text: &str) -> Result<(Vec<TraceJob>, ReadReport), String> {
     let mut report = ReadReport::default();
-    format
-        .read(Path::new(file), Box::new(text.as_bytes()), &mut report)
+    collect(|emit| format.read(Path::new(file), Box::new(text.as_bytes()), &mut report, emit))
         .map(|jobs| (jobs, report))
         .map_err(|e| e.to_string())
+}
+
+/// The jobs `read` emits, in order, for the readers' unit tests.
+#[cfg(test)]
+fn collect(read: impl FnOnce(&mut Emit<'_>) -> Result<(), TraceError>) -> Result<Vec<TraceJob>, TraceError> {
+    let mut jobs = Vec::new();
+    read(&mut |job| {
+        jobs.push(job);
+        Ok(())
+    })?;
+    Ok(jobs)
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@
 //!
 //! Every row is a GPU job; none is dropped.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, StageTimes, TraceError, TraceJob};
 use std::io::BufRead;
@@ -47,7 +47,12 @@ fn detect(head: &Head) -> bool {
 /// Milliseconds per second.
 const MS_PER_S: f64 = 1000.0;
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let id = table.require(&["job_id"])?;
     let gpus = table.require(&["num_gpu"])?;
@@ -61,7 +66,6 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let gpu = table.require(&["resource_time_1"])?;
     let network = table.require(&["resource_time_2"])?;
     let priority = table.column("priority");
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
@@ -80,9 +84,9 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
             Some(column) if !row.str(column).is_empty() => Some(row.count(column)?),
             _ => None,
         };
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]

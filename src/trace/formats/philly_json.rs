@@ -11,7 +11,7 @@
 //! - `vc`: hash of the virtual cluster, kept as `vc`; `user`: hash of the user, kept as `user`;
 //! - `status`: `Pass`, `Killed` or `Failed`, kept as `status` (transforms filter by status);
 //! - `submitted_time`: `YYYY-MM-DD HH:MM:SS`; the earliest over the jobs with at least one attempt
-//!   becomes time 0, as in Blox;
+//!   becomes time 0, as in Blox, so the kept jobs are collected and emitted after the last element;
 //! - `attempts[]`: scheduling attempts, each with `start_time` and `end_time` (`YYYY-MM-DD
 //!   HH:MM:SS`, or `"None"`/null when not recorded; a last attempt with a `None` end was still
 //!   running at the snapshot) and `detail[]`, one entry per machine with the list `gpus` of the
@@ -28,7 +28,7 @@
 //! window 1897.37 s < duration < 600,000 s ("gavel/gandiva like") and its 16-GPU cap in multi-GPU
 //! mode are workload choices, done by transforms.
 
-use super::{Detect, FormatInfo, Head, Layout, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, Layout, TraceFormat};
 use crate::trace::input::{Errors, parse_datetime};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use serde::Deserialize;
@@ -57,8 +57,13 @@ fn detect(head: &Head) -> bool {
 /// file is corrupt or not a job log.
 const MAX_ELEMENT_BYTES: u64 = 64 << 20;
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
-    read_bounded(file, input, report, MAX_ELEMENT_BYTES)
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
+    read_bounded(file, input, report, MAX_ELEMENT_BYTES, emit)
 }
 
 fn read_bounded(
@@ -66,7 +71,8 @@ fn read_bounded(
     mut input: Box<dyn BufRead + '_>,
     report: &mut ReadReport,
     max_element: u64,
-) -> Result<Vec<TraceJob>, TraceError> {
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let errors = Errors::new(file);
     // serde_json rejects a byte-order mark; the format detector skips it too.
     if input.fill_buf().map_err(|e| errors.io(&e))?.starts_with(b"\xEF\xBB\xBF") {
@@ -79,14 +85,11 @@ fn read_bounded(
     (&mut jobs).deserialize(&mut deserializer).map_err(|e| json_error(&errors, &path, e))?;
     deserializer.end().map_err(|e| json_error(&errors, &path, e))?;
     let origin = jobs.origin.unwrap_or(0);
-    Ok(jobs
-        .kept
-        .into_iter()
-        .map(|(mut job, submitted)| {
-            job.submit_s = (submitted - origin) as f64;
-            job
-        })
-        .collect())
+    for (mut job, submitted) in jobs.kept {
+        job.submit_s = (submitted - origin) as f64;
+        emit(job)?;
+    }
+    Ok(())
 }
 
 /// The top-level array: each element is parsed, converted and dropped before the next is read.
@@ -651,6 +654,7 @@ fn json_error(errors: &Errors, path: &FieldPath, e: serde_json::Error) -> TraceE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::formats::collect;
 
     fn read_str(text: &str) -> Result<(Vec<TraceJob>, ReadReport), String> {
         crate::trace::formats::read_text(crate::trace::formats::TraceFormat::PhillyJson, "j.json", text)
@@ -811,7 +815,9 @@ mod tests {
         let large = job(&"x".repeat(5000), "2017-10-01 00:00:00", &[]);
         let text = format!("[{small},\n{small},\n{large}]");
         let mut report = ReadReport::default();
-        let err = read_bounded(Path::new("j.json"), Box::new(text.as_bytes()), &mut report, 1 << 12).unwrap_err();
+        let err =
+            collect(|emit| read_bounded(Path::new("j.json"), Box::new(text.as_bytes()), &mut report, 1 << 12, emit))
+                .unwrap_err();
         assert_eq!(err.line, Some(3));
         assert!(err.message.starts_with("an element of the JSON array is larger than"), "{err}");
         assert_eq!(report.rows_read, 2);
@@ -856,7 +862,8 @@ mod tests {
         let input = io::BufReader::new(Generated { jobs, next: 0, pending: Vec::new() });
         let mut report = ReadReport::default();
         // Each element is under 1 KiB; the whole array is about 20 MB.
-        let read = read_bounded(Path::new("g.json"), Box::new(input), &mut report, 1 << 10).unwrap();
+        let read =
+            collect(|emit| read_bounded(Path::new("g.json"), Box::new(input), &mut report, 1 << 10, emit)).unwrap();
         assert_eq!((read.len(), report.rows_read), (jobs, jobs as u64));
         assert_eq!((read[0].source_id.as_str(), read[0].gpus, read[0].duration_s), ("job1", 2, Some(120.0)));
         assert_eq!(read[jobs - 1].source_id, format!("job{jobs}"));

@@ -17,7 +17,7 @@
 //! There is no duration: the simulators run each job until its application reaches its training
 //! target. Every row is a GPU job; none is dropped.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -36,14 +36,18 @@ fn detect(head: &Head) -> bool {
     head.columns == ["name", "time", "application", "num_replicas", "batch_size"]
 }
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let name = table.require(&["name"])?;
     let time = table.require(&["time"])?;
     let application = table.require(&["application"])?;
     let gpus = table.require(&["num_replicas"])?;
     let batch = table.require(&["batch_size"])?;
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
@@ -53,9 +57,9 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         let mut job = TraceJob::new(row.str(name), row.non_negative(time)?, n);
         job.model = Some(app.to_string());
         job.batch_size = Some(row.count(batch)?);
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 //! policies count iterations themselves. A job of another model has no duration. Every row is a
 //! GPU job; none is dropped.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::profiles::synergy::{self, CpusPerGpu};
 use crate::trace::input::{Header, Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
@@ -43,7 +43,12 @@ fn detect(head: &Head) -> bool {
 
 const COLUMNS: &[&str] = &["job_id", "model", "arrival", "iterations", "gpus"];
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let options = TableOptions { header: Header::Positional(COLUMNS), ..TableOptions::default() };
     let mut table = Table::open(file, input, options)?;
     let id = table.require(&["job_id"])?;
@@ -51,7 +56,6 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let arrival = table.require(&["arrival"])?;
     let iterations = table.require(&["iterations"])?;
     let gpus = table.require(&["gpus"])?;
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
@@ -63,9 +67,9 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
             job.duration_s = Some(count * synergy::profile(class, CpusPerGpu::Three).iteration_s);
         }
         job.model = Some(name.to_string());
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]

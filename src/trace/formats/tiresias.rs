@@ -18,7 +18,7 @@
 //!
 //! Every row is a GPU job; none is dropped.
 
-use super::{Detect, FormatInfo, Head, TraceFormat};
+use super::{Detect, Emit, FormatInfo, Head, TraceFormat};
 use crate::trace::input::{Table, TableOptions};
 use crate::trace::{ReadReport, TraceError, TraceJob};
 use std::io::BufRead;
@@ -37,7 +37,12 @@ fn detect(head: &Head) -> bool {
     ["job_id", "num_gpu", "submit_time", "duration"].iter().all(|c| head.has(c))
 }
 
-pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read(
+    file: &Path,
+    input: Box<dyn BufRead + '_>,
+    report: &mut ReadReport,
+    emit: &mut Emit<'_>,
+) -> Result<(), TraceError> {
     let mut table = Table::open(file, input, TableOptions::default())?;
     let id = table.require(&["job_id"])?;
     let gpus = table.require(&["num_gpu"])?;
@@ -45,7 +50,6 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
     let duration = table.require(&["duration"])?;
     let model = table.require(&["model_name"])?;
     let iterations = table.column("iterations");
-    let mut jobs = Vec::new();
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
@@ -55,9 +59,9 @@ pub fn read(file: &Path, input: Box<dyn BufRead + '_>, report: &mut ReadReport) 
         if let Some(c) = iterations {
             job.iterations = Some(f64::from(row.count(c)?));
         }
-        jobs.push(job);
+        emit(job)?;
     }
-    Ok(jobs)
+    Ok(())
 }
 
 #[cfg(test)]
