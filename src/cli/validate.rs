@@ -10,7 +10,7 @@ use crate::policies::{GpuTimeSource, SchedulerSpec};
 use crate::profiles::ThroughputTable;
 use crate::spec::{ClusterEntry, EngineMode, Spec, SpecError, SpecSource, TrackSpec};
 use crate::text::escape_control;
-use crate::workload::{TraceParams, WorkloadContext, WorkloadSpec};
+use crate::workload::{TraceParams, WorkloadContext, WorkloadSpec, check_simulable, describe_read};
 use clap::Args;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -133,6 +133,26 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
             format!("{load}seed {seed}, cluster `{}`", cluster.label())
         };
         match workload.trace_params() {
+            // Counted streaming, one pass per grid point, so that a trace of millions of jobs is
+            // never held; runs in rounds mode need no more than the count.
+            Some(params) if params.streams() && spec.engine.mode == EngineMode::Rounds => {
+                for (i, &(cluster, load, seed)) in points.iter().enumerate() {
+                    let context = context(cluster, load, seed);
+                    let path = params.local_path(&context).map_err(|e| e.to_string())?;
+                    let mut missing = 0;
+                    let read = params
+                        .stream(&path, &context, &mut |job| {
+                            missing += u64::from(job.duration_s.is_none());
+                            Ok(())
+                        })
+                        .map_err(|e| e.to_string())?;
+                    if i == 0 {
+                        text += &describe_read(&label, &path, read.format, &read.report);
+                    }
+                    check_simulable(&path, read.format, &read.report, missing).map_err(|e| e.to_string())?;
+                    check_window(spec, source, &label, &point_name(cluster, load, seed), read.report.jobs_kept)?;
+                }
+            }
             Some(params) => {
                 let Some(&(cluster, load, seed)) = points.first() else { continue };
                 let (path, trace) = params.read(&context(cluster, load, seed)).map_err(|e| e.to_string())?;

@@ -372,6 +372,7 @@ fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag, sink: &mut dyn Reco
     let context =
         WorkloadContext { load: plan.load, seed: plan.seed, base_dir, cluster_gpus: plan.config.cluster.total_gpus() };
     let jobs = plan.workload.jobs(&context).map_err(|e| e.to_string())?;
+    let cut_short = jobs.cut_short();
     let scheduler = &plan.policy.scheduler.value;
     let wrong_engine = || format!("scheduler `{}` does not run on the {} engine", scheduler.name(), plan.mode.name());
     let output: Result<_, RunError> = match plan.mode {
@@ -391,6 +392,10 @@ fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag, sink: &mut dyn Reco
                 .and_then(|engine| engine.with_placement(plan.event_placement()).with_stop(stop).run_into(sink))
         }
     };
+    // A streamed trace that ended before its file did would leave the run silently short.
+    if let Some(reason) = cut_short.reason() {
+        return Err(reason);
+    }
     output.map_err(|e| e.to_string())
 }
 

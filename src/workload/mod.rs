@@ -23,7 +23,7 @@ pub use elasticflow_generator::ElasticflowGeneratorParams;
 pub use gavel_generator::GavelGeneratorParams;
 pub use python_random::PyRandom;
 pub use synergy_generator::SynergyGeneratorParams;
-pub use trace_workload::{LoadedTrace, TraceParams};
+pub use trace_workload::{CutShort, LoadedTrace, TraceJobs, TraceParams, check_simulable, describe_read};
 
 use crate::core::JobSpec;
 use crate::policies::{Entry, Positive};
@@ -220,10 +220,7 @@ impl WorkloadSpec {
 
     /// The job stream of one run. Generators are infinite and need `context.load`; traces
     /// resolve a relative path against `context.base_dir`.
-    pub fn jobs(
-        &self,
-        context: &WorkloadContext<'_>,
-    ) -> Result<Box<dyn Iterator<Item = JobSpec> + Send>, WorkloadError> {
+    pub fn jobs(&self, context: &WorkloadContext<'_>) -> Result<JobStream, WorkloadError> {
         let (load, seed) = (context.load, context.seed);
         let jobs_per_hour = || match load {
             None => Err(WorkloadError::MissingLoad { workload: self.name() }),
@@ -232,21 +229,51 @@ impl WorkloadSpec {
             }
             Some(l) => Ok(l),
         };
+        let generated = |jobs: Box<dyn Iterator<Item = JobSpec> + Send>| JobStream { jobs, cut_short: CutShort::default() };
+        let traced = |jobs: TraceJobs| JobStream { cut_short: jobs.cut_short(), jobs: Box::new(jobs) };
         Ok(match self {
-            WorkloadSpec::BloxPhillySynthetic(_) => Box::new(BloxPhillySynthetic::new(seed, jobs_per_hour()?)),
-            WorkloadSpec::BloxBursty(p) => {
-                Box::new(BloxBursty::new(seed, jobs_per_hour()?, p.burst_multiplier.0, p.burst_interval_s.get()))
-            }
-            WorkloadSpec::ElasticflowGenerator(p) => Box::new(elasticflow_generator::job_stream(p, seed)?),
+            WorkloadSpec::BloxPhillySynthetic(_) => generated(Box::new(BloxPhillySynthetic::new(seed, jobs_per_hour()?))),
+            WorkloadSpec::BloxBursty(p) => generated(Box::new(BloxBursty::new(
+                seed,
+                jobs_per_hour()?,
+                p.burst_multiplier.0,
+                p.burst_interval_s.get(),
+            ))),
+            WorkloadSpec::ElasticflowGenerator(p) => generated(Box::new(elasticflow_generator::job_stream(p, seed)?)),
             WorkloadSpec::GavelGenerator(p) => {
                 let jobs_per_hour = if p.needs_load() { jobs_per_hour()? } else { 0.0 };
                 let table = gavel_generator::read_throughputs(p.throughputs)?;
-                Box::new(gavel_generator::job_stream(p, seed, jobs_per_hour, &table)?)
+                generated(Box::new(gavel_generator::job_stream(p, seed, jobs_per_hour, &table)?))
             }
-            WorkloadSpec::SynergyGenerator(p) => Box::new(synergy_generator::job_stream(p, seed, jobs_per_hour()?)?),
-            WorkloadSpec::Csv(p) => Box::new(TraceParams::csv(p.path.clone()).load(context)?.into_job_stream()?),
-            WorkloadSpec::Trace(p) => Box::new(p.load(context)?.into_job_stream()?),
+            WorkloadSpec::SynergyGenerator(p) => {
+                generated(Box::new(synergy_generator::job_stream(p, seed, jobs_per_hour()?)?))
+            }
+            WorkloadSpec::Csv(p) => traced(TraceParams::csv(p.path.clone()).job_stream(context)?),
+            WorkloadSpec::Trace(p) => traced(p.job_stream(context)?),
         })
+    }
+}
+
+/// One run's jobs, pulled lazily: a generator, a trace loaded whole, or a trace a reader thread
+/// streams ([`TraceJobs`]).
+pub struct JobStream {
+    jobs: Box<dyn Iterator<Item = JobSpec> + Send>,
+    cut_short: CutShort,
+}
+
+impl JobStream {
+    /// Set when a streamed trace ended before its file did (see [`TraceJobs`]); a run that
+    /// pulled this stream fails with the reason.
+    pub fn cut_short(&self) -> CutShort {
+        self.cut_short.clone()
+    }
+}
+
+impl Iterator for JobStream {
+    type Item = JobSpec;
+
+    fn next(&mut self) -> Option<JobSpec> {
+        self.jobs.next()
     }
 }
 

@@ -1,13 +1,16 @@
 //! `trace:` workloads: a real trace file, read in any known format, transformed, then numbered in
 //! arrival order for the engine.
 
-use super::transform::{self, Transform, TransformContext};
+use super::transform::{self, PerJob, Transform, TransformContext};
 use super::{WorkloadContext, WorkloadError};
 use crate::core::JobSpec;
 use crate::data;
-use crate::trace::{ReadReport, Trace, TraceFormat, TraceJob, read_trace};
+use crate::trace::{ReadReport, Trace, TraceError, TraceFormat, TraceJob, read_trace, stream_trace};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 /// Parameters of a `trace:` workload: exactly one of `path` and `dataset`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -105,6 +108,59 @@ impl TraceParams {
         Ok((source, trace))
     }
 
+    /// Whether runs can read this trace streaming: every transform decides job by job
+    /// ([`Transform::is_per_job`]). The file must also be in submission order, which
+    /// [`TraceParams::stream`] finds out.
+    pub fn streams(&self) -> bool {
+        self.transforms.iter().all(Transform::is_per_job)
+    }
+
+    /// Reads the trace at `source` one job at a time through the transforms (all per job, see
+    /// [`TraceParams::streams`]), handing each kept job to `keep` in file order; holds no job.
+    /// The report's `jobs_kept` counts the kept jobs; `in_order` says whether the file was in
+    /// submission order (if not, the jobs were not either, and the stream is not what a run
+    /// may replay).
+    pub fn stream(
+        &self,
+        source: &Path,
+        context: &WorkloadContext<'_>,
+        keep: &mut dyn FnMut(TraceJob) -> Result<(), TraceError>,
+    ) -> Result<crate::trace::StreamedTrace, WorkloadError> {
+        let mut pipeline = PerJob::new(&self.transforms, transform_context(context))
+            .map_err(|e| WorkloadError::Prepare(format!("{}: {e}", source.display())))?;
+        let mut kept = 0u64;
+        let mut read = stream_trace(source, self.format, &mut |job| match pipeline.apply(job) {
+            Some(job) => {
+                kept += 1;
+                keep(job)
+            }
+            None => Ok(()),
+        })?;
+        pipeline.finish(&mut read.report);
+        read.report.jobs_kept = kept;
+        Ok(read)
+    }
+
+    /// One run's jobs. A streamable trace ([`TraceParams::streams`]) in submission order is read
+    /// twice without being held: once to check it (order, durations, not empty), then on a
+    /// reader thread while the run pulls its jobs; any other trace is read whole and sorted.
+    pub fn job_stream(&self, context: &WorkloadContext<'_>) -> Result<TraceJobs, WorkloadError> {
+        if self.streams() {
+            let source = self.local_path(context)?;
+            let mut missing = 0u64;
+            let checked = self.stream(&source, context, &mut |job| {
+                missing += u64::from(job.duration_s.is_none());
+                Ok(())
+            })?;
+            if checked.in_order {
+                check_simulable(&source, checked.format, &checked.report, missing)?;
+                return Ok(TraceJobs::streamed(self.clone(), source, context));
+            }
+        }
+        let loaded = self.load(context)?;
+        Ok(TraceJobs::Loaded(Box::new(loaded.into_job_stream()?)))
+    }
+
     /// Applies the transforms to a trace [`TraceParams::read`] returned, for one grid point.
     pub fn transform(
         &self,
@@ -113,9 +169,7 @@ impl TraceParams {
         context: &WorkloadContext<'_>,
     ) -> Result<LoadedTrace, WorkloadError> {
         let mut report = trace.report;
-        let transform_context =
-            TransformContext { seed: context.seed, load: context.load, cluster_gpus: context.cluster_gpus };
-        let jobs = transform::apply(&self.transforms, trace.jobs, transform_context, &mut report)
+        let jobs = transform::apply(&self.transforms, trace.jobs, transform_context(context), &mut report)
             .map_err(|e| WorkloadError::Prepare(format!("{}: {e}", source.display())))?;
         Ok(LoadedTrace { source, format: trace.format, jobs, report })
     }
@@ -124,59 +178,190 @@ impl TraceParams {
 impl LoadedTrace {
     /// What reading and transforming did, one line per reason, for `blox validate` and `blox run`.
     pub fn describe(&self, label: &str) -> String {
-        let r = &self.report;
-        let mut text = format!(
-            "{label}: {} format, {} rows read, {} jobs kept ({})\n",
-            self.format.name(),
-            r.rows_read,
-            self.jobs.len(),
-            self.source.display()
-        );
-        for (what, counts) in [("dropped", &r.dropped), ("adjusted", &r.adjusted)] {
-            for c in counts {
-                text += &format!("  {what} {} ({}: {})\n", c.rows, c.step, c.reason);
-            }
-        }
-        text
+        describe_read(label, &self.source, self.format, &self.report)
     }
 
     /// The engine's jobs: ids 0, 1, ... in submission order, work = duration at the trace's GPU
     /// count. Fails when some job has no duration (formats that count iterations only need a
     /// throughput model to become simulable).
     pub fn into_job_stream(self) -> Result<impl Iterator<Item = JobSpec> + Send, WorkloadError> {
-        let missing = self.jobs.iter().filter(|j| j.duration_s.is_none()).count();
-        if missing > 0 {
-            return Err(WorkloadError::Prepare(format!(
-                "{}: {missing} of {} jobs have no duration (the `{}` format counts work in iterations or not at all); \
-                 add `redraw-durations` to draw them, or use a trace with durations",
-                self.source.display(),
-                self.jobs.len(),
-                self.format.name()
-            )));
+        let missing = self.jobs.iter().filter(|j| j.duration_s.is_none()).count() as u64;
+        check_simulable(&self.source, self.format, &ReadReport { jobs_kept: self.jobs.len() as u64, ..self.report }, missing)?;
+        Ok(self.jobs.into_iter().enumerate().map(|(i, job)| job_spec(i as u64, job)))
+    }
+}
+
+fn transform_context(context: &WorkloadContext<'_>) -> TransformContext {
+    TransformContext { seed: context.seed, load: context.load, cluster_gpus: context.cluster_gpus }
+}
+
+/// What reading and transforming a trace did, one line per reason, for `blox validate` and
+/// `blox run`.
+pub fn describe_read(label: &str, source: &Path, format: TraceFormat, r: &ReadReport) -> String {
+    let mut text = format!(
+        "{label}: {} format, {} rows read, {} jobs kept ({})\n",
+        format.name(),
+        r.rows_read,
+        r.jobs_kept,
+        source.display()
+    );
+    for (what, counts) in [("dropped", &r.dropped), ("adjusted", &r.adjusted)] {
+        for c in counts {
+            text += &format!("  {what} {} ({}: {})\n", c.rows, c.step, c.reason);
         }
-        if self.jobs.is_empty() {
-            return Err(WorkloadError::Prepare(format!(
-                "{}: no job is left to simulate ({} rows read, {} dropped)",
-                self.source.display(),
-                self.report.rows_read,
-                self.report.total_dropped()
-            )));
+    }
+    text
+}
+
+/// Fails when some kept job has no duration (formats that count iterations only need a
+/// throughput model to become simulable) or no job is kept.
+pub fn check_simulable(source: &Path, format: TraceFormat, report: &ReadReport, missing: u64) -> Result<(), WorkloadError> {
+    if missing > 0 {
+        return Err(WorkloadError::Prepare(format!(
+            "{}: {missing} of {} jobs have no duration (the `{}` format counts work in iterations or not at all); \
+             add `redraw-durations` to draw them, or use a trace with durations",
+            source.display(),
+            report.jobs_kept,
+            format.name()
+        )));
+    }
+    if report.jobs_kept == 0 {
+        return Err(WorkloadError::Prepare(format!(
+            "{}: no job is left to simulate ({} rows read, {} dropped)",
+            source.display(),
+            report.rows_read,
+            report.total_dropped()
+        )));
+    }
+    Ok(())
+}
+
+/// The engine's job `i` (ids 0, 1, ... in submission order): work = duration at the trace's GPU
+/// count.
+fn job_spec(i: u64, job: TraceJob) -> JobSpec {
+    JobSpec {
+        id: i,
+        arrival: job.submit_s,
+        submitted: job.submit_s,
+        gpus: job.gpus,
+        work: job.duration_s.unwrap_or_default(),
+        model: job.model,
+        deadline: job.deadline_s,
+        iterations: job.iterations,
+        batch_size: job.batch_size,
+        best_effort: job.best_effort.unwrap_or(false),
+        iteration_s: job.stages.map(|stages| stages.iteration_s),
+        stage_times: job.stages.map(|stages| vec![stages.storage_cpu_s, stages.gpu_s, stages.network_s]),
+        priority: job.priority,
+    }
+}
+
+/// Jobs a reader thread keeps ready ahead of the run.
+const STREAM_AHEAD: usize = 4096;
+
+/// A trace workload's jobs for one run: loaded whole, or streamed from a reader thread.
+pub enum TraceJobs {
+    Loaded(Box<dyn Iterator<Item = JobSpec> + Send>),
+    Streamed(StreamedJobs),
+}
+
+/// Jobs a reader thread streams from the file while the run pulls them. If reading fails part
+/// way (the file changed since it was checked, a disk error), the stream ends early and the
+/// failure is kept for the run to report ([`TraceJobs::cut_short`]): a run is never silently
+/// shorter than its trace.
+pub struct StreamedJobs {
+    jobs: Receiver<TraceJob>,
+    reader: Option<JoinHandle<Result<(), WorkloadError>>>,
+    next_id: u64,
+    cut_short: CutShort,
+}
+
+/// Why a streamed trace ended before its file did, once it has; shared between the stream and
+/// the run that pulls it.
+#[derive(Debug, Clone, Default)]
+pub struct CutShort(Arc<Mutex<Option<String>>>);
+
+impl CutShort {
+    pub fn reason(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set(&self, reason: String) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+    }
+}
+
+/// The emit error a reader thread returns once the run no longer wants jobs (it ended before
+/// the trace did): not a failure.
+const RUN_ENDED: &str = "the run took no more jobs";
+
+impl TraceJobs {
+    fn streamed(params: TraceParams, source: PathBuf, context: &WorkloadContext<'_>) -> Self {
+        let (load, seed, base_dir, cluster_gpus) =
+            (context.load, context.seed, context.base_dir.to_owned(), context.cluster_gpus);
+        let (sender, jobs): (SyncSender<TraceJob>, _) = sync_channel(STREAM_AHEAD);
+        let reader = std::thread::spawn(move || {
+            let context = WorkloadContext { load, seed, base_dir: &base_dir, cluster_gpus };
+            let file = source.clone();
+            let read = params.stream(&source, &context, &mut |job| {
+                sender.send(job).map_err(|_| TraceError {
+                    file: file.clone(),
+                    line: None,
+                    column: None,
+                    message: RUN_ENDED.into(),
+                })
+            })?;
+            if !read.in_order {
+                return Err(WorkloadError::Prepare(format!(
+                    "{}: the file changed while the run read it (it is no longer in submission order)",
+                    source.display()
+                )));
+            }
+            Ok(())
+        });
+        TraceJobs::Streamed(StreamedJobs {
+            jobs,
+            reader: Some(reader),
+            next_id: 0,
+            cut_short: CutShort::default(),
+        })
+    }
+
+    /// Set when a streamed trace could not be read to its end: the run that pulled it must fail.
+    pub fn cut_short(&self) -> CutShort {
+        match self {
+            TraceJobs::Loaded(_) => CutShort::default(),
+            TraceJobs::Streamed(s) => s.cut_short.clone(),
         }
-        Ok(self.jobs.into_iter().enumerate().map(|(i, job)| JobSpec {
-            id: i as u64,
-            arrival: job.submit_s,
-            submitted: job.submit_s,
-            gpus: job.gpus,
-            work: job.duration_s.unwrap_or_default(),
-            model: job.model,
-            deadline: job.deadline_s,
-            iterations: job.iterations,
-            batch_size: job.batch_size,
-            best_effort: job.best_effort.unwrap_or(false),
-            iteration_s: job.stages.map(|stages| stages.iteration_s),
-            stage_times: job.stages.map(|stages| vec![stages.storage_cpu_s, stages.gpu_s, stages.network_s]),
-            priority: job.priority,
-        }))
+    }
+}
+
+impl Iterator for TraceJobs {
+    type Item = JobSpec;
+
+    fn next(&mut self) -> Option<JobSpec> {
+        match self {
+            TraceJobs::Loaded(jobs) => jobs.next(),
+            TraceJobs::Streamed(s) => match s.jobs.recv() {
+                Ok(job) => {
+                    s.next_id += 1;
+                    Some(job_spec(s.next_id - 1, job))
+                }
+                Err(_) => {
+                    // The reader is done: it read the file to its end or failed.
+                    let failure = match s.reader.take().map(JoinHandle::join) {
+                        Some(Ok(Err(WorkloadError::Trace(e)))) if e.message == RUN_ENDED => None,
+                        Some(Ok(Err(e))) => Some(e.to_string()),
+                        Some(Err(_)) => Some("the trace reader thread panicked".into()),
+                        Some(Ok(Ok(()))) | None => None,
+                    };
+                    if let Some(failure) = failure {
+                        s.cut_short.set(failure);
+                    }
+                    None
+                }
+            },
+        }
     }
 }
 

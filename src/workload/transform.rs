@@ -215,33 +215,11 @@ pub fn apply(
         let step = transform.name();
         let before = jobs.len();
         match transform {
-            Transform::Window(w) => {
-                let first = jobs.first().map_or(0.0, |j| j.submit_s);
-                let start = first + w.start_h * 3600.0;
-                let end = w.end_h.map(|e| first + e * 3600.0);
-                let early = jobs.iter().filter(|j| j.submit_s < start).count();
-                jobs.retain(|j| j.submit_s >= start);
-                report.drop_rows(step, "submitted before the window", early as u64);
-                if let Some(end) = end {
-                    let late = jobs.iter().filter(|j| j.submit_s >= end).count();
-                    jobs.retain(|j| j.submit_s < end);
-                    report.drop_rows(step, "submitted after the window", late as u64);
-                }
-                for job in &mut jobs {
-                    job.submit_s -= start;
-                    if let Some(d) = job.deadline_s.as_mut() {
-                        *d -= start;
-                    }
-                }
+            Transform::Window(_) | Transform::First(_) | Transform::Filter(_) | Transform::CapGpus(_) => {
+                let mut stage = PerJob::new(std::slice::from_ref(transform), context)?;
+                jobs = jobs.into_iter().filter_map(|job| stage.apply(job)).collect();
+                stage.finish(report);
             }
-            Transform::First(n) => {
-                let n = usize::try_from(n.get()).unwrap_or(usize::MAX);
-                if jobs.len() > n {
-                    report.drop_rows(step, &format!("beyond the first {n} jobs"), (jobs.len() - n) as u64);
-                    jobs.truncate(n);
-                }
-            }
-            Transform::Filter(f) => jobs = filter(f, jobs, report),
             Transform::RescaleArrivals(r) => {
                 let target = match r.jobs_per_hour {
                     Rate::JobsPerHour(rate) => rate,
@@ -252,17 +230,6 @@ pub fn apply(
                 };
                 rescale_arrivals(&mut jobs, target, report)
                     .map_err(|message| TransformError { transform: step, message })?;
-            }
-            Transform::CapGpus(cap) => {
-                let cap = match cap {
-                    GpuCap::Cluster(_) => context.cluster_gpus,
-                    GpuCap::Gpus(n) => n.get(),
-                };
-                let capped = jobs.iter().filter(|j| j.gpus > cap).count();
-                for job in jobs.iter_mut().filter(|j| j.gpus > cap) {
-                    job.gpus = cap;
-                }
-                report.adjust_rows(step, &format!("GPU count capped at {cap}"), capped as u64);
             }
             Transform::RedrawDurations(DurationModel::Blox) => {
                 for job in &mut jobs {
@@ -285,38 +252,152 @@ pub fn apply(
     Ok(jobs)
 }
 
-fn filter(f: &FilterParams, jobs: Vec<TraceJob>, report: &mut ReadReport) -> Vec<TraceJob> {
-    let step = "filter";
-    let statuses: Option<Vec<String>> = f.status.as_ref().map(|s| s.iter().map(|x| x.to_lowercase()).collect());
-    jobs.into_iter()
-        .filter(|job| {
-            let reason = if (f.min_duration_s.is_some() || f.max_duration_s.is_some()) && job.duration_s.is_none() {
-                Some("no duration".to_string())
-            } else if let Some(lo) = f.min_duration_s.filter(|&lo| job.duration_s.is_some_and(|d| d < lo)) {
-                Some(format!("duration below {lo} s"))
-            } else if let Some(hi) = f.max_duration_s.filter(|&hi| job.duration_s.is_some_and(|d| d > hi)) {
-                Some(format!("duration above {hi} s"))
-            } else if let Some(lo) = f.min_gpus.filter(|&lo| job.gpus < lo) {
-                Some(format!("fewer than {lo} GPUs"))
-            } else if let Some(hi) = f.max_gpus.filter(|&hi| job.gpus > hi) {
-                Some(format!("more than {hi} GPUs"))
-            } else if f.gpus.as_ref().is_some_and(|g| !g.contains(&job.gpus)) {
-                Some("GPU count not in the list".to_string())
-            } else if let Some(keep) = &statuses {
-                match &job.status {
-                    None => Some("no status".to_string()),
-                    Some(s) if !keep.contains(&s.to_lowercase()) => Some(format!("status {s}")),
-                    Some(_) => None,
-                }
-            } else {
-                None
+impl Transform {
+    /// Whether the transform decides job by job in submission order, never looking at a later
+    /// job (`window` takes its origin from the first job that reaches it): a list of only these
+    /// can be applied to a trace read streaming ([`PerJob`]). The others need the whole trace
+    /// (`rescale-arrivals` its span) or draw from the one random stream in list order over all
+    /// jobs (`sample`, `redraw-durations`).
+    pub fn is_per_job(&self) -> bool {
+        matches!(self, Transform::Window(_) | Transform::First(_) | Transform::Filter(_) | Transform::CapGpus(_))
+    }
+}
+
+/// Per-job transforms applied to one job at a time, in list order, with the same rules and
+/// counts as [`apply`] (which runs each of them as a pipeline of one over the whole list).
+pub struct PerJob<'a> {
+    stages: Vec<Stage<'a>>,
+}
+
+/// One transform of a [`PerJob`] pipeline, with what it has seen so far and what it counted.
+struct Stage<'a> {
+    transform: &'a Transform,
+    /// Jobs that reached the stage (`first`'s count).
+    seen: u64,
+    /// `window`: the submission of the first job that reached it.
+    origin: Option<f64>,
+    /// `cap-gpus`: the cap, resolved against the cluster.
+    cap: u32,
+    /// `filter`'s statuses, lower-cased once.
+    statuses: Option<Vec<String>>,
+    report: ReadReport,
+}
+
+impl<'a> PerJob<'a> {
+    /// A pipeline of `transforms`, every one of them per job ([`Transform::is_per_job`]).
+    pub fn new(transforms: &'a [Transform], context: TransformContext) -> Result<Self, TransformError> {
+        let mut stages = Vec::with_capacity(transforms.len());
+        for transform in transforms {
+            transform.validate()?;
+            debug_assert!(transform.is_per_job(), "{} needs the whole trace", transform.name());
+            let cap = match transform {
+                Transform::CapGpus(GpuCap::Cluster(_)) => context.cluster_gpus,
+                Transform::CapGpus(GpuCap::Gpus(n)) => n.get(),
+                _ => u32::MAX,
             };
-            if let Some(reason) = &reason {
-                report.drop_row(step, reason);
+            let statuses = match transform {
+                Transform::Filter(f) => f.status.as_ref().map(|s| s.iter().map(|x| x.to_lowercase()).collect()),
+                _ => None,
+            };
+            stages.push(Stage { transform, seen: 0, origin: None, cap, statuses, report: ReadReport::default() });
+        }
+        Ok(Self { stages })
+    }
+
+    /// The job after every transform, or `None` when one drops it.
+    pub fn apply(&mut self, mut job: TraceJob) -> Option<TraceJob> {
+        for stage in &mut self.stages {
+            if !stage.apply(&mut job) {
+                return None;
             }
-            reason.is_none()
-        })
-        .collect()
+        }
+        Some(job)
+    }
+
+    /// Adds each transform's counts to `report`, in list order.
+    pub fn finish(self, report: &mut ReadReport) {
+        for stage in self.stages {
+            for count in stage.report.dropped {
+                report.drop_rows(&count.step, &count.reason, count.rows);
+            }
+            for count in stage.report.adjusted {
+                report.adjust_rows(&count.step, &count.reason, count.rows);
+            }
+        }
+    }
+}
+
+impl Stage<'_> {
+    /// Applies the transform to `job`; `false` when it drops the job.
+    fn apply(&mut self, job: &mut TraceJob) -> bool {
+        self.seen += 1;
+        let step = self.transform.name();
+        match self.transform {
+            Transform::Window(w) => {
+                let first = *self.origin.get_or_insert(job.submit_s);
+                let start = first + w.start_h * 3600.0;
+                if job.submit_s < start {
+                    self.report.drop_row(step, "submitted before the window");
+                    return false;
+                }
+                if w.end_h.is_some_and(|e| job.submit_s >= first + e * 3600.0) {
+                    self.report.drop_row(step, "submitted after the window");
+                    return false;
+                }
+                job.submit_s -= start;
+                if let Some(d) = job.deadline_s.as_mut() {
+                    *d -= start;
+                }
+            }
+            Transform::First(n) => {
+                if self.seen > n.get() {
+                    self.report.drop_row(step, &format!("beyond the first {n} jobs"));
+                    return false;
+                }
+            }
+            Transform::Filter(f) => {
+                if let Some(reason) = filter_reason(f, self.statuses.as_deref(), job) {
+                    self.report.drop_row(step, &reason);
+                    return false;
+                }
+            }
+            Transform::CapGpus(_) => {
+                if job.gpus > self.cap {
+                    job.gpus = self.cap;
+                    self.report.adjust_rows(step, &format!("GPU count capped at {}", self.cap), 1);
+                }
+            }
+            Transform::RescaleArrivals(_) | Transform::RedrawDurations(_) | Transform::Sample(_) => {
+                unreachable!("PerJob::new takes per-job transforms only")
+            }
+        }
+        true
+    }
+}
+
+/// Why `filter` drops `job`, if it does (`statuses` lower-cased).
+fn filter_reason(f: &FilterParams, statuses: Option<&[String]>, job: &TraceJob) -> Option<String> {
+    if (f.min_duration_s.is_some() || f.max_duration_s.is_some()) && job.duration_s.is_none() {
+        Some("no duration".to_string())
+    } else if let Some(lo) = f.min_duration_s.filter(|&lo| job.duration_s.is_some_and(|d| d < lo)) {
+        Some(format!("duration below {lo} s"))
+    } else if let Some(hi) = f.max_duration_s.filter(|&hi| job.duration_s.is_some_and(|d| d > hi)) {
+        Some(format!("duration above {hi} s"))
+    } else if let Some(lo) = f.min_gpus.filter(|&lo| job.gpus < lo) {
+        Some(format!("fewer than {lo} GPUs"))
+    } else if let Some(hi) = f.max_gpus.filter(|&hi| job.gpus > hi) {
+        Some(format!("more than {hi} GPUs"))
+    } else if f.gpus.as_ref().is_some_and(|g| !g.contains(&job.gpus)) {
+        Some("GPU count not in the list".to_string())
+    } else if let Some(keep) = statuses {
+        match &job.status {
+            None => Some("no status".to_string()),
+            Some(s) if !keep.contains(&s.to_lowercase()) => Some(format!("status {s}")),
+            Some(_) => None,
+        }
+    } else {
+        None
+    }
 }
 
 /// Scales submission offsets from the first job so that `n` jobs over the span arrive at
