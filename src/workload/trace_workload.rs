@@ -256,8 +256,10 @@ fn job_spec(i: u64, job: TraceJob) -> JobSpec {
     }
 }
 
-/// Jobs a reader thread keeps ready ahead of the run.
-const STREAM_AHEAD: usize = 4096;
+/// Jobs a reader thread hands over at a time (one wake-up of the run per batch, not per job)...
+const STREAM_BATCH: usize = 1024;
+/// ... and batches it keeps ready ahead of the run.
+const STREAM_AHEAD: usize = 4;
 
 /// A trace workload's jobs for one run: loaded whole, or streamed from a reader thread.
 pub enum TraceJobs {
@@ -270,9 +272,9 @@ pub enum TraceJobs {
 /// failure is kept for the run to report ([`TraceJobs::cut_short`]): a run is never silently
 /// shorter than its trace.
 pub struct StreamedJobs {
-    jobs: Receiver<TraceJob>,
+    batches: Receiver<Vec<JobSpec>>,
+    batch: std::vec::IntoIter<JobSpec>,
     reader: Option<JoinHandle<Result<(), WorkloadError>>>,
-    next_id: u64,
     cut_short: CutShort,
 }
 
@@ -299,18 +301,25 @@ impl TraceJobs {
     fn streamed(params: TraceParams, source: PathBuf, context: &WorkloadContext<'_>) -> Self {
         let (load, seed, base_dir, cluster_gpus) =
             (context.load, context.seed, context.base_dir.to_owned(), context.cluster_gpus);
-        let (sender, jobs): (SyncSender<TraceJob>, _) = sync_channel(STREAM_AHEAD);
+        let (sender, batches): (SyncSender<Vec<JobSpec>>, _) = sync_channel(STREAM_AHEAD);
         let reader = std::thread::spawn(move || {
             let context = WorkloadContext { load, seed, base_dir: &base_dir, cluster_gpus };
-            let file = source.clone();
+            let run_ended =
+                || TraceError { file: source.clone(), line: None, column: None, message: RUN_ENDED.into() };
+            let mut batch = Vec::with_capacity(STREAM_BATCH);
+            let mut next_id = 0;
             let read = params.stream(&source, &context, &mut |job| {
-                sender.send(job).map_err(|_| TraceError {
-                    file: file.clone(),
-                    line: None,
-                    column: None,
-                    message: RUN_ENDED.into(),
-                })
+                batch.push(job_spec(next_id, job));
+                next_id += 1;
+                if batch.len() == STREAM_BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(STREAM_BATCH));
+                    sender.send(full).map_err(|_| run_ended())?;
+                }
+                Ok(())
             })?;
+            if !batch.is_empty() {
+                sender.send(batch).map_err(|_| run_ended())?;
+            }
             if !read.in_order {
                 return Err(WorkloadError::Prepare(format!(
                     "{}: the file changed while the run read it (it is no longer in submission order)",
@@ -320,9 +329,9 @@ impl TraceJobs {
             Ok(())
         });
         TraceJobs::Streamed(StreamedJobs {
-            jobs,
+            batches,
+            batch: Vec::new().into_iter(),
             reader: Some(reader),
-            next_id: 0,
             cut_short: CutShort::default(),
         })
     }
@@ -342,25 +351,31 @@ impl Iterator for TraceJobs {
     fn next(&mut self) -> Option<JobSpec> {
         match self {
             TraceJobs::Loaded(jobs) => jobs.next(),
-            TraceJobs::Streamed(s) => match s.jobs.recv() {
-                Ok(job) => {
-                    s.next_id += 1;
-                    Some(job_spec(s.next_id - 1, job))
+            TraceJobs::Streamed(s) => loop {
+                if let Some(job) = s.batch.next() {
+                    return Some(job);
                 }
-                Err(_) => {
-                    // The reader is done: it read the file to its end or failed.
-                    let failure = match s.reader.take().map(JoinHandle::join) {
-                        Some(Ok(Err(WorkloadError::Trace(e)))) if e.message == RUN_ENDED => None,
-                        Some(Ok(Err(e))) => Some(e.to_string()),
-                        Some(Err(_)) => Some("the trace reader thread panicked".into()),
-                        Some(Ok(Ok(()))) | None => None,
-                    };
-                    if let Some(failure) = failure {
-                        s.cut_short.set(failure);
-                    }
-                    None
-                }
+                let Ok(batch) = s.batches.recv() else {
+                    s.finish();
+                    break None;
+                };
+                s.batch = batch.into_iter();
             },
+        }
+    }
+}
+
+impl StreamedJobs {
+    /// The end of the stream: the reader read the file to its end, or failed.
+    fn finish(&mut self) {
+        let failure = match self.reader.take().map(JoinHandle::join) {
+            Some(Ok(Err(WorkloadError::Trace(e)))) if e.message == RUN_ENDED => None,
+            Some(Ok(Err(e))) => Some(e.to_string()),
+            Some(Err(_)) => Some("the trace reader thread panicked".into()),
+            Some(Ok(Ok(()))) | None => None,
+        };
+        if let Some(failure) = failure {
+            self.cut_short.set(failure);
         }
     }
 }
