@@ -229,10 +229,13 @@ impl WorkloadSpec {
             }
             Some(l) => Ok(l),
         };
-        let generated = |jobs: Box<dyn Iterator<Item = JobSpec> + Send>| JobStream { jobs, cut_short: CutShort::default() };
+        let generated =
+            |jobs: Box<dyn Iterator<Item = JobSpec> + Send>| JobStream { jobs, cut_short: CutShort::default() };
         let traced = |jobs: TraceJobs| JobStream { cut_short: jobs.cut_short(), jobs: Box::new(jobs) };
         Ok(match self {
-            WorkloadSpec::BloxPhillySynthetic(_) => generated(Box::new(BloxPhillySynthetic::new(seed, jobs_per_hour()?))),
+            WorkloadSpec::BloxPhillySynthetic(_) => {
+                generated(Box::new(BloxPhillySynthetic::new(seed, jobs_per_hour()?)))
+            }
             WorkloadSpec::BloxBursty(p) => generated(Box::new(BloxBursty::new(
                 seed,
                 jobs_per_hour()?,

@@ -186,7 +186,12 @@ impl LoadedTrace {
     /// throughput model to become simulable).
     pub fn into_job_stream(self) -> Result<impl Iterator<Item = JobSpec> + Send, WorkloadError> {
         let missing = self.jobs.iter().filter(|j| j.duration_s.is_none()).count() as u64;
-        check_simulable(&self.source, self.format, &ReadReport { jobs_kept: self.jobs.len() as u64, ..self.report }, missing)?;
+        check_simulable(
+            &self.source,
+            self.format,
+            &ReadReport { jobs_kept: self.jobs.len() as u64, ..self.report },
+            missing,
+        )?;
         Ok(self.jobs.into_iter().enumerate().map(|(i, job)| job_spec(i as u64, job)))
     }
 }
@@ -215,7 +220,12 @@ pub fn describe_read(label: &str, source: &Path, format: TraceFormat, r: &ReadRe
 
 /// Fails when some kept job has no duration (formats that count iterations only need a
 /// throughput model to become simulable) or no job is kept.
-pub fn check_simulable(source: &Path, format: TraceFormat, report: &ReadReport, missing: u64) -> Result<(), WorkloadError> {
+pub fn check_simulable(
+    source: &Path,
+    format: TraceFormat,
+    report: &ReadReport,
+    missing: u64,
+) -> Result<(), WorkloadError> {
     if missing > 0 {
         return Err(WorkloadError::Prepare(format!(
             "{}: {missing} of {} jobs have no duration (the `{}` format counts work in iterations or not at all); \
@@ -304,8 +314,7 @@ impl TraceJobs {
         let (sender, batches): (SyncSender<Vec<JobSpec>>, _) = sync_channel(STREAM_AHEAD);
         let reader = std::thread::spawn(move || {
             let context = WorkloadContext { load, seed, base_dir: &base_dir, cluster_gpus };
-            let run_ended =
-                || TraceError { file: source.clone(), line: None, column: None, message: RUN_ENDED.into() };
+            let run_ended = || TraceError { file: source.clone(), line: None, column: None, message: RUN_ENDED.into() };
             let mut batch = Vec::with_capacity(STREAM_BATCH);
             let mut next_id = 0;
             let read = params.stream(&source, &context, &mut |job| {
@@ -399,5 +408,93 @@ mod tests {
         };
         let spec = trace.into_job_stream().unwrap().next().unwrap();
         assert_eq!((spec.iteration_s, spec.stage_times), (Some(0.59), Some(vec![0.1, 0.45, 0.05])));
+    }
+
+    fn params(transforms: &str) -> TraceParams {
+        serde_saphyr::from_str(&format!("{{path: t.csv, transforms: {transforms}}}")).unwrap()
+    }
+
+    fn context(dir: &Path) -> WorkloadContext<'_> {
+        WorkloadContext { load: None, seed: 1, base_dir: dir, cluster_gpus: 6 }
+    }
+
+    /// `n` jobs of blox-csv, a job every 10 s, 1-8 GPUs, 100-1,000 s.
+    fn write_trace(dir: &Path, n: u64, shuffle_first_two: bool) {
+        let mut text = String::from("job_id,arrival_s,gpus,duration_s\n");
+        for i in 0..n {
+            let arrival = if shuffle_first_two && i < 2 { 10 * (1 - i) } else { 10 * i };
+            text += &format!("j{i},{arrival},{},{}\n", 1 + i % 8, 100 + (i * 37) % 900);
+        }
+        std::fs::write(dir.join("t.csv"), text).unwrap();
+    }
+
+    fn streamed(jobs: &TraceJobs) -> bool {
+        matches!(jobs, TraceJobs::Streamed(_))
+    }
+
+    /// Per-job transforms give the same jobs and the same report read streaming as read whole.
+    #[test]
+    fn a_streamed_trace_equals_the_loaded_one() {
+        let dir = tempfile::tempdir().unwrap();
+        write_trace(dir.path(), 5000, false);
+        let params = params(
+            "[{window: {start_h: 0.5, end_h: 12}}, {filter: {min_duration_s: 150, max_gpus: 7}}, {cap-gpus: cluster}, {first: 3000}]",
+        );
+        assert!(params.streams());
+        let context = context(dir.path());
+        let loaded = params.load(&context).unwrap();
+        let jobs = params.job_stream(&context).unwrap();
+        assert!(streamed(&jobs));
+        let streamed_jobs: Vec<JobSpec> = jobs.collect();
+        let whole: Vec<JobSpec> = loaded.clone().into_job_stream().unwrap().collect();
+        assert_eq!(streamed_jobs, whole);
+        assert!(whole.len() > 2000 && whole.iter().all(|j| j.gpus <= 6), "the transforms did something");
+        let read = params.stream(&dir.path().join("t.csv"), &context, &mut |_| Ok(())).unwrap();
+        assert_eq!(read.report, loaded.report);
+    }
+
+    /// A file out of submission order is read whole and sorted, as before streaming existed;
+    /// transforms that need the whole trace never stream.
+    #[test]
+    fn traces_out_of_order_or_with_whole_trace_transforms_are_loaded() {
+        let dir = tempfile::tempdir().unwrap();
+        write_trace(dir.path(), 50, true);
+        let jobs = params("[]").job_stream(&context(dir.path())).unwrap();
+        assert!(!streamed(&jobs));
+        let arrivals: Vec<f64> = jobs.map(|j| j.arrival).take(3).collect();
+        assert_eq!(arrivals, [0.0, 10.0, 20.0]);
+        write_trace(dir.path(), 50, false);
+        let rescaled = params("[{rescale-arrivals: {jobs_per_hour: 60}}]");
+        assert!(!rescaled.streams());
+        assert!(!streamed(&rescaled.job_stream(&context(dir.path())).unwrap()));
+    }
+
+    /// A file that changes under a streaming run ends the stream early with the reason kept, so
+    /// the run fails instead of silently simulating fewer jobs; a run that stops pulling before
+    /// the trace ends is no failure.
+    #[test]
+    fn a_stream_cut_short_says_why_and_an_early_end_is_no_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        write_trace(dir.path(), 100_000, false);
+        let jobs = params("[]").job_stream(&context(dir.path())).unwrap();
+        let cut_short = jobs.cut_short();
+        // The reader waits a few batches ahead; the file's last bytes are far beyond them.
+        let path = dir.path().join("t.csv");
+        let length = std::fs::metadata(&path).unwrap().len();
+        let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(length - 12)).unwrap();
+        std::io::Write::write_all(&mut file, b"x,oops,1,1\n\n").unwrap();
+        drop(file);
+        let count = jobs.count();
+        assert!(count < 100_000, "{count} jobs");
+        let reason = cut_short.reason().expect("the stream says why it ended");
+        assert!(reason.contains("t.csv:"), "{reason}");
+
+        write_trace(dir.path(), 100_000, false);
+        let mut jobs = params("[]").job_stream(&context(dir.path())).unwrap();
+        let cut_short = jobs.cut_short();
+        assert_eq!(jobs.next().map(|j| j.id), Some(0));
+        drop(jobs);
+        assert_eq!(cut_short.reason(), None);
     }
 }
