@@ -133,10 +133,13 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
             format!("{load}seed {seed}, cluster `{}`", cluster.label())
         };
         match workload.trace_params() {
-            // Counted streaming, one pass per grid point, so that a trace of millions of jobs is
-            // never held; runs in rounds mode need no more than the count.
+            // Counted streaming, so that a trace of millions of jobs is never held; runs in rounds
+            // mode need no more than the count. Per-job transforms draw nothing and take no load,
+            // so only the cluster's size (`cap-gpus: cluster`) can change what they keep.
             Some(params) if params.streams() && spec.engine.mode == EngineMode::Rounds => {
-                for (i, &(cluster, load, seed)) in points.iter().enumerate() {
+                let mut sizes = HashSet::new();
+                let points = points.iter().filter(|(cluster, _, _)| sizes.insert(cluster.total_gpus()));
+                for (i, &(cluster, load, seed)) in points.enumerate() {
                     let context = context(cluster, load, seed);
                     let path = params.local_path(&context).map_err(|e| e.to_string())?;
                     let mut missing = 0;
