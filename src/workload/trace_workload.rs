@@ -154,7 +154,7 @@ impl TraceParams {
             })?;
             if checked.in_order {
                 check_simulable(&source, checked.format, &checked.report, missing)?;
-                return Ok(TraceJobs::streamed(self.clone(), source, context));
+                return Ok(TraceJobs::streamed(self.clone(), source, context, checked.report.jobs_kept));
             }
         }
         let loaded = self.load(context)?;
@@ -308,7 +308,8 @@ impl CutShort {
 const RUN_ENDED: &str = "the run took no more jobs";
 
 impl TraceJobs {
-    fn streamed(params: TraceParams, source: PathBuf, context: &WorkloadContext<'_>) -> Self {
+    /// Streams `params`' trace at `source`, which the check found to hold `expected` jobs.
+    fn streamed(params: TraceParams, source: PathBuf, context: &WorkloadContext<'_>, expected: u64) -> Self {
         let (load, seed, base_dir, cluster_gpus) =
             (context.load, context.seed, context.base_dir.to_owned(), context.cluster_gpus);
         let (sender, batches): (SyncSender<Vec<JobSpec>>, _) = sync_channel(STREAM_AHEAD);
@@ -329,10 +330,12 @@ impl TraceJobs {
             if !batch.is_empty() {
                 sender.send(batch).map_err(|_| run_ended())?;
             }
-            if !read.in_order {
+            if !read.in_order || next_id != expected {
                 return Err(WorkloadError::Prepare(format!(
-                    "{}: the file changed while the run read it (it is no longer in submission order)",
-                    source.display()
+                    "{}: the file changed while the run read it ({expected} jobs in submission order when checked, \
+                     {next_id} now{})",
+                    source.display(),
+                    if read.in_order { "" } else { ", out of order" }
                 )));
             }
             Ok(())
@@ -489,6 +492,18 @@ mod tests {
         assert!(count < 100_000, "{count} jobs");
         let reason = cut_short.reason().expect("the stream says why it ended");
         assert!(reason.contains("t.csv:"), "{reason}");
+
+        // Shortened to whole rows: every row still reads, but the count no longer matches.
+        write_trace(dir.path(), 100_000, false);
+        let jobs = params("[]").job_stream(&context(dir.path())).unwrap();
+        let cut_short = jobs.cut_short();
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ninety_thousand_rows = text.match_indices('\n').nth(90_000).unwrap().0 + 1;
+        file.set_len(ninety_thousand_rows as u64).unwrap();
+        assert_eq!(jobs.count(), 90_000);
+        let reason = cut_short.reason().expect("the stream says why it ended");
+        assert!(reason.contains("100000 jobs in submission order when checked, 90000 now"), "{reason}");
 
         write_trace(dir.path(), 100_000, false);
         let mut jobs = params("[]").job_stream(&context(dir.path())).unwrap();
