@@ -38,7 +38,9 @@ pub(super) struct NodeArgs {
 pub(super) fn node(args: NodeArgs) -> Result<ExitCode, String> {
     let slots: Vec<Slot> = match args.cpu_slots {
         Some(n) => (0..n).map(|i| Slot { id: i.to_string(), kind: SlotKind::Cpu }).collect(),
-        None => args.gpus.iter().map(|id| Slot { id: id.trim().to_string(), kind: SlotKind::Gpu }).collect(),
+        None => (args.gpus.iter().map(|id| id.trim()).filter(|id| !id.is_empty()))
+            .map(|id| Slot { id: id.to_string(), kind: SlotKind::Gpu })
+            .collect(),
     };
     if slots.is_empty() {
         return Err("this node offers no slot: give --gpus 0,1,... (its GPUs) or --cpu-slots N".into());

@@ -40,22 +40,24 @@ impl Client {
     /// Reads `BLOX_SCHEDULER`, `BLOX_TOKEN`, `BLOX_JOB_ID`, `BLOX_ATTEMPT` and
     /// `BLOX_CHECKPOINT_DIR`. An error when `BLOX_SCHEDULER` is set but the others are not.
     pub fn from_env() -> Result<Client, String> {
-        let var = |name: &str| std::env::var(name).map_err(|_| format!("BLOX_SCHEDULER is set but {name} is not"));
+        Client::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// As [`Client::from_env`], with the variables from `lookup` (a job that starts its own
+    /// workers, a test).
+    pub fn from_vars(lookup: impl Fn(&str) -> Option<String>) -> Result<Client, String> {
+        let var = |name: &str| lookup(name).ok_or_else(|| format!("BLOX_SCHEDULER is set but {name} is not"));
         let number = |name: &str| var(name)?.parse().map_err(|e| format!("{name}: {e}"));
-        let endpoint = match std::env::var("BLOX_SCHEDULER") {
-            Ok(scheduler) => Some(Endpoint {
+        let endpoint = match lookup("BLOX_SCHEDULER") {
+            Some(scheduler) => Some(Endpoint {
                 scheduler,
                 token: var("BLOX_TOKEN")?,
                 job: number("BLOX_JOB_ID")?,
                 attempt: u32::try_from(number("BLOX_ATTEMPT")?).map_err(|e| format!("BLOX_ATTEMPT: {e}"))?,
             }),
-            Err(_) => None,
+            None => None,
         };
-        Ok(Client {
-            endpoint,
-            checkpoint_dir: std::env::var_os("BLOX_CHECKPOINT_DIR").map(PathBuf::from),
-            connection: None,
-        })
+        Ok(Client { endpoint, checkpoint_dir: lookup("BLOX_CHECKPOINT_DIR").map(PathBuf::from), connection: None })
     }
 
     /// The job's checkpoint directory on this node (kept across its attempts); `None` outside blox.
@@ -122,5 +124,77 @@ impl Client {
             eprintln!("blox client: scheduler at {}: {why}; carrying on", endpoint.scheduler);
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::protocol::{Peer, check_hello};
+    use std::collections::HashMap;
+    use std::net::TcpListener;
+
+    fn client(vars: &[(&str, &str)]) -> Result<Client, String> {
+        let vars: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Client::from_vars(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn outside_blox_every_call_is_a_no_op() {
+        let mut client = client(&[]).unwrap();
+        assert_eq!(client.report(5), Ok(false));
+        assert_eq!(client.checkpoint_dir(), None);
+        let missing = self::client(&[("BLOX_SCHEDULER", "127.0.0.1:1")]).err().unwrap();
+        assert!(missing.contains("BLOX_TOKEN"), "{missing}");
+    }
+
+    /// A scheduler stand-in: welcomes job 4 attempt 1 if the token is right, then acks the
+    /// progress reports, the second one with stop.
+    fn scheduler(token: &'static str) -> (String, std::thread::JoinHandle<Vec<u64>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let handle = std::thread::spawn(move || {
+            let mut connection = Connection::new(listener.accept().unwrap().0).unwrap();
+            let hello = connection.recv().unwrap().unwrap();
+            match check_hello(&hello, token) {
+                Ok(peer) => assert_eq!(peer, Peer::Job { job: 4, attempt: 1 }),
+                Err(reason) => return connection.send(&Message::Refused { reason }).map(|()| vec![]).unwrap(),
+            }
+            connection.send(&Message::Welcome {}).unwrap();
+            let mut seen = Vec::new();
+            while let Ok(Some(Message::Progress { iterations })) = connection.recv() {
+                seen.push(iterations);
+                connection.send(&Message::Ack { stop: seen.len() == 2 }).unwrap();
+            }
+            seen
+        });
+        (address, handle)
+    }
+
+    #[test]
+    fn reports_are_acked_and_stop_comes_through() {
+        let (address, scheduler) = scheduler("secret");
+        let vars =
+            [("BLOX_TOKEN", "secret"), ("BLOX_JOB_ID", "4"), ("BLOX_ATTEMPT", "1"), ("BLOX_CHECKPOINT_DIR", "/c")];
+        let mut client = client(&[&vars[..], &[("BLOX_SCHEDULER", address.as_str())]].concat()).unwrap();
+        assert_eq!(client.checkpoint_dir(), Some(Path::new("/c")));
+        assert_eq!(client.report(10), Ok(false));
+        assert_eq!(client.report(20), Ok(true));
+        drop(client);
+        assert_eq!(scheduler.join().unwrap(), [10, 20]);
+    }
+
+    #[test]
+    fn a_refusal_is_an_error() {
+        let (address, scheduler) = scheduler("other");
+        let vars = [
+            ("BLOX_SCHEDULER", address.as_str()),
+            ("BLOX_TOKEN", "secret"),
+            ("BLOX_JOB_ID", "4"),
+            ("BLOX_ATTEMPT", "1"),
+        ];
+        let e = client(&vars).unwrap().report(1).unwrap_err();
+        assert!(e.contains("refused this job: wrong token"), "{e}");
+        scheduler.join().unwrap();
     }
 }

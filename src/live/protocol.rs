@@ -362,6 +362,10 @@ mod tests {
         read_message(&mut io::Cursor::new(line.as_bytes()))
     }
 
+    fn parse_line(json: &str) -> Result<Option<Message>, ReadError> {
+        parse(&format!("{json}\n"))
+    }
+
     #[test]
     fn messages_read_back_as_written() {
         let messages = [
@@ -419,15 +423,15 @@ mod tests {
             serde_json::to_string(&exited).unwrap(),
             r#"{"type":"exited","job":7,"attempt":1,"code":0,"signal":null,"reason":"failed_to_start","stderr_tail":"x"}"#
         );
-        let m = parse(r#"{"type":"launch","job":1,"attempt":0,"argv":["sleep","1"]}"#).unwrap().unwrap();
+        let m = parse_line(r#"{"type":"launch","job":1,"attempt":0,"argv":["sleep","1"]}"#).unwrap().unwrap();
         assert!(matches!(m, Message::Launch { argv: Argv::Exec(_), .. }));
     }
 
     #[test]
     fn unknown_fields_and_types_are_errors() {
-        let typo = parse(r#"{"type":"preempt","job":1,"attempt":0,"grace":5}"#).unwrap_err();
+        let typo = parse_line(r#"{"type":"preempt","job":1,"attempt":0,"grace":5}"#).unwrap_err();
         assert!(typo.to_string().contains("grace"), "{typo}");
-        assert!(matches!(parse(r#"{"type":"reboot"}"#), Err(ReadError::Malformed(_))));
+        assert!(matches!(parse_line(r#"{"type":"reboot"}"#), Err(ReadError::Malformed(_))));
         assert!(matches!(parse("not json\n"), Err(ReadError::Malformed(_))));
     }
 
