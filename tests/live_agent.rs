@@ -142,7 +142,16 @@ impl Node {
 }
 
 impl Drop for Node {
+    /// SIGTERM first, so that the agent stops its jobs rather than leave them running.
     fn drop(&mut self) {
+        if self.child.try_wait().is_ok_and(|status| status.is_some()) {
+            return;
+        }
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while self.child.try_wait().is_ok_and(|status| status.is_none()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -363,6 +372,14 @@ fn a_command_that_does_not_exist_fails_to_start_with_the_reason() {
     launch(&mut connection, 6, 0, shell("exit 3"), &["0"]);
     started(&mut connection, 6, 0);
     assert_eq!(exited(&mut connection, 6, 0).0, Some(3));
+    // A launch repeated while its attempt runs starts nothing new.
+    launch(&mut connection, 8, 0, shell("sleep 30"), &["0"]);
+    let pid = started(&mut connection, 8, 0);
+    launch(&mut connection, 8, 0, shell("sleep 30"), &["0"]);
+    assert_eq!(started(&mut connection, 8, 0), pid);
+    // A grace too long for the clock is no crash.
+    connection.send(&Message::Preempt { job: 8, attempt: 0, grace_s: 1e300 }).unwrap();
+    assert_eq!(exited(&mut connection, 8, 0).2, ExitReason::Preempted);
 }
 
 #[test]

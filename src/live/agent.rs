@@ -221,6 +221,10 @@ impl Agent {
     fn handle(&mut self, message: Message) {
         match message {
             Message::Launch { job, attempt, argv, slots, env } => {
+                // A launch repeated (a scheduler resending after a reconnection) is no new process.
+                if let Some(pid) = self.supervisor.pid(job, attempt) {
+                    return self.send(Message::Started { job, attempt, pid });
+                }
                 let outcome = self.job_env(job, attempt, &slots, env).and_then(|env| {
                     if self.stopping {
                         return Err("the node is shutting down".into());
@@ -240,7 +244,12 @@ impl Agent {
                 }
             }
             Message::Preempt { job, attempt, grace_s } => {
-                let grace = Duration::try_from_secs_f64(grace_s).unwrap_or(Duration::ZERO);
+                // Negative: at once; too large for a Duration: as long as the supervisor allows.
+                let grace = Duration::try_from_secs_f64(grace_s).unwrap_or(if grace_s > 0.0 {
+                    Duration::MAX
+                } else {
+                    Duration::ZERO
+                });
                 if !self.supervisor.preempt(job, attempt, grace) {
                     log(&format!("preempt: job {job} attempt {attempt} does not run here (it may have just ended)"));
                 }

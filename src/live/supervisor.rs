@@ -11,6 +11,9 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+/// The longest grace period honoured (a week): longer ones would overflow the clock.
+const MAX_GRACE: Duration = Duration::from_secs(7 * 24 * 3600);
+
 /// How much of a job's stderr an `exited` message carries.
 const STDERR_TAIL: u64 = 4096;
 
@@ -71,9 +74,6 @@ impl Supervisor {
     /// Starts an attempt with `env` added to the agent's environment, stdout and stderr going to
     /// `<work-dir>/jobs/<job>/attempt-<n>.{out,err}`. Returns its pid, or why it could not start.
     pub fn launch(&mut self, job: u64, attempt: u32, argv: &Argv, env: &[(String, String)]) -> Result<u32, String> {
-        if self.processes.contains_key(&(job, attempt)) {
-            return Err(format!("job {job} attempt {attempt} is already running on this node"));
-        }
         let mut command = match argv {
             Argv::Exec(argv) => {
                 let (program, args) = argv.split_first().ok_or("the launch's argv is empty")?;
@@ -140,7 +140,7 @@ impl Supervisor {
             process.preempted = true;
             process.signal(libc::SIGTERM);
         }
-        let kill_at = Instant::now() + grace;
+        let kill_at = Instant::now() + grace.min(MAX_GRACE);
         process.kill_at = Some(process.kill_at.map_or(kill_at, |at| at.min(kill_at)));
         self.kill_overdue(Instant::now());
         true
@@ -192,6 +192,11 @@ impl Supervisor {
             }
         };
         Message::Exited { job, attempt, code, signal, reason, stderr_tail }
+    }
+
+    /// The pid of an attempt running here.
+    pub fn pid(&self, job: u64, attempt: u32) -> Option<u32> {
+        self.processes.get(&(job, attempt)).map(|p| p.pid)
     }
 
     pub fn running(&self) -> Vec<RunningJob> {
