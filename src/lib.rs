@@ -8,6 +8,7 @@
 //! - [`results`]: Parquet tables of runs, jobs and timelines.
 //! - [`runner`]: runs a grid in parallel with progress, skipping finished runs.
 //! - [`cli`]: the `blox` command line (the binary is one call to [`cli::main`]).
+//! - [`live`]: real-cluster mode: the wire protocol, the node agent (`blox node`), job clients.
 //! - [`plugin`]: policies a program registers to run blox with its own ([`cli::main_with`]).
 //! - [`paper`]: published values a paper spec reproduces, and their checks.
 //! - [`text`]: escaping of file content echoed to the terminal.
@@ -17,6 +18,7 @@ pub mod core;
 pub mod data;
 pub mod digest;
 pub mod figures;
+pub mod live;
 pub mod paper;
 pub mod plugin;
 pub mod policies;

@@ -6,6 +6,7 @@
 mod cluster;
 mod data;
 mod experiment;
+mod node;
 mod run;
 mod summary;
 mod trace;
@@ -72,6 +73,9 @@ enum Command {
         after_help = "Example:\n  blox k8s specs/my-study.yaml --tasks 16 --image registry.example/blox:latest -o job.yaml && kubectl apply -f job.yaml"
     )]
     K8s(cluster::K8sArgs),
+    /// Run a live cluster's node agent: start, signal and reap the jobs the scheduler sends.
+    #[command(after_help = NODE_HELP)]
+    Node(node::NodeArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  blox completions bash > ~/.local/share/bash-completion/completions/blox\n  blox completions zsh > ~/.zfunc/_blox"
@@ -104,6 +108,18 @@ Environment:
 Ctrl-C (or SIGTERM) stops the runs in progress and keeps every complete one; rerun to resume.
 Exit status: 0 all runs and figures done, 1 some failed, 2 bad input, 130 interrupted.";
 
+const NODE_HELP: &str = "Examples:
+  BLOX_TOKEN=$(cat ~/.blox-token) blox node --scheduler head:7070 --gpus 0,1,2,3
+  blox node --scheduler 10.0.0.1:7070 --cpu-slots 8 --token-file /etc/blox/token --work-dir /scratch/blox
+
+Each job runs in its own process group with CUDA_VISIBLE_DEVICES (its GPUs), BLOX_SLOTS,
+BLOX_SCHEDULER, BLOX_TOKEN, BLOX_JOB_ID, BLOX_ATTEMPT and BLOX_CHECKPOINT_DIR set, and its
+stdout and stderr in WORK_DIR/jobs/<job>/attempt-<n>.{out,err}. The agent keeps its jobs when it
+loses the scheduler and reconnects (1 s doubling to 10 s between attempts). SIGTERM or Ctrl-C
+stops the jobs (SIGTERM, then SIGKILL after --shutdown-grace-s) and exits; a second one kills
+them at once. The protocol: docs/live-protocol.md.
+Exit status: 0 stopped cleanly, 2 bad arguments or refused by the scheduler.";
+
 /// Runs the `blox` command line with `registry`'s policies beside the built-in ones: the entry
 /// point of a program that extends blox ([`crate::plugin`] has an example).
 pub fn main_with(registry: crate::plugin::Registry) -> ExitCode {
@@ -129,6 +145,7 @@ pub fn main() -> ExitCode {
         Command::Data(command) => data::data(command),
         Command::Slurm(args) => cluster::slurm(args),
         Command::K8s(args) => cluster::k8s(args),
+        Command::Node(args) => node::node(args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "blox", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)

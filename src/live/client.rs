@@ -1,0 +1,200 @@
+//! The job side of the protocol in Rust: what a training program under `blox node` calls to
+//! report progress and learn that it should checkpoint and stop. The same API as
+//! `clients/python/blox_client.py`.
+//!
+//! ```no_run
+//! let mut blox = blox::live::client::Client::from_env()?;
+//! for iteration in 1..=1000u64 {
+//!     // ... one training step ...
+//!     if blox.report(iteration)? {
+//!         // save a checkpoint under blox.checkpoint_dir(), then exit 0
+//!         break;
+//!     }
+//! }
+//! # Ok::<(), String>(())
+//! ```
+
+use super::protocol::{Connection, Handshake, Message, Role, VERSION};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where and who: read from the environment the agent gives a job.
+struct Endpoint {
+    scheduler: String,
+    token: String,
+    job: u64,
+    attempt: u32,
+}
+
+/// A connection to the scheduler, opened at the first report; without `BLOX_SCHEDULER` (a
+/// script run outside blox) every call is a no-op.
+pub struct Client {
+    endpoint: Option<Endpoint>,
+    checkpoint_dir: Option<PathBuf>,
+    connection: Option<Connection>,
+}
+
+impl Client {
+    /// Reads `BLOX_SCHEDULER`, `BLOX_TOKEN`, `BLOX_JOB_ID`, `BLOX_ATTEMPT` and
+    /// `BLOX_CHECKPOINT_DIR`. An error when `BLOX_SCHEDULER` is set but the others are not.
+    pub fn from_env() -> Result<Client, String> {
+        Client::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// As [`Client::from_env`], with the variables from `lookup` (a job that starts its own
+    /// workers, a test).
+    pub fn from_vars(lookup: impl Fn(&str) -> Option<String>) -> Result<Client, String> {
+        let var = |name: &str| lookup(name).ok_or_else(|| format!("BLOX_SCHEDULER is set but {name} is not"));
+        let number = |name: &str| var(name)?.parse().map_err(|e| format!("{name}: {e}"));
+        let endpoint = match lookup("BLOX_SCHEDULER") {
+            Some(scheduler) => Some(Endpoint {
+                scheduler,
+                token: var("BLOX_TOKEN")?,
+                job: number("BLOX_JOB_ID")?,
+                attempt: u32::try_from(number("BLOX_ATTEMPT")?).map_err(|e| format!("BLOX_ATTEMPT: {e}"))?,
+            }),
+            None => None,
+        };
+        Ok(Client { endpoint, checkpoint_dir: lookup("BLOX_CHECKPOINT_DIR").map(PathBuf::from), connection: None })
+    }
+
+    /// The job's checkpoint directory on this node (kept across its attempts); `None` outside blox.
+    pub fn checkpoint_dir(&self) -> Option<&Path> {
+        self.checkpoint_dir.as_deref()
+    }
+
+    /// Reports `iterations` done so far (cumulative over attempts) and returns whether the
+    /// scheduler asks the job to checkpoint and exit 0 now. An unreachable scheduler is no
+    /// error (a warning, `false`, and a new connection at the next report): training goes on,
+    /// and signals still reach the job. A refusal (wrong token) or a confused answer is.
+    pub fn report(&mut self, iterations: u64) -> Result<bool, String> {
+        let Some(endpoint) = &self.endpoint else { return Ok(false) };
+        let connection = match &mut self.connection {
+            Some(connection) => connection,
+            None => {
+                let hello = Message::Hello {
+                    version: VERSION,
+                    role: Role::Job,
+                    token: endpoint.token.clone(),
+                    node: None,
+                    slots: None,
+                    job: Some(endpoint.job),
+                    attempt: Some(endpoint.attempt),
+                };
+                let connected = Connection::connect(&endpoint.scheduler, TIMEOUT)
+                    .map_err(|e| Handshake::Failed(format!("cannot connect: {e}")))
+                    .and_then(|mut connection| {
+                        connection
+                            .writer
+                            .set_write_timeout(Some(TIMEOUT))
+                            .map_err(|e| Handshake::Failed(e.to_string()))?;
+                        connection.handshake(&hello, TIMEOUT).map(|()| connection)
+                    });
+                match connected {
+                    Ok(connection) => self.connection.insert(connection),
+                    Err(Handshake::Refused(reason)) => {
+                        return Err(format!("the scheduler at {} refused this job: {reason}", endpoint.scheduler));
+                    }
+                    Err(Handshake::Failed(why)) => return Ok(self.unreachable(&why)),
+                }
+            }
+        };
+        let answer = connection
+            .writer
+            .set_read_timeout(Some(TIMEOUT))
+            .and_then(|()| connection.send(&Message::Progress { iterations }))
+            .map_err(|e| e.to_string())
+            .and_then(|()| connection.recv().map_err(|e| e.to_string()));
+        match answer {
+            Ok(Some(Message::Ack { stop })) => Ok(stop),
+            Ok(Some(other)) => {
+                self.connection = None;
+                Err(format!("the scheduler answered progress with {}", other.kind()))
+            }
+            Ok(None) => Ok(self.unreachable("it closed the connection")),
+            Err(why) => Ok(self.unreachable(&why)),
+        }
+    }
+
+    fn unreachable(&mut self, why: &str) -> bool {
+        self.connection = None;
+        if let Some(endpoint) = &self.endpoint {
+            eprintln!("blox client: scheduler at {}: {why}; carrying on", endpoint.scheduler);
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::protocol::{Peer, check_hello};
+    use std::collections::HashMap;
+    use std::net::TcpListener;
+
+    fn client(vars: &[(&str, &str)]) -> Result<Client, String> {
+        let vars: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Client::from_vars(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn outside_blox_every_call_is_a_no_op() {
+        let mut client = client(&[]).unwrap();
+        assert_eq!(client.report(5), Ok(false));
+        assert_eq!(client.checkpoint_dir(), None);
+        let missing = self::client(&[("BLOX_SCHEDULER", "127.0.0.1:1")]).err().unwrap();
+        assert!(missing.contains("BLOX_TOKEN"), "{missing}");
+    }
+
+    /// A scheduler stand-in: welcomes job 4 attempt 1 if the token is right, then acks the
+    /// progress reports, the second one with stop.
+    fn scheduler(token: &'static str) -> (String, std::thread::JoinHandle<Vec<u64>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let handle = std::thread::spawn(move || {
+            let mut connection = Connection::new(listener.accept().unwrap().0).unwrap();
+            let hello = connection.recv().unwrap().unwrap();
+            match check_hello(&hello, token) {
+                Ok(peer) => assert_eq!(peer, Peer::Job { job: 4, attempt: 1 }),
+                Err(reason) => return connection.send(&Message::Refused { reason }).map(|()| vec![]).unwrap(),
+            }
+            connection.send(&Message::Welcome {}).unwrap();
+            let mut seen = Vec::new();
+            while let Ok(Some(Message::Progress { iterations })) = connection.recv() {
+                seen.push(iterations);
+                connection.send(&Message::Ack { stop: seen.len() == 2 }).unwrap();
+            }
+            seen
+        });
+        (address, handle)
+    }
+
+    #[test]
+    fn reports_are_acked_and_stop_comes_through() {
+        let (address, scheduler) = scheduler("secret");
+        let vars =
+            [("BLOX_TOKEN", "secret"), ("BLOX_JOB_ID", "4"), ("BLOX_ATTEMPT", "1"), ("BLOX_CHECKPOINT_DIR", "/c")];
+        let mut client = client(&[&vars[..], &[("BLOX_SCHEDULER", address.as_str())]].concat()).unwrap();
+        assert_eq!(client.checkpoint_dir(), Some(Path::new("/c")));
+        assert_eq!(client.report(10), Ok(false));
+        assert_eq!(client.report(20), Ok(true));
+        drop(client);
+        assert_eq!(scheduler.join().unwrap(), [10, 20]);
+    }
+
+    #[test]
+    fn a_refusal_is_an_error() {
+        let (address, scheduler) = scheduler("other");
+        let vars = [
+            ("BLOX_SCHEDULER", address.as_str()),
+            ("BLOX_TOKEN", "secret"),
+            ("BLOX_JOB_ID", "4"),
+            ("BLOX_ATTEMPT", "1"),
+        ];
+        let e = client(&vars).unwrap().report(1).unwrap_err();
+        assert!(e.contains("refused this job: wrong token"), "{e}");
+        scheduler.join().unwrap();
+    }
+}
