@@ -145,6 +145,8 @@ struct Ends {
     end: SimTime,
     /// Unaligned end.
     real: SimTime,
+    /// The last key of the input timeline the plan looked at: later keys cannot change it.
+    horizon: SimTime,
 }
 
 /// Inputs of one plan besides the buffers.
@@ -183,7 +185,8 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
 
     // Step 1: the forced first level of a proposal.
     if let Some(q) = assign {
-        let f = input.points().iter().map(|p| p.0).find(|&t| t > s).unwrap_or(ad);
+        let first = input.points().iter().map(|p| p.0).find(|&t| t > s);
+        let f = first.unwrap_or(ad);
         a.set(s, q);
         let rate = job.rate(q)?;
         let real = (s + left / rate).ceil();
@@ -201,7 +204,8 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
             if !input.contains(end) {
                 n.set(end, last_free.ok_or_else(|| broken(job, "has no free count for the end"))?);
             }
-            return Ok(Ends { end, real });
+            // Without a key after `s` the deadline stands in for it, so every key matters.
+            return Ok(Ends { end, real, horizon: first.unwrap_or(f64::INFINITY) });
         }
         left -= if f == ad { d - s } else { f - s } * rate;
         n.add(s, -i64::from(q));
@@ -301,7 +305,7 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
             if !input.contains(end) {
                 n.set(end, last);
             }
-            return Ok(Ends { end, real });
+            return Ok(Ends { end, real, horizon: t });
         }
         left -= work;
         let below = input.points().partition_point(|p| p.0 < cur);
@@ -319,7 +323,7 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
     let end = align(s, real, slot);
     n.set(cur, all - i64::from(g));
     n.set(end, all);
-    Ok(Ends { end, real })
+    Ok(Ends { end, real, horizon: f64::INFINITY })
 }
 
 /// Where step 2 stopped: the share `q` suffices from key `from` on, the periods from `e` before
@@ -347,6 +351,7 @@ fn layout(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, share: Share) -> 
     };
     sc.keys.clear();
     sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t >= e && t <= ad));
+    let horizon = ad.max(e);
     let mut period: Option<(SimTime, u32)> = None;
     let mut ends = None;
     for &t in &sc.keys {
@@ -363,7 +368,7 @@ fn layout(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, share: Share) -> 
                 left -= work;
             } else {
                 let run = (left / rate).ceil();
-                ends = Some(Ends { end: start + align(0.0, run, slot), real: start + run });
+                ends = Some(Ends { end: start + align(0.0, run, slot), real: start + run, horizon });
                 break;
             }
         }
@@ -376,7 +381,7 @@ fn layout(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, share: Share) -> 
             a.set(start, g);
             n.add(start, -i64::from(g));
             let run = (left / job.rate(g)?).ceil();
-            Ends { end: start + align(0.0, run, slot), real: start + run }
+            Ends { end: start + align(0.0, run, slot), real: start + run, horizon }
         }
     };
     let mut last = i64::from(p.total);
@@ -391,25 +396,86 @@ fn layout(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, share: Share) -> 
     Ok(ends)
 }
 
-/// A job's plan with one more level, from its last [`MssPlanner`] proposal.
-#[derive(Debug, Clone, Default)]
-struct Proposal {
-    allocations: Allocation,
-    free: FreeTimeline,
-    ends: Option<Ends>,
+/// Whether a job sees the same timeline on `old` and `new` up to `until`: the timeline without
+/// its own plan (`free` plus `own` until `end`) has the same keys there and the same level fits
+/// at each. A plan reads free counts only through `fit` and no key past its horizon, so a
+/// proposal planned on `old` is then also the one `new` gives.
+fn same_view(
+    (old, new): (&FreeTimeline, &FreeTimeline),
+    (own, end): (&Allocation, SimTime),
+    until: SimTime,
+    fit: impl Fn(i64) -> u32,
+) -> bool {
+    let (old, new, own) = (old.points(), new.points(), own.points());
+    let (Some(&(first, mut o)), Some(&(_, mut n))) = (old.first(), new.first()) else {
+        return false;
+    };
+    if new[0].0 != first || own.first().is_none_or(|p| p.0 < first) {
+        return false;
+    }
+    let (mut i, mut k, mut m, mut held) = (0, 0, 0, 0);
+    let mut end_ahead = end > first;
+    let mut before: Option<(i64, i64)> = None;
+    loop {
+        let mut t = next(old, i).min(next(new, k)).min(next(own, m));
+        if end_ahead {
+            t = t.min(end);
+        }
+        if t > until || t == f64::INFINITY {
+            return true;
+        }
+        while next(old, i) == t {
+            o = old[i].1;
+            i += 1;
+        }
+        while next(new, k) == t {
+            n = new[k].1;
+            k += 1;
+        }
+        while next(own, m) == t {
+            held = i64::from(own[m].1);
+            m += 1;
+        }
+        end_ahead &= t < end;
+        let mine = if t < end { held } else { 0 };
+        let (vo, vn) = (o + mine, n + mine);
+        let same = match before {
+            None => fit(vo) == fit(vn),
+            Some((bo, bn)) => (vo != bo) == (vn != bn) && (vo == bo || fit(vo) == fit(vn)),
+        };
+        if !same {
+            return false;
+        }
+        before = Some((vo, vn));
+    }
+}
+
+/// Key `i` of `points`, infinity past the last.
+fn next<V>(points: &[(SimTime, V)], i: usize) -> SimTime {
+    points.get(i).map_or(f64::INFINITY, |p| p.0)
+}
+
+/// The first key from which `a` and `b` have the same points (infinity if none).
+fn agree_from(a: &FreeTimeline, b: &FreeTimeline) -> SimTime {
+    let common = a.points().iter().rev().zip(b.points().iter().rev()).take_while(|(x, y)| x == y).count();
+    a.points().len().checked_sub(common).filter(|_| common > 0).map_or(f64::INFINITY, |i| a.points()[i].0)
 }
 
 /// The planner's timeline (`CLUSTER.future_free_gpus`), the per-job caps, next levels,
-/// marginals and proposals, reused between decisions.
+/// marginals and proposal horizons, reused between decisions.
 #[derive(Debug, Default)]
 pub struct MssPlanner {
     free: FreeTimeline,
+    /// The timeline before the last scale-up, which the standing proposals were planned on.
+    previous: FreeTimeline,
     without_job: FreeTimeline,
     scratch: Scratch,
     caps: Vec<u32>,
     next: Vec<u32>,
     marginal: Vec<f64>,
-    proposals: Vec<Proposal>,
+    /// The horizon of each job's proposal while its marginal stands for `previous` (after a
+    /// scale-up) or `free` (before the first).
+    proposed: Vec<Option<SimTime>>,
     /// Before ElasticFlow commit a8c66e6 a scaled-up job kept the real end of its MSS plan.
     keep_real_end: bool,
 }
@@ -431,7 +497,7 @@ impl MssPlanner {
         self.caps = jobs.iter().map(|j| caps.max_gpus(j)).collect::<Result<_, _>>()?;
         self.next = vec![0; jobs.len()];
         self.marginal = vec![0.0; jobs.len()];
-        self.proposals = vec![Proposal::default(); jobs.len()];
+        self.proposed = vec![None; jobs.len()];
         Ok(())
     }
 
@@ -464,12 +530,17 @@ impl MssPlanner {
     /// `allocate_free_gpus` (§5.3): while GPUs are free, the first job in marginal order
     /// (descending, stable over `runnable`) whose next level fits takes its proposal; a pending
     /// job that gets GPUs this way starts. Re-orders the runnable jobs.
+    ///
+    /// After a scale-up the original re-plans every job that can grow; a job whose view of the
+    /// timeline did not change where its proposal looked ([`same_view`]) keeps its marginal,
+    /// and the chosen job is re-planned for its timeline.
     pub fn allocate_free_gpus(&mut self, sim: &mut EventSim, now: SimTime) -> Result<(), RunError> {
         self.prepare(sim)?;
         let mut used = 0;
         for &j in sim.runnable() {
             let job = sim.job(j);
             self.next[j] = next_level(job.scaling()?, self.caps[j], job.gpus);
+            self.proposed[j] = None;
             used += i64::from(job.gpus);
         }
         let mut free = i64::from(sim.total_gpus()) - used;
@@ -478,41 +549,45 @@ impl MssPlanner {
             return Ok(());
         }
         for k in 0..sim.runnable().len() {
-            self.propose(sim, sim.runnable()[k], free, now)?;
+            self.propose(sim, sim.runnable()[k], free, now, f64::NEG_INFINITY)?;
         }
         self.sort_by_marginal(sim);
-        let mut scaled = true;
-        while free > 0 && scaled {
-            scaled = false;
-            for k in 0..sim.runnable().len() {
-                let j = sim.runnable()[k];
+        while free > 0 {
+            // Stopping when no job fits skips a pass that would change no marginal nor order.
+            let fits = |&j: &JobIdx| {
                 let (gpus, next) = (sim.job(j).gpus, self.next[j]);
-                if i64::from(next) - i64::from(gpus) > free || next == gpus {
-                    continue;
-                }
-                let proposal = &self.proposals[j];
-                let ends = proposal.ends.ok_or_else(|| broken(sim.job(j), "scaled a job without a proposal"))?;
-                self.free.clone_from(&proposal.free);
-                sim.set_allocations(j, &proposal.allocations);
-                sim.set_gpus(j, next);
-                let old_end = sim.set_end(j, ends.end);
-                if !self.keep_real_end {
-                    sim.set_real_end(j, Some(ends.real));
-                }
-                if sim.job(j).status == JobStatus::Pending {
-                    sim.start(j, now);
-                }
-                sim.change_end(j, old_end);
-                free -= i64::from(next - gpus);
-                self.next[j] = next_level(sim.job(j).scaling()?, self.caps[j], next);
-                self.check_free(now, free)?;
-                scaled = true;
-                break;
+                i64::from(next) - i64::from(gpus) <= free && next != gpus
+            };
+            let Some(&j) = sim.runnable().iter().find(|j| fits(j)) else { break };
+            if self.proposed[j].is_none() {
+                return Err(broken(sim.job(j), "scaled a job without a proposal"));
             }
+            let gpus = sim.job(j).gpus;
+            let next = self.next[j];
+            let ends = self.plan_next(sim, j, now)?;
+            self.scratch.free.merge();
+            self.scratch.alloc.merge();
+            std::mem::swap(&mut self.previous, &mut self.free);
+            std::mem::swap(&mut self.free, &mut self.scratch.free);
+            sim.set_allocations(j, &self.scratch.alloc);
+            sim.set_gpus(j, next);
+            let old_end = sim.set_end(j, ends.end);
+            if !self.keep_real_end {
+                sim.set_real_end(j, Some(ends.real));
+            }
+            if sim.job(j).status == JobStatus::Pending {
+                sim.start(j, now);
+            }
+            sim.change_end(j, old_end);
+            free -= i64::from(next - gpus);
+            self.next[j] = next_level(sim.job(j).scaling()?, self.caps[j], next);
+            self.proposed[j] = None;
+            self.check_free(now, free)?;
+            let unchanged_from = agree_from(&self.previous, &self.free);
             for k in 0..sim.runnable().len() {
                 let j = sim.runnable()[k];
                 if self.next[j] > sim.job(j).gpus {
-                    self.propose(sim, j, free, now)?;
+                    self.propose(sim, j, free, now, unchanged_from)?;
                 }
             }
             self.sort_by_marginal(sim);
@@ -534,16 +609,52 @@ impl MssPlanner {
         sim.reorder_runnable(|_, runnable| runnable.sort_by(|&a, &b| marginal[b].total_cmp(&marginal[a])));
     }
 
-    /// `get_marginal` (§5.2): `j`'s plan with its next level forced now, on the timeline without
-    /// its current plan, and the GPU time that adds per added GPU. A job that cannot grow within
-    /// `free` GPUs ranks last, one holding no GPU first.
-    fn propose(&mut self, sim: &EventSim, j: JobIdx, free: i64, now: SimTime) -> Result<(), RunError> {
+    /// `get_marginal` (§5.2): the GPU time `j`'s plan with its next level forced now adds per
+    /// added GPU. A job that cannot grow within `free` GPUs ranks last, one holding no GPU
+    /// first. A standing proposal is kept when the timeline agrees with the one it was planned
+    /// on from `unchanged_from` on and `j` sees no change before.
+    fn propose(
+        &mut self,
+        sim: &EventSim,
+        j: JobIdx,
+        free: i64,
+        now: SimTime,
+        unchanged_from: SimTime,
+    ) -> Result<(), RunError> {
         let job = sim.job(j);
         let next = self.next[j];
         if i64::from(next) - i64::from(job.gpus) > free || next == job.gpus {
             self.marginal[j] = -MAXSIZE;
+            self.proposed[j] = None;
             return Ok(());
         }
+        let (scaling, cap) = (job.scaling()?, self.caps[j]);
+        if let Some(horizon) = self.proposed[j]
+            && same_view(
+                (&self.previous, &self.free),
+                (&job.allocations, job.end_time),
+                horizon.min(unchanged_from),
+                |v| fit(scaling, cap, v),
+            )
+        {
+            return Ok(());
+        }
+        let ends = self.plan_next(sim, j, now)?;
+        let proposal = &mut self.scratch.alloc;
+        proposal.merge();
+        self.marginal[j] = if job.gpus == 0 {
+            MAXSIZE
+        } else {
+            (gpu_time(proposal, ends.end) - gpu_time(&job.allocations, job.end_time)) / f64::from(next - job.gpus)
+        };
+        self.proposed[j] = Some(ends.horizon);
+        Ok(())
+    }
+
+    /// `j`'s plan with its next level forced now, on the timeline without its current plan,
+    /// left unmerged in the scratch buffers.
+    fn plan_next(&mut self, sim: &EventSim, j: JobIdx, now: SimTime) -> Result<Ends, RunError> {
+        let job = sim.job(j);
         let all = i64::from(sim.total_gpus());
         let tmp = &mut self.without_job;
         tmp.clone_from(&self.free);
@@ -568,20 +679,7 @@ impl MssPlanner {
             total: sim.total_gpus(),
             slot: sim.slot(),
         };
-        let ends = plan(&mut self.scratch, &p, &self.without_job, Some(next))?;
-        let proposal = &mut self.proposals[j];
-        proposal.allocations.clone_from(&self.scratch.alloc);
-        proposal.allocations.merge();
-        proposal.free.clone_from(&self.scratch.free);
-        proposal.free.merge();
-        proposal.ends = Some(ends);
-        self.marginal[j] = if job.gpus == 0 {
-            MAXSIZE
-        } else {
-            (gpu_time(&proposal.allocations, ends.end) - gpu_time(&job.allocations, job.end_time))
-                / f64::from(next - job.gpus)
-        };
-        Ok(())
+        plan(&mut self.scratch, &p, &self.without_job, Some(self.next[j]))
     }
 }
 
