@@ -24,7 +24,7 @@
 //! `models.get_max_gpu` ([`SizeCaps`]); the original also walks unmeasured columns, which no
 //! capped job of a published trace reaches.
 
-use crate::core::events::{Allocation, ElasticJob, EventSim, FreeTimeline, JobIdx, JobStatus, Scaling, align};
+use crate::core::events::{Allocation, ElasticJob, EventSim, JobIdx, JobStatus, align};
 use crate::core::{RunError, SimTime};
 use crate::profiles::ThroughputTable;
 
@@ -81,26 +81,46 @@ impl SizeCaps {
     }
 }
 
-/// `utils.get_next_level`: the level after `gpus` (the first level for 0) up to `cap`; `gpus`
-/// itself when there is none or `gpus` is not a level.
-fn next_level(scaling: &Scaling, cap: u32, gpus: u32) -> u32 {
-    let mut found = gpus == 0;
-    for level in scaling.levels() {
-        if level > cap {
-            break;
-        }
-        if level == gpus {
-            found = true;
-        } else if found {
-            return level;
-        }
-    }
-    gpus
+/// A job's cap and its levels up to it, ascending, each with its iterations per second: looked
+/// up once per run instead of on the curve at every key.
+#[derive(Debug, Clone, Default)]
+struct Levels {
+    cap: u32,
+    rates: Vec<(u32, f64)>,
 }
 
-/// `get_last_level(job, free + 1)`: the largest level that fits into `free` GPUs, up to `cap`.
-fn fit(scaling: &Scaling, cap: u32, free: i64) -> u32 {
-    scaling.level_within(free.min(i64::from(cap)))
+impl Levels {
+    fn of(job: &ElasticJob, cap: u32) -> Result<Self, RunError> {
+        let levels = job.scaling()?.levels().take_while(|&g| g <= cap);
+        Ok(Self { cap, rates: levels.map(|g| job.rate(g).map(|rate| (g, rate))).collect::<Result<_, _>>()? })
+    }
+
+    /// `utils.get_next_level`: the level after `gpus` (the first level for 0); `gpus` itself
+    /// when there is none or `gpus` is not a level.
+    fn next(&self, gpus: u32) -> u32 {
+        let mut found = gpus == 0;
+        for &(level, _) in &self.rates {
+            if level == gpus {
+                found = true;
+            } else if found {
+                return level;
+            }
+        }
+        gpus
+    }
+
+    /// `get_last_level(job, free + 1)`: the largest level that fits into `free` GPUs.
+    fn fit(&self, free: i64) -> u32 {
+        self.rates.iter().rev().find(|l| i64::from(l.0) <= free).map_or(0, |l| l.0)
+    }
+
+    /// `job`'s iterations per second at `gpus`, which need not be a level.
+    fn rate(&self, job: &ElasticJob, gpus: u32) -> Result<f64, RunError> {
+        match self.rates.iter().find(|l| l.0 == gpus) {
+            Some(&(_, rate)) => Ok(rate),
+            None => job.rate(gpus),
+        }
+    }
 }
 
 fn deadline(job: &ElasticJob) -> SimTime {
@@ -108,17 +128,87 @@ fn deadline(job: &ElasticJob) -> SimTime {
     if ddl.is_finite() { ddl } else { MAXSIZE }
 }
 
+/// Free GPUs from each key on: a [`FreeTimeline`]'s points, kept as a plain vector so that the
+/// planner walks and edits its keys by index instead of looking each one up again.
+///
+/// [`FreeTimeline`]: crate::core::events::FreeTimeline
+type Free = Vec<(SimTime, i64)>;
+
+/// GPUs a job holds from each key on, an [`Allocation`]'s points while it is planned.
+type Held = Vec<(SimTime, u32)>;
+
+// The step-function operations the original's dicts need, as `StepFunction` does them.
+
+fn find<V>(points: &[(SimTime, V)], t: SimTime) -> Result<usize, usize> {
+    points.binary_search_by(|p| p.0.total_cmp(&t))
+}
+
+fn get<V: Copy>(points: &[(SimTime, V)], t: SimTime) -> Option<V> {
+    find(points, t).ok().map(|i| points[i].1)
+}
+
+fn set<V>(points: &mut Vec<(SimTime, V)>, t: SimTime, v: V) {
+    match find(points, t) {
+        Ok(i) => points[i].1 = v,
+        Err(i) => points.insert(i, (t, v)),
+    }
+}
+
+/// [`set`] for a `t` no smaller than any key before `from`, which moves on to `t`'s index.
+fn set_from<V>(points: &mut Vec<(SimTime, V)>, from: &mut usize, t: SimTime, v: V) {
+    while points.get(*from).is_some_and(|p| p.0.total_cmp(&t).is_lt()) {
+        *from += 1;
+    }
+    match points.get_mut(*from) {
+        Some(p) if p.0.total_cmp(&t).is_eq() => p.1 = v,
+        _ => points.insert(*from, (t, v)),
+    }
+}
+
+fn add(points: &mut Free, t: SimTime, delta: i64) {
+    if let Ok(i) = find(points, t) {
+        points[i].1 += delta;
+    }
+}
+
+/// Adds `delta` to the value of every key in `[from, to)`.
+fn add_range(points: &mut Free, from: SimTime, to: SimTime, delta: i64) {
+    let first = points.partition_point(|p| p.0 < from);
+    for point in points[first..].iter_mut().take_while(|p| p.0 < to) {
+        point.1 += delta;
+    }
+}
+
+/// `utils.merge_dict`: drops every key whose value equals the previous kept one.
+fn merge<V: PartialEq>(points: &mut Vec<(SimTime, V)>) {
+    points.dedup_by(|next, kept| next.1 == kept.1);
+}
+
 /// The value of the last key strictly before `t`.
-fn before(f: &FreeTimeline, t: SimTime) -> Option<i64> {
-    let points = f.points();
+fn before(points: &Free, t: SimTime) -> Option<i64> {
     let k = points.partition_point(|p| p.0 < t);
     k.checked_sub(1).map(|i| points[i].1)
 }
 
+/// Gives each key of `keys` that `plan` lacks the value 0, in one pass through `spare`.
+fn fill_zeros(plan: &mut Held, keys: &[(SimTime, i64)], spare: &mut Held) {
+    spare.clear();
+    let mut added = keys.iter().map(|p| p.0).peekable();
+    for &point in plan.iter() {
+        while let Some(t) = added.next_if(|&t| t <= point.0) {
+            if t < point.0 {
+                spare.push((t, 0));
+            }
+        }
+        spare.push(point);
+    }
+    spare.extend(added.map(|t| (t, 0)));
+    std::mem::swap(plan, spare);
+}
+
 /// `utils.get_allocation_time`: GPU seconds of a plan up to `end`; a last segment that starts
 /// after `end` counts negatively, one that ends after it fully (§3).
-fn gpu_time(plan: &Allocation, end: SimTime) -> f64 {
-    let points = plan.points();
+fn gpu_time(points: &[(SimTime, u32)], end: SimTime) -> f64 {
     let mut total: f64 = points.windows(2).map(|w| f64::from(w[0].1) * (w[1].0 - w[0].0)).sum();
     if let Some(&(t, g)) = points.last() {
         total += f64::from(g) * (end - t);
@@ -130,12 +220,12 @@ fn broken(job: &ElasticJob, what: &str) -> RunError {
     RunError::InvalidJob { id: job.spec.id, reason: format!("the ElasticFlow planner {what} (the original asserts)") }
 }
 
-/// Buffers of one plan: the timeline it builds (`N`), the job's allocation (`A`) and key lists.
+/// Buffers of one plan: the timeline it builds (`N`), the job's allocation (`A`) and a spare.
 #[derive(Debug, Default)]
 struct Scratch {
-    free: FreeTimeline,
-    alloc: Allocation,
-    keys: Vec<SimTime>,
+    free: Free,
+    alloc: Held,
+    spare: Held,
 }
 
 /// What one plan of one job on one timeline gives.
@@ -145,13 +235,14 @@ struct Ends {
     end: SimTime,
     /// Unaligned end.
     real: SimTime,
+    /// The last key of the input timeline the plan looked at: later keys cannot change it.
+    horizon: SimTime,
 }
 
 /// Inputs of one plan besides the buffers.
 struct PlanFor<'a> {
     job: &'a ElasticJob,
-    scaling: &'a Scaling,
-    cap: u32,
+    levels: &'a Levels,
     start: SimTime,
     total: u32,
     slot: f64,
@@ -159,9 +250,10 @@ struct PlanFor<'a> {
 
 /// `ef_sim_allocation` on `input` from `p.start`, leaving the new timeline and allocation (both
 /// unmerged) in `sc`. `assign` forces that many GPUs in the first period (the proposals of
-/// `get_marginal`, and beyond the last key).
-fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>) -> Result<Ends, RunError> {
-    let PlanFor { job, scaling, cap, start: s, total, slot } = *p;
+/// `get_marginal`, and beyond the last key). The keys of `N` stay those of `input` plus the
+/// deadline until the plan ends, so its periods are walked by index.
+fn plan(sc: &mut Scratch, p: &PlanFor, input: &Free, assign: Option<u32>) -> Result<Ends, RunError> {
+    let PlanFor { job, levels, start: s, total, slot } = *p;
     let all = i64::from(total);
     let d = deadline(job);
     let ad = align(s, d, slot);
@@ -169,73 +261,72 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
     let n = &mut sc.free;
     let a = &mut sc.alloc;
     n.clone_from(input);
-    a.reset(s, 0);
+    a.clear();
+    a.push((s, 0));
     let mut e = s;
     // The free count before the current point; the original keeps one variable for it
     // through every step.
     let mut last_free: Option<i64> = None;
-    if ad >= s && !n.contains(ad) {
+    if ad >= s && find(n, ad).is_err() {
         let v = before(n, ad).ok_or_else(|| broken(job, "found no timeline key before the deadline"))?;
-        n.set(ad, v);
+        set(n, ad, v);
         last_free = Some(v);
     }
-    let avail = n.get(s).ok_or_else(|| broken(job, "found no timeline key at the decision time"))?;
+    let avail = get(n, s).ok_or_else(|| broken(job, "found no timeline key at the decision time"))?;
 
     // Step 1: the forced first level of a proposal.
     if let Some(q) = assign {
-        let f = input.points().iter().map(|p| p.0).find(|&t| t > s).unwrap_or(ad);
-        a.set(s, q);
-        let rate = job.rate(q)?;
+        let first = input.iter().map(|p| p.0).find(|&t| t > s);
+        let f = first.unwrap_or(ad);
+        set(a, s, q);
+        let rate = levels.rate(job, q)?;
         let real = (s + left / rate).ceil();
         let end = align(s, real, slot);
         if f >= end && d >= real {
-            for &(t, _) in input.points() {
+            for &(t, _) in input {
                 if t >= s && t < end {
-                    last_free = n.get(t);
-                    n.add(t, -i64::from(q));
+                    last_free = get(n, t);
+                    add(n, t, -i64::from(q));
                 }
             }
             if s != end {
-                n.set(s, avail - i64::from(q));
+                set(n, s, avail - i64::from(q));
             }
-            if !input.contains(end) {
-                n.set(end, last_free.ok_or_else(|| broken(job, "has no free count for the end"))?);
+            if find(input, end).is_err() {
+                set(n, end, last_free.ok_or_else(|| broken(job, "has no free count for the end"))?);
             }
-            return Ok(Ends { end, real });
+            // Without a key after `s` the deadline stands in for it, so every key matters.
+            return Ok(Ends { end, real, horizon: first.unwrap_or(f64::INFINITY) });
         }
         left -= if f == ad { d - s } else { f - s } * rate;
-        n.add(s, -i64::from(q));
+        add(n, s, -i64::from(q));
         e = f;
-        a.set(f, 0);
+        set(a, f, 0);
     }
 
     // Step 2: the smallest level that finishes by the deadline, walking back from it.
-    let mut q = next_level(scaling, cap, 0);
+    let mut q = levels.next(0);
     let mut previous = 0;
-    if q <= total && q <= cap {
+    let before_ad = n.partition_point(|p| p.0 < ad);
+    if q <= total {
         // Every key before the deadline gets an allocation entry (0 until laid out); the
         // timeline does not change while levels are tried, so once is enough.
-        sc.keys.clear();
-        sc.keys.extend(n.points().iter().map(|p| p.0).take_while(|&t| t < ad));
-        a.fill_missing(&sc.keys, 0);
+        fill_zeros(a, &n[..before_ad], &mut sc.spare);
     }
-    while q <= total && q <= cap {
+    while q <= total {
         let mut done = 0.0;
         let mut period_end = ad;
         let mut share_from = None;
-        for &(t, free) in n.points().iter().rev() {
-            if t >= ad {
-                continue;
-            }
+        for &(t, free) in n[..before_ad].iter().rev() {
             if t < e {
                 break;
             }
-            let g = if free >= i64::from(q) { q } else { q.min(fit(scaling, cap, free)) };
+            let g = if free >= i64::from(q) { q } else { q.min(levels.fit(free)) };
             if g == 0 {
                 period_end = t;
                 continue;
             }
-            done += if period_end == ad { d - t } else { period_end - t } * job.rate(g)?;
+            done += if period_end == ad { d - t } else { period_end - t } * levels.rate(job, g)?;
             if done >= left {
                 share_from = Some(t);
                 break;
@@ -246,80 +337,80 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, assign: Option<u32>
             return layout(sc, p, input, Share { e, ad, left, from, q, previous });
         }
         previous = q;
-        q = next_level(scaling, cap, q);
+        q = levels.next(q);
         if q == previous {
             break;
         }
     }
 
     // Step 3: no level meets the deadline: the largest one tried, as far as it fits, up to it.
-    let level = |t: SimTime, n: &FreeTimeline| previous.min(fit(scaling, cap, n.get(t).unwrap_or(0)));
-    sc.keys.clear();
-    sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t >= e && t <= ad));
-    let mut period: Option<(SimTime, u32)> = None;
-    for &t in &sc.keys {
-        let Some((from, g)) = period else {
-            period = Some((t, level(t, n)));
+    let level = |free: i64| previous.min(levels.fit(free));
+    let (from_e, to_ad) = (n.partition_point(|p| p.0 < e), n.partition_point(|p| p.0 <= ad));
+    let mut period: Option<(usize, u32)> = None;
+    let mut laid = 0;
+    for i in from_e..to_ad.max(from_e) {
+        let Some((k, g)) = period else {
+            period = Some((i, level(n[i].1)));
             continue;
         };
-        a.set(from, g);
-        n.add(from, -i64::from(g));
+        let (from, t) = (n[k].0, n[i].0);
+        set_from(a, &mut laid, from, g);
+        n[k].1 -= i64::from(g);
         if g > 0 {
-            left -= if t == ad { d - from } else { t - from } * job.rate(g)?;
+            left -= if t == ad { d - from } else { t - from } * levels.rate(job, g)?;
         }
-        period = Some((t, level(t, n)));
+        period = Some((i, level(n[i].1)));
     }
 
     // Step 4: after the deadline, whatever level fits at each key.
     let mut cur = ad.max(e);
-    sc.keys.clear();
-    sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t > ad));
-    for &t in &sc.keys {
-        let g = fit(scaling, cap, n.get(cur).ok_or_else(|| broken(job, "lost a timeline key"))?);
+    for i in to_ad..n.len() {
+        let t = n[i].0;
+        let g = levels.fit(get(n, cur).ok_or_else(|| broken(job, "lost a timeline key"))?);
         if g == 0 {
-            a.set(cur, 0);
+            set(a, cur, 0);
             cur = t;
             continue;
         }
-        a.set(cur, g);
-        let rate = job.rate(g)?;
+        set(a, cur, g);
+        let rate = levels.rate(job, g)?;
         let work = (t - cur) * rate;
         if work >= left {
             let real = (cur + left / rate).ceil();
             let end = align(s, real, slot);
             // `cur >= ad`, so the period [cur, end) lies after the deadline.
-            for &(t1, v) in input.points() {
+            for &(t1, v) in input {
                 if t1 >= ad && t1 < end {
                     last_free = Some(v);
                 }
             }
-            n.add_range(cur, end, -i64::from(g));
+            add_range(n, cur, end, -i64::from(g));
             let last = last_free.ok_or_else(|| broken(job, "has no free count for the end"))?;
             if cur != end {
-                n.set(cur, last - i64::from(g));
+                set(n, cur, last - i64::from(g));
             }
-            if !input.contains(end) {
-                n.set(end, last);
+            if find(input, end).is_err() {
+                set(n, end, last);
             }
-            return Ok(Ends { end, real });
+            return Ok(Ends { end, real, horizon: t });
         }
         left -= work;
-        let below = input.points().partition_point(|p| p.0 < cur);
-        if let Some(&(t1, _)) = below.checked_sub(1).map(|i| &input.points()[i]) {
-            last_free = n.get(t1);
+        let below = input.partition_point(|p| p.0 < cur);
+        if let Some(&(t1, _)) = below.checked_sub(1).map(|i| &input[i]) {
+            last_free = get(n, t1);
         }
-        n.add_range(cur, t, -i64::from(g));
+        add_range(n, cur, t, -i64::from(g));
         cur = t;
     }
 
     // Step 5: beyond the last key the whole cluster is free.
-    let g = assign.unwrap_or(total.min(cap));
-    a.set(cur, g);
-    let real = (cur + left / job.rate(g)?).ceil();
+    let g = assign.unwrap_or(total.min(levels.cap));
+    set(a, cur, g);
+    let real = (cur + left / levels.rate(job, g)?).ceil();
     let end = align(s, real, slot);
-    n.set(cur, all - i64::from(g));
-    n.set(end, all);
-    Ok(Ends { end, real })
+    set(n, cur, all - i64::from(g));
+    set(n, end, all);
+    Ok(Ends { end, real, horizon: f64::INFINITY })
 }
 
 /// Where step 2 stopped: the share `q` suffices from key `from` on, the periods from `e` before
@@ -335,81 +426,140 @@ struct Share {
 
 /// Lays the plan of a share out forward from `e` (the MSS branch of `ef_sim_allocation`); the
 /// end is `ceil` of the last period's remaining duration, aligned from that period's start.
-fn layout(sc: &mut Scratch, p: &PlanFor, input: &FreeTimeline, share: Share) -> Result<Ends, RunError> {
+fn layout(sc: &mut Scratch, p: &PlanFor, input: &Free, share: Share) -> Result<Ends, RunError> {
     let Share { e, ad, mut left, from, q, previous } = share;
-    let (job, scaling, cap, slot) = (p.job, p.scaling, p.cap, p.slot);
+    let (job, levels, slot) = (p.job, p.levels, p.slot);
     let d = deadline(job);
     let n = &mut sc.free;
     let a = &mut sc.alloc;
-    let level = |t: SimTime, n: &FreeTimeline| {
-        let free = n.get(t).unwrap_or(0);
-        if t >= from { q } else { previous }.min(fit(scaling, cap, free))
-    };
-    sc.keys.clear();
-    sc.keys.extend(n.points().iter().map(|p| p.0).filter(|&t| t >= e && t <= ad));
-    let mut period: Option<(SimTime, u32)> = None;
+    let level = |t: SimTime, free: i64| if t >= from { q } else { previous }.min(levels.fit(free));
+    let horizon = ad.max(e);
+    let (from_e, to_ad) = (n.partition_point(|p| p.0 < e), n.partition_point(|p| p.0 <= ad));
+    let mut period: Option<(usize, u32)> = None;
     let mut ends = None;
-    for &t in &sc.keys {
-        let Some((start, g)) = period else {
-            period = Some((t, level(t, n)));
+    let mut laid = 0;
+    for i in from_e..to_ad.max(from_e) {
+        let Some((k, g)) = period else {
+            period = Some((i, level(n[i].0, n[i].1)));
             continue;
         };
-        a.set(start, g);
-        n.add(start, -i64::from(g));
+        let (start, t) = (n[k].0, n[i].0);
+        set_from(a, &mut laid, start, g);
+        n[k].1 -= i64::from(g);
         if g > 0 {
-            let rate = job.rate(g)?;
+            let rate = levels.rate(job, g)?;
             let work = if t == ad { d - start } else { t - start } * rate;
             if start < from || work < left {
                 left -= work;
             } else {
                 let run = (left / rate).ceil();
-                ends = Some(Ends { end: start + align(0.0, run, slot), real: start + run });
+                ends = Some(Ends { end: start + align(0.0, run, slot), real: start + run, horizon });
                 break;
             }
         }
-        period = Some((t, level(t, n)));
+        period = Some((i, level(t, n[i].1)));
     }
     let ends = match ends {
         Some(ends) => ends,
         None => {
-            let (start, g) = period.ok_or_else(|| broken(job, "found no period before the deadline"))?;
-            a.set(start, g);
-            n.add(start, -i64::from(g));
-            let run = (left / job.rate(g)?).ceil();
-            Ends { end: start + align(0.0, run, slot), real: start + run }
+            let (k, g) = period.ok_or_else(|| broken(job, "found no period before the deadline"))?;
+            let start = n[k].0;
+            set(a, start, g);
+            n[k].1 -= i64::from(g);
+            let run = (left / levels.rate(job, g)?).ceil();
+            Ends { end: start + align(0.0, run, slot), real: start + run, horizon }
         }
     };
-    let mut last = i64::from(p.total);
-    for &(t, v) in input.points() {
-        if t >= e && t < ends.end {
-            last = v;
-        }
-    }
-    if !input.contains(ends.end) {
-        n.set(ends.end, last);
+    // The free count of the last input key in [e, end), before this job.
+    let below_end = input.partition_point(|p| p.0 < ends.end);
+    let last = below_end.checked_sub(1).map(|i| input[i]).filter(|p| p.0 >= e).map_or(i64::from(p.total), |p| p.1);
+    if find(input, ends.end).is_err() {
+        set(n, ends.end, last);
     }
     Ok(ends)
 }
 
-/// A job's plan with one more level, from its last [`MssPlanner`] proposal.
-#[derive(Debug, Clone, Default)]
-struct Proposal {
-    allocations: Allocation,
-    free: FreeTimeline,
-    ends: Option<Ends>,
+/// Key `i` of `points`, infinity past the last.
+fn key<V>(points: &[(SimTime, V)], i: usize) -> SimTime {
+    points.get(i).map_or(f64::INFINITY, |p| p.0)
 }
 
-/// The planner's timeline (`CLUSTER.future_free_gpus`), the per-job caps, next levels,
-/// marginals and proposals, reused between decisions.
+/// Whether a job sees the same timeline on `old` and `new` up to `until`: the timeline without
+/// its own plan (`free` plus `own` until `end`) has the same keys there and the same level fits
+/// at each. A plan reads free counts only through `fit` and no key past its horizon, so a
+/// proposal planned on `old` is then also the one `new` gives.
+fn same_view(
+    (old, new): (&Free, &Free),
+    (own, end): (&[(SimTime, u32)], SimTime),
+    until: SimTime,
+    levels: &Levels,
+) -> bool {
+    let (Some(&(first, mut o)), Some(&(_, mut n))) = (old.first(), new.first()) else {
+        return false;
+    };
+    if new[0].0 != first || own.first().is_none_or(|p| p.0 < first) {
+        return false;
+    }
+    let (mut i, mut k, mut m, mut held) = (0, 0, 0, 0);
+    let mut end_ahead = end > first;
+    let mut before: Option<(i64, i64)> = None;
+    loop {
+        let mut t = key(old, i).min(key(new, k)).min(key(own, m));
+        if end_ahead {
+            t = t.min(end);
+        }
+        if t > until || t == f64::INFINITY {
+            return true;
+        }
+        while key(old, i) == t {
+            o = old[i].1;
+            i += 1;
+        }
+        while key(new, k) == t {
+            n = new[k].1;
+            k += 1;
+        }
+        while key(own, m) == t {
+            held = i64::from(own[m].1);
+            m += 1;
+        }
+        end_ahead &= t < end;
+        let mine = if t < end { held } else { 0 };
+        let (vo, vn) = (o + mine, n + mine);
+        let same = match before {
+            None => levels.fit(vo) == levels.fit(vn),
+            Some((bo, bn)) => (vo != bo) == (vn != bn) && (vo == bo || levels.fit(vo) == levels.fit(vn)),
+        };
+        if !same {
+            return false;
+        }
+        before = Some((vo, vn));
+    }
+}
+
+/// The first key from which `a` and `b` have the same points (infinity if none).
+fn agree_from(a: &Free, b: &Free) -> SimTime {
+    let common = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+    a.len().checked_sub(common).filter(|_| common > 0).map_or(f64::INFINITY, |i| a[i].0)
+}
+
+/// The planner's timeline (`CLUSTER.future_free_gpus`), the per-job levels, next levels,
+/// marginals and proposal horizons, reused between decisions.
 #[derive(Debug, Default)]
 pub struct MssPlanner {
-    free: FreeTimeline,
-    without_job: FreeTimeline,
+    free: Free,
+    /// The timeline before the last scale-up, which the standing proposals were planned on.
+    previous: Free,
+    without_job: Free,
     scratch: Scratch,
-    caps: Vec<u32>,
+    /// The plan handed to the simulation.
+    committed: Allocation,
+    levels: Vec<Levels>,
     next: Vec<u32>,
     marginal: Vec<f64>,
-    proposals: Vec<Proposal>,
+    /// The horizon of each job's proposal while its marginal stands for `previous` (after a
+    /// scale-up) or `free` (before the first).
+    proposed: Vec<Option<SimTime>>,
     /// Before ElasticFlow commit a8c66e6 a scaled-up job kept the real end of its MSS plan.
     keep_real_end: bool,
 }
@@ -421,18 +571,28 @@ impl MssPlanner {
         Self { keep_real_end: true, ..Self::default() }
     }
 
-    /// Sizes the per-job state and computes the caps, once per run.
+    /// Sizes the per-job state and looks the levels up, once per run.
     fn prepare(&mut self, sim: &EventSim) -> Result<(), RunError> {
         let jobs = sim.jobs();
-        if self.caps.len() == jobs.len() {
+        if self.levels.len() == jobs.len() {
             return Ok(());
         }
         let caps = SizeCaps::for_table(sim.throughput());
-        self.caps = jobs.iter().map(|j| caps.max_gpus(j)).collect::<Result<_, _>>()?;
+        self.levels = jobs.iter().map(|j| Levels::of(j, caps.max_gpus(j)?)).collect::<Result<_, _>>()?;
         self.next = vec![0; jobs.len()];
         self.marginal = vec![0.0; jobs.len()];
-        self.proposals = vec![Proposal::default(); jobs.len()];
+        self.proposed = vec![None; jobs.len()];
         Ok(())
+    }
+
+    /// Gives `j` the merged allocation in the scratch buffer.
+    fn commit_allocation(&mut self, sim: &mut EventSim, j: JobIdx) {
+        let plan = &self.scratch.alloc;
+        self.committed.reset(plan[0].0, plan[0].1);
+        for &(t, g) in &plan[1..] {
+            self.committed.set(t, g);
+        }
+        sim.set_allocations(j, &self.committed);
     }
 
     /// `estimate_all_jobs`: plans every job of `list` (sorted by deadline in place, stable) from
@@ -442,19 +602,20 @@ impl MssPlanner {
     pub fn estimate_all(&mut self, sim: &mut EventSim, list: &mut [JobIdx], now: SimTime) -> Result<bool, RunError> {
         self.prepare(sim)?;
         let (total, slot) = (sim.total_gpus(), sim.slot());
-        self.free.reset(now, i64::from(total));
+        self.free.clear();
+        self.free.push((now, i64::from(total)));
         let jobs = sim.jobs();
         list.sort_by(|&a, &b| jobs[a].deadline().total_cmp(&jobs[b].deadline()));
         let mut all_on_time = true;
         for &j in list.iter() {
             let job = sim.job(j);
-            let p = PlanFor { job, scaling: job.scaling()?, cap: self.caps[j], start: now, total, slot };
+            let p = PlanFor { job, levels: &self.levels[j], start: now, total, slot };
             let ends = plan(&mut self.scratch, &p, &self.free, None)?;
             all_on_time &= ends.real <= job.deadline();
             std::mem::swap(&mut self.free, &mut self.scratch.free);
-            self.free.merge();
-            self.scratch.alloc.merge();
-            sim.set_allocations(j, &self.scratch.alloc);
+            merge(&mut self.free);
+            merge(&mut self.scratch.alloc);
+            self.commit_allocation(sim, j);
             sim.set_end(j, ends.end);
             sim.set_real_end(j, Some(ends.real));
         }
@@ -464,12 +625,17 @@ impl MssPlanner {
     /// `allocate_free_gpus` (§5.3): while GPUs are free, the first job in marginal order
     /// (descending, stable over `runnable`) whose next level fits takes its proposal; a pending
     /// job that gets GPUs this way starts. Re-orders the runnable jobs.
+    ///
+    /// After a scale-up the original re-plans every job that can grow; a job whose view of the
+    /// timeline did not change where its proposal looked ([`same_view`]) keeps its marginal,
+    /// and the chosen job is re-planned for its timeline.
     pub fn allocate_free_gpus(&mut self, sim: &mut EventSim, now: SimTime) -> Result<(), RunError> {
         self.prepare(sim)?;
         let mut used = 0;
         for &j in sim.runnable() {
             let job = sim.job(j);
-            self.next[j] = next_level(job.scaling()?, self.caps[j], job.gpus);
+            self.next[j] = self.levels[j].next(job.gpus);
+            self.proposed[j] = None;
             used += i64::from(job.gpus);
         }
         let mut free = i64::from(sim.total_gpus()) - used;
@@ -478,41 +644,45 @@ impl MssPlanner {
             return Ok(());
         }
         for k in 0..sim.runnable().len() {
-            self.propose(sim, sim.runnable()[k], free, now)?;
+            self.propose(sim, sim.runnable()[k], free, now, f64::NEG_INFINITY)?;
         }
         self.sort_by_marginal(sim);
-        let mut scaled = true;
-        while free > 0 && scaled {
-            scaled = false;
-            for k in 0..sim.runnable().len() {
-                let j = sim.runnable()[k];
+        while free > 0 {
+            // Stopping when no job fits skips a pass that would change no marginal nor order.
+            let fits = |&j: &JobIdx| {
                 let (gpus, next) = (sim.job(j).gpus, self.next[j]);
-                if i64::from(next) - i64::from(gpus) > free || next == gpus {
-                    continue;
-                }
-                let proposal = &self.proposals[j];
-                let ends = proposal.ends.ok_or_else(|| broken(sim.job(j), "scaled a job without a proposal"))?;
-                self.free.clone_from(&proposal.free);
-                sim.set_allocations(j, &proposal.allocations);
-                sim.set_gpus(j, next);
-                let old_end = sim.set_end(j, ends.end);
-                if !self.keep_real_end {
-                    sim.set_real_end(j, Some(ends.real));
-                }
-                if sim.job(j).status == JobStatus::Pending {
-                    sim.start(j, now);
-                }
-                sim.change_end(j, old_end);
-                free -= i64::from(next - gpus);
-                self.next[j] = next_level(sim.job(j).scaling()?, self.caps[j], next);
-                self.check_free(now, free)?;
-                scaled = true;
-                break;
+                i64::from(next) - i64::from(gpus) <= free && next != gpus
+            };
+            let Some(&j) = sim.runnable().iter().find(|j| fits(j)) else { break };
+            if self.proposed[j].is_none() {
+                return Err(broken(sim.job(j), "scaled a job without a proposal"));
             }
+            let gpus = sim.job(j).gpus;
+            let next = self.next[j];
+            let ends = self.plan_next(sim, j, now)?;
+            merge(&mut self.scratch.free);
+            merge(&mut self.scratch.alloc);
+            std::mem::swap(&mut self.previous, &mut self.free);
+            std::mem::swap(&mut self.free, &mut self.scratch.free);
+            self.commit_allocation(sim, j);
+            sim.set_gpus(j, next);
+            let old_end = sim.set_end(j, ends.end);
+            if !self.keep_real_end {
+                sim.set_real_end(j, Some(ends.real));
+            }
+            if sim.job(j).status == JobStatus::Pending {
+                sim.start(j, now);
+            }
+            sim.change_end(j, old_end);
+            free -= i64::from(next - gpus);
+            self.next[j] = self.levels[j].next(next);
+            self.proposed[j] = None;
+            self.check_free(now, free)?;
+            let unchanged_from = agree_from(&self.previous, &self.free);
             for k in 0..sim.runnable().len() {
                 let j = sim.runnable()[k];
                 if self.next[j] > sim.job(j).gpus {
-                    self.propose(sim, j, free, now)?;
+                    self.propose(sim, j, free, now, unchanged_from)?;
                 }
             }
             self.sort_by_marginal(sim);
@@ -521,7 +691,7 @@ impl MssPlanner {
     }
 
     fn check_free(&self, now: SimTime, free: i64) -> Result<(), RunError> {
-        if self.free.get(now) == Some(free) {
+        if get(&self.free, now) == Some(free) {
             return Ok(());
         }
         Err(RunError::InvalidConfig(format!(
@@ -534,54 +704,86 @@ impl MssPlanner {
         sim.reorder_runnable(|_, runnable| runnable.sort_by(|&a, &b| marginal[b].total_cmp(&marginal[a])));
     }
 
-    /// `get_marginal` (§5.2): `j`'s plan with its next level forced now, on the timeline without
-    /// its current plan, and the GPU time that adds per added GPU. A job that cannot grow within
-    /// `free` GPUs ranks last, one holding no GPU first.
-    fn propose(&mut self, sim: &EventSim, j: JobIdx, free: i64, now: SimTime) -> Result<(), RunError> {
+    /// `get_marginal` (§5.2): the GPU time `j`'s plan with its next level forced now adds per
+    /// added GPU. A job that cannot grow within `free` GPUs ranks last, one holding no GPU
+    /// first. A standing proposal is kept when the timeline agrees with the one it was planned
+    /// on from `unchanged_from` on and `j` sees no change before.
+    fn propose(
+        &mut self,
+        sim: &EventSim,
+        j: JobIdx,
+        free: i64,
+        now: SimTime,
+        unchanged_from: SimTime,
+    ) -> Result<(), RunError> {
         let job = sim.job(j);
         let next = self.next[j];
         if i64::from(next) - i64::from(job.gpus) > free || next == job.gpus {
             self.marginal[j] = -MAXSIZE;
+            self.proposed[j] = None;
             return Ok(());
         }
-        let all = i64::from(sim.total_gpus());
-        let tmp = &mut self.without_job;
-        tmp.clone_from(&self.free);
-        if !tmp.contains(job.end_time) {
-            let v = before(tmp, job.end_time).ok_or_else(|| broken(job, "found no timeline key before an end"))?;
-            tmp.set(job.end_time, v);
+        if let Some(horizon) = self.proposed[j]
+            && same_view(
+                (&self.previous, &self.free),
+                (job.allocations.points(), job.end_time),
+                horizon.min(unchanged_from),
+                &self.levels[j],
+            )
+        {
+            return Ok(());
         }
-        let mut held = 0;
-        for &(t, g) in job.allocations.points() {
-            if !tmp.contains(t) {
-                tmp.set(t, tmp.value_at(t).unwrap_or(all));
-            }
-            tmp.add_range(t, job.end_time, i64::from(g) - held);
-            held = i64::from(g);
-        }
-        tmp.merge();
-        let p = PlanFor {
-            job,
-            scaling: job.scaling()?,
-            cap: self.caps[j],
-            start: now,
-            total: sim.total_gpus(),
-            slot: sim.slot(),
-        };
-        let ends = plan(&mut self.scratch, &p, &self.without_job, Some(next))?;
-        let proposal = &mut self.proposals[j];
-        proposal.allocations.clone_from(&self.scratch.alloc);
-        proposal.allocations.merge();
-        proposal.free.clone_from(&self.scratch.free);
-        proposal.free.merge();
-        proposal.ends = Some(ends);
+        let ends = self.plan_next(sim, j, now)?;
+        let proposal = &mut self.scratch.alloc;
+        merge(proposal);
         self.marginal[j] = if job.gpus == 0 {
             MAXSIZE
         } else {
-            (gpu_time(&proposal.allocations, ends.end) - gpu_time(&job.allocations, job.end_time))
+            (gpu_time(proposal, ends.end) - gpu_time(job.allocations.points(), job.end_time))
                 / f64::from(next - job.gpus)
         };
+        self.proposed[j] = Some(ends.horizon);
         Ok(())
+    }
+
+    /// `j`'s plan with its next level forced now, on the timeline without its current plan,
+    /// left unmerged in the scratch buffers.
+    fn plan_next(&mut self, sim: &EventSim, j: JobIdx, now: SimTime) -> Result<Ends, RunError> {
+        let job = sim.job(j);
+        let (free, own, end) = (&self.free, job.allocations.points(), job.end_time);
+        if find(free, end).is_err() && before(free, end).is_none() {
+            return Err(broken(job, "found no timeline key before an end"));
+        }
+        // `free` plus `own` until `end` at every key of either and at `end`, merged as it goes;
+        // before the first key of `free` the whole cluster is free (`get_available_gpu`).
+        let tmp = &mut self.without_job;
+        tmp.clear();
+        let (mut i, mut m, mut f, mut held) = (0, 0, i64::from(sim.total_gpus()), 0);
+        let mut end_ahead = true;
+        loop {
+            let mut t = key(free, i).min(key(own, m));
+            if end_ahead {
+                t = t.min(end);
+            }
+            if t == f64::INFINITY {
+                break;
+            }
+            while key(free, i) == t {
+                f = free[i].1;
+                i += 1;
+            }
+            while key(own, m) == t {
+                held = i64::from(own[m].1);
+                m += 1;
+            }
+            end_ahead &= t < end;
+            let v = f + if t < end { held } else { 0 };
+            if tmp.last().is_none_or(|p| p.1 != v) {
+                tmp.push((t, v));
+            }
+        }
+        let p = PlanFor { job, levels: &self.levels[j], start: now, total: sim.total_gpus(), slot: sim.slot() };
+        plan(&mut self.scratch, &p, &self.without_job, Some(self.next[j]))
     }
 }
 
@@ -604,12 +806,13 @@ mod tests {
         ElasticJob::new(spec, ThroughputTable::elasticflow_a100())
     }
 
-    fn plan_on(job: &ElasticJob, input: &FreeTimeline, assign: Option<u32>) -> (Ends, Scratch) {
+    fn plan_on(job: &ElasticJob, input: &Free, assign: Option<u32>) -> (Ends, Scratch) {
         let mut sc = Scratch::default();
-        let p = PlanFor { job, scaling: job.scaling().unwrap(), cap: 64, start: 0.0, total: 128, slot: 240.0 };
+        let levels = Levels::of(job, 64).unwrap();
+        let p = PlanFor { job, levels: &levels, start: 0.0, total: 128, slot: 240.0 };
         let ends = plan(&mut sc, &p, input, assign).unwrap();
-        sc.free.merge();
-        sc.alloc.merge();
+        merge(&mut sc.free);
+        merge(&mut sc.alloc);
         (ends, sc)
     }
 
@@ -636,9 +839,9 @@ mod tests {
     #[test]
     fn levels_step_through_the_curve_up_to_the_cap() {
         let j = job(1.0, 10.0);
-        let scaling = j.scaling().unwrap();
-        assert_eq!([0, 1, 8, 32, 64].map(|g| next_level(scaling, 32, g)), [1, 2, 16, 32, 64]);
-        assert_eq!([0, 1, 7, 100].map(|f| fit(scaling, 32, f)), [0, 1, 4, 32]);
+        let levels = Levels::of(&j, 32).unwrap();
+        assert_eq!([0, 1, 8, 32, 64].map(|g| levels.next(g)), [1, 2, 16, 32, 64]);
+        assert_eq!([0, 1, 7, 100].map(|f| levels.fit(f)), [0, 1, 4, 32]);
     }
 
     /// §7: alone on the cluster, job 0's minimum satisfactory share is 1 GPU, ending at 3931
@@ -646,17 +849,16 @@ mod tests {
     #[test]
     fn figure_10_job_0_plans_one_gpu_then_proposes_64() {
         let j = job(7246.0, 5896.0);
-        let empty = FreeTimeline::starting(0.0, 128);
+        let empty = vec![(0.0, 128)];
         let (ends, sc) = plan_on(&j, &empty, None);
         assert_eq!((ends.end, ends.real), (4080.0, 3931.0));
-        assert_eq!(sc.alloc.points(), [(0.0, 1)]);
-        assert_eq!(sc.free.points(), [(0.0, 127), (4080.0, 128)]);
+        assert_eq!(sc.alloc, [(0.0, 1)]);
+        assert_eq!(sc.free, [(0.0, 127), (4080.0, 128)]);
         let (ends, sc) = plan_on(&j, &empty, Some(64));
         assert_eq!((ends.end, ends.real), (480.0, 385.0));
-        assert_eq!(sc.free.points(), [(0.0, 64), (480.0, 128)]);
+        assert_eq!(sc.free, [(0.0, 64), (480.0, 128)]);
         // GPU time per added GPU: 64 x 480 against 1 x 4080.
-        let one = Allocation::starting(0.0, 1);
-        assert_eq!(gpu_time(&sc.alloc, 480.0) - gpu_time(&one, 4080.0), 30720.0 - 4080.0);
+        assert_eq!(gpu_time(&sc.alloc, 480.0) - gpu_time(&[(0.0, 1)], 4080.0), 30720.0 - 4080.0);
     }
 
     /// No level meets a 100 s deadline: the widest level up to it, then the whole cluster's
@@ -664,9 +866,9 @@ mod tests {
     #[test]
     fn an_infeasible_job_runs_widest_and_ends_late() {
         let j = job(7246.0, 100.0);
-        let (ends, sc) = plan_on(&j, &FreeTimeline::starting(0.0, 128), None);
+        let (ends, sc) = plan_on(&j, &vec![(0.0, 128)], None);
         assert_eq!((ends.end, ends.real), (720.0, 525.0));
-        assert_eq!(sc.alloc.points(), [(0.0, 64)]);
-        assert_eq!(sc.free.points(), [(0.0, 64), (720.0, 128)]);
+        assert_eq!(sc.alloc, [(0.0, 64)]);
+        assert_eq!(sc.free, [(0.0, 64), (720.0, 128)]);
     }
 }
