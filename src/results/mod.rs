@@ -13,7 +13,7 @@ mod trace_table;
 pub use error::{ResultsError, ResultsErrorKind};
 pub use tables::{
     JobsWriter, METADATA_RUN_KEY, METADATA_SPEC, METADATA_SPEC_SHA256, METADATA_VERSION, complete_run, publish_run,
-    read_jobs, read_runs, read_timeline, write_run,
+    read_jobs, read_runs, read_timeline,
 };
 pub use trace_table::write_trace_parquet;
 

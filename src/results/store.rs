@@ -267,8 +267,9 @@ fn utc_stamp(time: SystemTime) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::complete_run;
     use super::super::tables::tests::{info, output, provenance};
-    use super::super::{complete_run, write_run};
+    use super::super::tables::write_run;
     use super::*;
     use std::time::Duration;
 

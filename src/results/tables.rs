@@ -28,7 +28,7 @@ use super::error::{AtPath, ResultsError, ResultsErrorKind};
 use super::schema::{Access, Column, STAMP, TableRow, nan_to_null};
 use super::store::create_temp;
 use super::{Provenance, RunInfo, RunRow};
-use crate::core::{JobRecord, RecordSink, RunOutput, RunSummary, RunTables, TimelineRow};
+use crate::core::{JobRecord, RecordSink, RunSummary, RunTables, TimelineRow};
 
 pub(super) const RUNS_TABLE: &str = "runs";
 const JOBS_TABLE: &str = "jobs";
@@ -89,7 +89,7 @@ impl JobsWriter {
                 return Err(ResultsError::new(&path, e));
             }
         };
-        Ok(Self { stamp, schema, temp, writer: Some(writer), rows: Vec::with_capacity(JOBS_BATCH_ROWS) })
+        Ok(Self { stamp, schema, temp, writer: Some(writer), rows: Vec::new() })
     }
 
     /// Takes the next record in id order.
@@ -138,8 +138,13 @@ impl Drop for JobsWriter {
     }
 }
 
-/// Writes a run's three tables in one go (the jobs from `output`); see [`publish_run`].
-pub fn write_run(
+#[cfg(test)]
+use crate::core::RunOutput;
+
+/// Writes a run's three tables in one go (the jobs from `output`), for tests of the store; runs
+/// write theirs through [`JobsWriter`] and [`publish_run`].
+#[cfg(test)]
+pub(super) fn write_run(
     experiment_dir: &Path,
     info: &RunInfo,
     output: &RunOutput,
@@ -646,7 +651,7 @@ fn setter<'a, R: 'a>(c: &Columns<'a>, column: &Column<R>) -> Result<Option<Sette
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::core::{DeadlineStats, RunSummary};
+    use crate::core::{DeadlineStats, RunOutput, RunSummary};
 
     pub(in crate::results) fn info(run_key: &str) -> RunInfo {
         RunInfo {
