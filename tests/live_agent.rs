@@ -68,7 +68,7 @@ fn next(connection: &mut Connection) -> Message {
 fn launch(connection: &mut Connection, job: u64, attempt: u32, argv: Argv, slots: &[&str]) {
     let slots = slots.iter().map(|s| s.to_string()).collect();
     let env = [("MY_VAR".to_string(), "from the launch".to_string())].into();
-    connection.send(&Message::Launch { job, attempt, argv, slots, env }).unwrap();
+    connection.send(&Message::Launch { job, attempt, argv, slots, env, run: None }).unwrap();
 }
 
 fn shell(script: &str) -> Argv {

@@ -97,6 +97,9 @@ pub struct HostShare {
     pub memory_gb: f64,
 }
 
+/// The owner of a GPU whose node is out of service: no job table reaches this slot.
+const OFFLINE: JobSlot = JobSlot(u32::MAX);
+
 /// GPU ownership and CPU and memory holdings during a run.
 ///
 /// A GPU has at most one owner and, when a policy space-shares it (Gavel's job pairs), one guest
@@ -245,6 +248,39 @@ impl Cluster {
         }
     }
 
+    /// Takes `node` out of service (live mode: its agent is gone): its free GPUs are held by no
+    /// job and count as busy until [`Cluster::bring_online`]. The engine first releases the GPUs
+    /// of the jobs that ran there.
+    pub fn take_offline(&mut self, node: usize) {
+        let first = self.node_first_gpu[node];
+        for g in first..first + self.spec.nodes[node].gpus {
+            let owner = &mut self.owner[g as usize];
+            debug_assert!(owner.is_none_or(|o| o == OFFLINE), "node {node} taken offline with GPU {g} in use");
+            if owner.is_none() {
+                *owner = Some(OFFLINE);
+                self.free_per_node[node] -= 1;
+                self.free_total -= 1;
+            }
+        }
+        while self.first_free_node < self.free_per_node.len() && self.free_per_node[self.first_free_node] == 0 {
+            self.first_free_node += 1;
+        }
+    }
+
+    /// Returns `node`'s GPUs, taken out of service by [`Cluster::take_offline`], to the free pool.
+    pub fn bring_online(&mut self, node: usize) {
+        let first = self.node_first_gpu[node];
+        for g in first..first + self.spec.nodes[node].gpus {
+            let owner = &mut self.owner[g as usize];
+            if *owner == Some(OFFLINE) {
+                *owner = None;
+                self.free_per_node[node] += 1;
+                self.free_total += 1;
+            }
+        }
+        self.first_free_node = self.first_free_node.min(node);
+    }
+
     /// The job sharing `gpu` with its owner, if any.
     pub fn guest(&self, gpu: GpuId) -> Option<JobSlot> {
         self.guest[gpu as usize]
@@ -301,6 +337,19 @@ mod tests {
         assert_eq!(ClusterSpec::from_groups(&[NodeGroup { count: 3, node: k80.clone() }]).identical_node(), Some(&k80));
         let c = Cluster::new(spec);
         assert_eq!(c.free_gpus_on_node(2).collect::<Vec<_>>(), (8..16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_offline_node_offers_no_gpu_until_it_is_back() {
+        let mut c = Cluster::new(ClusterSpec::uniform(2, 2));
+        c.take_offline(0);
+        assert_eq!((c.free_gpus(), c.free_on_node(0), c.first_node_with_free()), (2, 0, 1));
+        assert_eq!(c.free_gpus_on_node(0).count(), 0);
+        c.take_offline(0);
+        assert_eq!(c.free_gpus(), 2, "taking a node offline twice changes nothing");
+        c.bring_online(0);
+        assert_eq!((c.free_gpus(), c.first_node_with_free()), (4, 0));
+        assert_eq!(c.free_gpus_on_node(0).collect::<Vec<_>>(), vec![0, 1]);
     }
 
     #[test]

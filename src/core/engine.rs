@@ -25,6 +25,7 @@
 //! The engine keeps the priority order from round to round; the cost of a round grows with the
 //! number of active jobs only, never with the length of the trace (arrivals are pulled lazily).
 
+use super::executor::{Executor, NodeChange, Observation, Simulated};
 use super::metrics::{RecordSink, RunTables, RunTotals, SummaryBuilder};
 use super::policy::{
     Admission, AdmissionContext, Launch, OverheadModel, PlacementDecisions, PolicyError, RoundPolicy, RoundTiming,
@@ -110,6 +111,8 @@ pub enum RunError {
     },
     /// The [`RecordSink`] could not take a record (e.g. the jobs table's disk is full).
     Output(String),
+    /// The [`Executor`] could not carry out a round (live mode: the cluster failed).
+    Executor(String),
 }
 
 impl fmt::Display for RunError {
@@ -138,6 +141,7 @@ impl fmt::Display for RunError {
                 write!(f, "the scheduler failed at the decision at t = {time} s: {reason}")
             }
             RunError::Output(reason) => write!(f, "writing the jobs table: {reason}"),
+            RunError::Executor(reason) => write!(f, "{reason}"),
         }
     }
 }
@@ -152,9 +156,10 @@ pub struct Policies {
     pub overhead: Option<Box<dyn OverheadModel>>,
 }
 
-/// One simulation run.
-pub struct Engine<S: Iterator<Item = JobSpec>> {
+/// One run: simulated, or on a real cluster with a live [`Executor`].
+pub struct Engine<S: Iterator<Item = JobSpec>, X: Executor = Simulated> {
     config: RunConfig,
+    executor: X,
     policies: Policies,
     source: std::iter::Peekable<S>,
     cluster: Cluster,
@@ -165,6 +170,9 @@ pub struct Engine<S: Iterator<Item = JobSpec>> {
     decisions: PlacementDecisions,
     /// Jobs leaving this round: at their finish, or unfinished (abandoned).
     finished_slots: Vec<(JobSlot, Option<SimTime>)>,
+    /// Running jobs the executor saw stop without a decision (their node was lost).
+    interrupted: Vec<JobSlot>,
+    node_changes: Vec<NodeChange>,
     records: IdOrder,
     /// The id of the last job pulled from the source.
     last_id: Option<JobId>,
@@ -185,7 +193,15 @@ pub struct Engine<S: Iterator<Item = JobSpec>> {
 }
 
 impl<S: Iterator<Item = JobSpec>> Engine<S> {
+    /// A simulation run.
     pub fn new(config: RunConfig, policies: Policies, source: S) -> Result<Self, RunError> {
+        Engine::with_executor(config, policies, source, Simulated)
+    }
+}
+
+impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
+    /// A run whose decisions `executor` carries out.
+    pub fn with_executor(config: RunConfig, policies: Policies, source: S, executor: X) -> Result<Self, RunError> {
         if !(config.round_seconds.is_finite() && config.round_seconds > 0.0) {
             return Err(RunError::InvalidConfig(format!(
                 "round length must be positive, got {}",
@@ -198,6 +214,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         Ok(Self {
             cluster: Cluster::new(config.cluster.clone()),
             config,
+            executor,
             policies,
             source: source.peekable(),
             jobs: JobTable::default(),
@@ -206,6 +223,8 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             admitted: Vec::new(),
             decisions: PlacementDecisions::default(),
             finished_slots: Vec::new(),
+            interrupted: Vec::new(),
+            node_changes: Vec::new(),
             records: IdOrder::default(),
             last_id: None,
             timeline: Vec::new(),
@@ -246,6 +265,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
             if timing == RoundTiming::Fixed {
                 now = round_index as f64 * round;
             }
+            self.executor.begin_round(now).map_err(RunError::Executor)?;
             self.advance_running_jobs(now, timing);
             self.records.flush(sink)?;
             // Like Blox, the run's records end where the last tracked job is seen to finish:
@@ -261,6 +281,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
                 .decision
                 .decide(now, &self.jobs, &mut self.order, &mut self.cluster, &mut self.decisions)
                 .map_err(|PolicyError(reason)| RunError::Policy { time: now, reason })?;
+            self.executor.carry_out(now, &self.jobs, &self.decisions).map_err(RunError::Executor)?;
             self.apply_decisions(now);
             let last_quantum_end = self.start_quanta(now, timing);
             if timing == RoundTiming::Fixed {
@@ -313,16 +334,19 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         window_complete || self.source.peek().is_none()
     }
 
-    /// Step 1: every running job's quantum is applied; finished and abandoned jobs leave the
-    /// cluster.
+    /// Step 1: every running job's quantum (as the executor observed it) is applied; finished
+    /// and abandoned jobs leave the cluster, interrupted ones wait again, lost nodes leave it.
     fn advance_running_jobs(&mut self, now: SimTime, timing: RoundTiming) {
         self.finished_slots.clear();
         for &slot in &self.order {
-            let job = &mut self.jobs[slot];
-            if !job.is_running() {
+            if !self.jobs[slot].is_running() {
                 continue;
             }
-            let quantum = job.quantum;
+            let Observation { quantum, interrupted } = self.executor.observe(&self.jobs[slot]);
+            if interrupted {
+                self.interrupted.push(slot);
+            }
+            let job = &mut self.jobs[slot];
             let end = match timing {
                 RoundTiming::Fixed => now,
                 RoundTiming::UntilLastQuantum => job.quantum_start + quantum.seconds,
@@ -337,6 +361,17 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
                 self.finished_slots.push((slot, Some(end)));
             } else if quantum.abandons {
                 self.finished_slots.push((slot, None));
+            }
+        }
+        if !self.interrupted.is_empty() {
+            self.interrupt(now);
+        }
+        self.executor.node_changes(&mut self.node_changes);
+        for change in self.node_changes.drain(..) {
+            if change.online {
+                self.cluster.bring_online(change.node);
+            } else {
+                self.cluster.take_offline(change.node);
             }
         }
         if self.finished_slots.is_empty() {
@@ -357,6 +392,25 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         }
         let jobs = &self.jobs;
         self.order.retain(|&slot| jobs.contains(slot));
+    }
+
+    /// Jobs whose node was lost give back their GPUs and wait to be placed again, as if
+    /// preempted (a job that also completed or failed in its last round is not among them).
+    fn interrupt(&mut self, now: SimTime) {
+        for slot in self.interrupted.drain(..) {
+            if self.finished_slots.iter().any(|&(finished, _)| finished == slot) {
+                continue;
+            }
+            let job = &mut self.jobs[slot];
+            self.cluster.release(&job.gpus, slot);
+            self.cluster.release_host(&job.host);
+            job.gpus.clear();
+            job.host.clear();
+            job.life.preemptions += 1;
+            job.last_scheduled = now;
+            self.preemptions += 1;
+            self.running_jobs -= 1;
+        }
     }
 
     /// Step 3c: fixes the round's quantum of every running job; returns when the last one ends.
@@ -499,6 +553,7 @@ impl<S: Iterator<Item = JobSpec>> Engine<S> {
         timing: RoundTiming,
         sink: &mut dyn RecordSink,
     ) -> Result<RunTables, RunError> {
+        self.executor.end(now, &self.jobs).map_err(RunError::Executor)?;
         // Tracked jobs still active at a horizon are reported unfinished.
         let tracking = self.config.tracking;
         let decision = &self.policies.decision;

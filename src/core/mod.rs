@@ -7,6 +7,7 @@
 pub mod cluster;
 pub mod engine;
 pub mod events;
+pub mod executor;
 pub mod job;
 pub mod metrics;
 pub mod policy;
@@ -14,6 +15,7 @@ pub mod stop;
 
 pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, HostShare, NodeGroup, NodeSpec};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
+pub use executor::{Executor, NodeChange, Observation, Simulated};
 pub use job::{ActiveJob, JobId, JobLife, JobSlot, JobSpec, JobTable};
 pub use metrics::{
     DeadlineStats, JobRecord, RecordSink, RunOutput, RunSummary, RunTables, SummaryBuilder, TimelineRow,

@@ -23,7 +23,8 @@ pub struct Config {
     pub token: String,
     pub node: String,
     pub slots: Vec<Slot>,
-    /// Job output and checkpoints: `<work_dir>/jobs/<job>/`.
+    /// Job output and checkpoints: `<work_dir>/runs/<run>/jobs/<job>/` (`<work_dir>/jobs/<job>/`
+    /// for a launch without a run).
     pub work_dir: PathBuf,
     pub heartbeat: Duration,
     /// SIGTERM-to-SIGKILL grace when the agent itself stops.
@@ -220,16 +221,16 @@ impl Agent {
 
     fn handle(&mut self, message: Message) {
         match message {
-            Message::Launch { job, attempt, argv, slots, env } => {
+            Message::Launch { job, attempt, argv, slots, env, run } => {
                 // A launch repeated (a scheduler resending after a reconnection) is no new process.
                 if let Some(pid) = self.supervisor.pid(job, attempt) {
                     return self.send(Message::Started { job, attempt, pid });
                 }
-                let outcome = self.job_env(job, attempt, &slots, env).and_then(|env| {
+                let outcome = self.job_env(job, attempt, run.as_deref(), &slots, env).and_then(|env| {
                     if self.stopping {
                         return Err("the node is shutting down".into());
                     }
-                    self.supervisor.launch(job, attempt, &argv, &env)
+                    self.supervisor.launch(job, attempt, run.as_deref(), &argv, &env)
                 });
                 match outcome {
                     Ok(pid) => self.send(Message::Started { job, attempt, pid }),
@@ -268,9 +269,13 @@ impl Agent {
         &self,
         job: u64,
         attempt: u32,
+        run: Option<&str>,
         slots: &[String],
         env: std::collections::BTreeMap<String, String>,
     ) -> Result<Vec<(String, String)>, String> {
+        if let Some(run) = run.filter(|run| !super::protocol::is_valid_run_name(run)) {
+            return Err(format!("the run name `{run}` is not a plain directory name"));
+        }
         let mut gpus = Vec::new();
         for id in slots {
             match self.config.slots.iter().find(|s| &s.id == id) {
@@ -287,8 +292,11 @@ impl Agent {
             ("BLOX_TOKEN".into(), self.config.token.clone()),
             ("BLOX_JOB_ID".into(), job.to_string()),
             ("BLOX_ATTEMPT".into(), attempt.to_string()),
-            ("BLOX_CHECKPOINT_DIR".into(), self.supervisor.checkpoint_dir(job).display().to_string()),
+            ("BLOX_CHECKPOINT_DIR".into(), self.supervisor.checkpoint_dir(run, job).display().to_string()),
         ]);
+        if let Some(run) = run {
+            env.push(("BLOX_RUN".into(), run.to_string()));
+        }
         Ok(env)
     }
 

@@ -23,4 +23,5 @@
 pub mod agent;
 pub mod client;
 pub mod protocol;
+pub mod scheduler;
 pub mod supervisor;

@@ -101,6 +101,11 @@ pub enum Message {
         slots: Vec<String>,
         #[serde(default)]
         env: BTreeMap<String, String>,
+        /// The experiment run the attempt belongs to: its files and checkpoints go under
+        /// `<work-dir>/runs/<run>/`, so that runs of a sweep (and a redone run) never share
+        /// checkpoints. Letters, digits, `-`, `_` and `.` only, not starting with `.`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run: Option<String>,
     },
     /// Scheduler -> agent: SIGTERM the attempt's process group, SIGKILL it after `grace_s`.
     Preempt {
@@ -159,6 +164,14 @@ impl Message {
             Message::Ack { .. } => "ack",
         }
     }
+}
+
+/// Whether `run` can name a directory of its own: no separator, no `..`, nothing hidden.
+pub fn is_valid_run_name(run: &str) -> bool {
+    !run.is_empty()
+        && run.len() <= 200
+        && !run.starts_with('.')
+        && run.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
 /// Who a scheduler accepted, from its hello.
@@ -384,8 +397,16 @@ mod tests {
                 argv: Argv::Shell("echo hi".into()),
                 slots: vec!["0".into()],
                 env: [("A".to_string(), "b".to_string())].into(),
+                run: Some("fifo_x-1".into()),
             },
-            Message::Launch { job: 3, attempt: 2, argv: Argv::Exec(vec!["x".into()]), slots: vec![], env: [].into() },
+            Message::Launch {
+                job: 3,
+                attempt: 2,
+                argv: Argv::Exec(vec!["x".into()]),
+                slots: vec![],
+                env: [].into(),
+                run: None,
+            },
             Message::Exited {
                 job: 1,
                 attempt: 0,

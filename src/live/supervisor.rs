@@ -62,18 +62,31 @@ impl Supervisor {
         Supervisor { work_dir, processes: HashMap::new(), notify }
     }
 
-    /// Where a job keeps its checkpoints on this node; the same for all its attempts.
-    pub fn checkpoint_dir(&self, job: u64) -> PathBuf {
-        self.job_dir(job).join("checkpoint")
+    /// Where a job keeps its checkpoints on this node; the same for all its attempts in a run.
+    pub fn checkpoint_dir(&self, run: Option<&str>, job: u64) -> PathBuf {
+        self.job_dir(run, job).join("checkpoint")
     }
 
-    fn job_dir(&self, job: u64) -> PathBuf {
-        self.work_dir.join("jobs").join(job.to_string())
+    /// `<work-dir>/jobs/<job>`, or `<work-dir>/runs/<run>/jobs/<job>` for a run's attempt (the
+    /// caller checked the name with `protocol::is_valid_run_name`).
+    fn job_dir(&self, run: Option<&str>, job: u64) -> PathBuf {
+        let base = match run {
+            Some(run) => self.work_dir.join("runs").join(run),
+            None => self.work_dir.clone(),
+        };
+        base.join("jobs").join(job.to_string())
     }
 
     /// Starts an attempt with `env` added to the agent's environment, stdout and stderr going to
-    /// `<work-dir>/jobs/<job>/attempt-<n>.{out,err}`. Returns its pid, or why it could not start.
-    pub fn launch(&mut self, job: u64, attempt: u32, argv: &Argv, env: &[(String, String)]) -> Result<u32, String> {
+    /// `attempt-<n>.{out,err}` in its job directory. Returns its pid, or why it could not start.
+    pub fn launch(
+        &mut self,
+        job: u64,
+        attempt: u32,
+        run: Option<&str>,
+        argv: &Argv,
+        env: &[(String, String)],
+    ) -> Result<u32, String> {
         let mut command = match argv {
             Argv::Exec(argv) => {
                 let (program, args) = argv.split_first().ok_or("the launch's argv is empty")?;
@@ -88,8 +101,8 @@ impl Supervisor {
             }
         };
         let program = command.get_program().to_string_lossy().into_owned();
-        let dir = self.job_dir(job);
-        let checkpoint = self.checkpoint_dir(job);
+        let dir = self.job_dir(run, job);
+        let checkpoint = self.checkpoint_dir(run, job);
         std::fs::create_dir_all(&checkpoint).map_err(|e| format!("cannot create {}: {e}", checkpoint.display()))?;
         let create = |ext: &str| {
             let path = dir.join(format!("attempt-{attempt}.{ext}"));

@@ -15,7 +15,7 @@ use parquet::file::properties::WriterProperties;
 
 use super::error::{AtPath, ResultsError, ResultsErrorKind};
 use super::store::create_temp;
-use super::tables::RESULT_TABLES;
+use super::tables::{ALL_TABLES, ATTEMPTS_TABLE};
 
 /// Output format of [`export`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,12 +52,15 @@ pub fn export(
 ) -> Result<Vec<Exported>, ResultsError> {
     std::fs::create_dir_all(out_dir).at(out_dir)?;
     let mut exported = Vec::new();
-    for table in RESULT_TABLES {
+    for table in ALL_TABLES {
         let inputs: Vec<PathBuf> = run_keys
             .iter()
             .map(|key| experiment_dir.join(table).join(format!("{key}.parquet")))
             .filter(|path| path.is_file())
             .collect();
+        if inputs.is_empty() && table == ATTEMPTS_TABLE {
+            continue; // simulated runs have no attempts
+        }
         let path = out_dir.join(format!("{table}.{}", format.extension()));
         let (temp, file) = create_temp(&path).at(&path)?;
         let written = write_merged(&inputs, format, file, &temp).and_then(|rows| {

@@ -13,7 +13,7 @@ mod trace_table;
 pub use error::{ResultsError, ResultsErrorKind};
 pub use tables::{
     JobsWriter, METADATA_RUN_KEY, METADATA_SPEC, METADATA_SPEC_SHA256, METADATA_VERSION, complete_run, publish_run,
-    read_jobs, read_runs, read_timeline,
+    read_attempts, read_jobs, read_runs, read_timeline,
 };
 pub use trace_table::write_trace_parquet;
 
@@ -50,6 +50,58 @@ pub struct Provenance {
     pub spec_sha256: String,
     /// [`crate::version::LONG_VERSION`] of the build that wrote the file; also a column.
     pub blox_version: String,
+}
+
+/// One attempt of a job in a live run (`attempts/<run_key>.parquet`): where and when it ran, how
+/// it ended and what it reported. Times are seconds since the run's start on the scheduler's
+/// clock, like the other tables' simulated times.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AttemptRow {
+    pub job_id: u64,
+    pub attempt: u32,
+    /// The agent's node name.
+    pub node: String,
+    /// The node's slot ids it ran on (CUDA indices), comma-separated.
+    pub slots: String,
+    /// When the decision to launch it was made.
+    pub launched: f64,
+    /// When the agent reported the process started (after the slots were free).
+    pub started: Option<f64>,
+    /// When it first reported progress.
+    pub first_progress: Option<f64>,
+    /// When the decision to preempt it was made.
+    pub preempted: Option<f64>,
+    /// When its end was learnt.
+    pub ended: Option<f64>,
+    /// How it ended: `finished`, `preempted`, `failed` (a nonzero exit or foreign signal),
+    /// `failed_to_start`, `lost` (its node's agent went away) or `stopped_at_end`.
+    pub end: String,
+    pub exit_code: Option<u32>,
+    pub signal: Option<u32>,
+    /// Iterations the job had reported before this attempt, and at its end.
+    pub iterations_before: u64,
+    pub iterations_after: u64,
+    /// The last 4 KiB of its stderr, or why it did not start.
+    pub stderr_tail: String,
+}
+
+impl AttemptRow {
+    /// Seconds from the launch decision to the first reported progress: what the simulator's
+    /// overhead model stands for (waiting for the slots, process start, restoring a checkpoint).
+    pub fn launch_overhead(&self) -> Option<f64> {
+        Some(self.first_progress? - self.launched)
+    }
+
+    /// Seconds from the preemption decision to the process's end: its checkpoint and exit.
+    pub fn preemption_overhead(&self) -> Option<f64> {
+        Some(self.ended? - self.preempted?)
+    }
+
+    /// Iterations per second between the first progress report and the end.
+    pub fn iterations_per_s(&self) -> Option<f64> {
+        let seconds = self.ended? - self.first_progress?;
+        (seconds > 0.0).then(|| (self.iterations_after.saturating_sub(self.iterations_before)) as f64 / seconds)
+    }
 }
 
 /// One row of the runs table as read back.

@@ -19,7 +19,7 @@
 //! without the `_s` that marks seconds. Then add that name to README's list of metrics (a test
 //! compares them).
 
-use super::RunRow;
+use super::{AttemptRow, RunRow};
 use crate::core::{JobRecord, TimelineRow};
 
 /// One column of a results table over rows of type `R`.
@@ -303,4 +303,32 @@ impl TableRow for TimelineRow {
     const COLUMNS: &'static [Column<Self>] = TIMELINE;
     const METRIC_NAMES: &'static [&'static str] = &metric_names::<{ metric_count(TIMELINE) }, _>(TIMELINE);
     const METRIC_TYPE: &'static str = "TimelineMetric";
+}
+
+/// The attempts table of a live run: one row per launch of a job's process.
+const ATTEMPTS: &[Column<AttemptRow>] = &[
+    Column::new("job_id", field!(U64, job_id)),
+    Column::new("attempt", field!(U32, attempt)),
+    Column::new("node", field!(Text, node)),
+    Column::new("slots", field!(Text, slots)),
+    Column::new("launched_s", field!(F64, launched)),
+    Column::new("started_s", field!(OptionalF64, started)),
+    Column::new("first_progress_s", field!(OptionalF64, first_progress)),
+    Column::new("preempted_s", field!(OptionalF64, preempted)),
+    Column::new("ended_s", field!(OptionalF64, ended)),
+    Column::new("end", field!(Text, end)),
+    Column::new("exit_code", field!(OptionalU32, exit_code)),
+    Column::new("signal", field!(OptionalU32, signal)),
+    Column::new("iterations_before", field!(U64, iterations_before)),
+    Column::new("iterations_after", field!(U64, iterations_after)),
+    Column::new("stderr_tail", field!(Text, stderr_tail)),
+    Column::new("launch_overhead_s", Access::DerivedF64(AttemptRow::launch_overhead)),
+    Column::new("preemption_overhead_s", Access::DerivedF64(AttemptRow::preemption_overhead)),
+    Column::new("iterations_per_s", Access::DerivedF64(AttemptRow::iterations_per_s)),
+];
+
+impl TableRow for AttemptRow {
+    const COLUMNS: &'static [Column<Self>] = ATTEMPTS;
+    const METRIC_NAMES: &'static [&'static str] = &[];
+    const METRIC_TYPE: &'static str = "AttemptMetric";
 }

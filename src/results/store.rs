@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::error::{AtPath, ResultsError};
-use super::tables::{RESULT_TABLES, RUNS_TABLE, parquet_files, read_run_file};
+use super::tables::{ALL_TABLES, RUNS_TABLE, parquet_files, read_run_file};
 
 const LOCKS_DIR: &str = ".locks";
 const FAILED_DIR: &str = "failed";
@@ -158,7 +158,7 @@ pub struct SetAside {
 pub fn tidy(experiment_dir: &Path, grid: &BTreeSet<String>) -> Result<SetAside, ResultsError> {
     let mut report = SetAside::default();
     let mut reasons = std::collections::BTreeMap::new();
-    for table in RESULT_TABLES {
+    for table in ALL_TABLES {
         let dir = experiment_dir.join(table);
         report.temporaries_removed += remove_dead_temporaries(experiment_dir, &dir)?;
         for path in parquet_files(&dir)? {
@@ -196,7 +196,7 @@ pub fn set_aside(
         experiment_dir.join(SET_ASIDE_DIR).join(format!("{}-{}", utc_stamp(SystemTime::now()), std::process::id()));
     let mut notes = String::new();
     for (run_key, reason) in reasons {
-        for table in RESULT_TABLES {
+        for table in ALL_TABLES {
             let from = experiment_dir.join(table).join(format!("{run_key}.parquet"));
             let to_dir = target.join(table);
             match fs::symlink_metadata(&from) {
@@ -269,7 +269,7 @@ fn utc_stamp(time: SystemTime) -> String {
 mod tests {
     use super::super::complete_run;
     use super::super::tables::tests::{info, output, provenance};
-    use super::super::tables::write_run;
+    use super::super::tables::{RESULT_TABLES, write_run};
     use super::*;
     use std::time::Duration;
 

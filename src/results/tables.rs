@@ -27,14 +27,19 @@ use parquet::file::properties::WriterProperties;
 use super::error::{AtPath, ResultsError, ResultsErrorKind};
 use super::schema::{Access, Column, STAMP, TableRow, nan_to_null};
 use super::store::create_temp;
-use super::{Provenance, RunInfo, RunRow};
+use super::{AttemptRow, Provenance, RunInfo, RunRow};
 use crate::core::{JobRecord, RecordSink, RunSummary, RunTables, TimelineRow};
 
 pub(super) const RUNS_TABLE: &str = "runs";
 const JOBS_TABLE: &str = "jobs";
 const TIMELINE_TABLE: &str = "timeline";
-/// The three tables, in the order a run publishes them.
+/// Live runs only: one row per attempt of a job's process.
+pub(super) const ATTEMPTS_TABLE: &str = "attempts";
+/// The three tables every run has, in the order a run publishes them.
+#[cfg(test)]
 pub(super) const RESULT_TABLES: [&str; 3] = [JOBS_TABLE, TIMELINE_TABLE, RUNS_TABLE];
+/// Every table a run may have, in the order a run publishes them (the runs file last).
+pub(super) const ALL_TABLES: [&str; 4] = [JOBS_TABLE, TIMELINE_TABLE, ATTEMPTS_TABLE, RUNS_TABLE];
 
 /// Key-value metadata key of the experiment spec's YAML text, in every file.
 pub const METADATA_SPEC: &str = "blox.spec";
@@ -156,7 +161,7 @@ pub(super) fn write_run(
         jobs.add(record.clone())?;
     }
     let tables = RunTables { summary: output.summary.clone(), timeline: output.timeline.clone() };
-    publish_run(experiment_dir, info, jobs, &tables, wall_time_s, provenance)
+    publish_run(experiment_dir, info, jobs, &tables, None, wall_time_s, provenance)
 }
 
 /// Completes the run's jobs table and writes its timeline and runs tables, each to a fresh
@@ -173,6 +178,7 @@ pub fn publish_run(
     info: &RunInfo,
     jobs: JobsWriter,
     tables: &RunTables,
+    attempts: Option<&[AttemptRow]>,
     wall_time_s: f64,
     provenance: &Provenance,
 ) -> Result<(), ResultsError> {
@@ -186,10 +192,11 @@ pub fn publish_run(
     let mut temporaries = vec![(jobs.close()?, file(JOBS_TABLE))];
     let properties = writer_properties(&info.run_key, provenance);
     let run = run_row(info, provenance, &tables.summary, wall_time_s);
-    let batches = [
-        (TIMELINE_TABLE, table_batch(&run, &tables.timeline)),
-        (RUNS_TABLE, table_batch(&run, std::slice::from_ref(&run))),
-    ];
+    let mut batches = vec![(TIMELINE_TABLE, table_batch(&run, &tables.timeline))];
+    if let Some(attempts) = attempts {
+        batches.push((ATTEMPTS_TABLE, table_batch(&run, attempts)));
+    }
+    batches.push((RUNS_TABLE, table_batch(&run, std::slice::from_ref(&run))));
     let write_and_publish = || {
         for (table, batch) in batches {
             let path = file(table);
@@ -256,6 +263,16 @@ pub fn read_runs(experiment_dir: &Path) -> Result<Vec<RunRow>, ResultsError> {
 pub fn read_jobs(experiment_dir: &Path, run_key: &str) -> Result<Vec<JobRecord>, ResultsError> {
     check_run_key(experiment_dir, run_key)?;
     read_table(&experiment_dir.join(JOBS_TABLE).join(format!("{run_key}.parquet")), own_rows)
+}
+
+/// The attempts of one live run; empty for a simulated run, which has no attempts file.
+pub fn read_attempts(experiment_dir: &Path, run_key: &str) -> Result<Vec<AttemptRow>, ResultsError> {
+    check_run_key(experiment_dir, run_key)?;
+    let path = experiment_dir.join(ATTEMPTS_TABLE).join(format!("{run_key}.parquet"));
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    read_table(&path, own_rows)
 }
 
 /// The per-round cluster state of one run.
@@ -882,7 +899,7 @@ pub(super) mod tests {
             RecordSink::push(&mut jobs, record.clone()).unwrap();
         }
         let tables = RunTables { summary: output().summary, timeline: Vec::new() };
-        publish_run(dir.path(), &info("many"), jobs, &tables, 1.0, &provenance()).unwrap();
+        publish_run(dir.path(), &info("many"), jobs, &tables, None, 1.0, &provenance()).unwrap();
         assert_eq!(read_jobs(dir.path(), "many").unwrap(), records);
         assert_eq!(files_under(dir.path()).len(), 3);
     }

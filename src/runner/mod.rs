@@ -18,13 +18,14 @@ pub use grid_file::{GRID_FILE, GridFile, GridPoint, Selection};
 pub use shard::{Shard, ShardArg};
 
 use crate::core::events::EventEngine;
-use crate::core::{Engine, RecordSink, RunError, RunTables, StopFlag};
+use crate::core::{Engine, RecordSink, RoundTiming, RunError, RunTables, StopFlag};
 use crate::figures::{self, FigureError, Rendered};
 use crate::results::store::{self, SetAside, SetAsideReason};
-use crate::results::{self, Provenance, RunRow};
+use crate::live;
+use crate::results::{self, AttemptRow, Provenance, RunRow};
 use crate::spec::grid::{RunPlan, expand};
 use crate::spec::inputs::InputDigests;
-use crate::spec::{EngineMode, Spec, SpecSource};
+use crate::spec::{EngineMode, LiveSpec, Spec, SpecSource};
 use crate::workload::WorkloadContext;
 use progress::Progress;
 use std::collections::BTreeSet;
@@ -176,11 +177,19 @@ pub fn run_with(
     let keys: BTreeSet<String> = plans.iter().map(|p| p.info.run_key.clone()).collect();
     let set_aside = store::tidy(&experiment_dir, &keys).map_err(|e| e.to_string())?;
 
+    // Live runs share one real cluster: one at a time, through one listening scheduler.
+    let live = match spec.engine.live.as_ref().filter(|_| spec.engine.mode == EngineMode::Live) {
+        Some(live) if !selected.is_empty() => Some(start_live(&live.value, &source.base_dir, &experiment_dir)?),
+        _ => None,
+    };
     let progress = Progress::new(selected.len(), options.quiet);
-    let threads = options
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .clamp(1, selected.len().max(1));
+    let threads = match live {
+        Some(_) => 1,
+        None => options
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+            .clamp(1, selected.len().max(1)),
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -205,7 +214,7 @@ pub fn run_with(
                         let outcome = if control.interrupt.is_stopped() {
                             Outcome::NotStarted
                         } else {
-                            run_one(plan, &source.base_dir, &experiment_dir, &provenance, options.force, stop)
+                            run_one(plan, &source.base_dir, &experiment_dir, &provenance, options.force, live.as_ref(), stop)
                         };
                         let timed_out = progress.end(key, |timed_out| describe(&outcome, timed_out, control));
                         let _ = slots[i].set(finish_outcome(outcome, timed_out, control, &experiment_dir, key));
@@ -327,12 +336,34 @@ pub fn render_figures(spec: &Spec, experiment_dir: &Path, rows: &[RunRow]) -> Ve
     figures::render_all(spec.figures.iter().map(|f| &f.value), experiment_dir, rows)
 }
 
+/// Starts the scheduler of a live sweep and says where it listens (on stderr and in
+/// `<experiment>/live-address`, for scripts that start agents).
+fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result<live::scheduler::Scheduler, String> {
+    let token_file = live.token_file.as_ref().map(|f| base_dir.join(f));
+    let token = live::protocol::read_token(token_file.as_deref()).map_err(|e| format!("live: {e}"))?;
+    let scheduler = live::scheduler::Scheduler::start(live::scheduler::Settings {
+        listen: live.listen.clone(),
+        token,
+        command: live.command.clone(),
+        iterations_per_s: live.iterations_per_s.0,
+        grace_s: live.grace_s,
+        wait_for_nodes: std::time::Duration::from_secs_f64(live.wait_for_nodes_s),
+        env: live.env.clone(),
+    })?;
+    let address = scheduler.address().to_string();
+    eprintln!("live: listening on {address}; on each node: blox node --scheduler HOST:{}", scheduler.address().port());
+    store::write_file_atomically(&experiment_dir.join("live-address"), format!("{address}\n").as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", experiment_dir.join("live-address").display()))?;
+    Ok(scheduler)
+}
+
 fn run_one(
     plan: &RunPlan,
     base_dir: &Path,
     experiment_dir: &Path,
     provenance: &Provenance,
     force: bool,
+    live: Option<&live::scheduler::Scheduler>,
     stop: StopFlag,
 ) -> Outcome {
     let key = &plan.info.run_key;
@@ -353,14 +384,16 @@ fn run_one(
         Err(e) => return Outcome::Failed(e.to_string()),
     };
     let simulated =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(plan, base_dir, stop, &mut jobs)));
-    let tables = match simulated {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(plan, base_dir, live, stop, &mut jobs)));
+    let (tables, attempts) = match simulated {
         Ok(Ok(tables)) => tables,
         Ok(Err(e)) => return Outcome::Failed(e),
         Err(panic) => return Outcome::Failed(format!("internal error (please report): {}", panic_message(&panic))),
     };
     let wall_time_s = started.elapsed().as_secs_f64();
-    if let Err(e) = results::publish_run(experiment_dir, &plan.info, jobs, &tables, wall_time_s, provenance) {
+    if let Err(e) =
+        results::publish_run(experiment_dir, &plan.info, jobs, &tables, attempts.as_deref(), wall_time_s, provenance)
+    {
         return Outcome::Failed(e.to_string());
     }
     // A stale failure record would make `status` contradict the tables; the run itself is safe.
@@ -368,14 +401,41 @@ fn run_one(
     Outcome::Executed { wall_time_s }
 }
 
-fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag, sink: &mut dyn RecordSink) -> Result<RunTables, String> {
+/// A run's tables, and for a live run its attempts.
+type RunResult = (RunTables, Option<Vec<AttemptRow>>);
+
+fn simulate(
+    plan: &RunPlan,
+    base_dir: &Path,
+    live: Option<&live::scheduler::Scheduler>,
+    stop: StopFlag,
+    sink: &mut dyn RecordSink,
+) -> Result<RunResult, String> {
     let context =
         WorkloadContext { load: plan.load, seed: plan.seed, base_dir, cluster_gpus: plan.config.cluster.total_gpus() };
     let jobs = plan.workload.jobs(&context).map_err(|e| e.to_string())?;
     let cut_short = jobs.cut_short();
     let scheduler = &plan.policy.scheduler.value;
     let wrong_engine = || format!("scheduler `{}` does not run on the {} engine", scheduler.name(), plan.mode.name());
+    let mut attempts = None;
     let output: Result<_, RunError> = match plan.mode {
+        EngineMode::Live => {
+            let live = live.ok_or("live: no scheduler is listening")?;
+            let policies = plan.policies(base_dir, None).ok_or_else(wrong_engine)?;
+            if policies.decision.timing() != RoundTiming::Fixed {
+                return Err(format!("scheduler `{}` does not run live (its rounds are not fixed)", scheduler.name()));
+            }
+            // A run redone (after a failure or a restarted scheduler) starts afresh: its
+            // attempts never find an earlier try's checkpoints.
+            let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            let run_name = format!("{}-{}", plan.info.run_key, stamp.as_millis());
+            let mut run =
+                live.begin_run(&run_name, &plan.config.cluster, plan.config.round_seconds, stop.clone())?;
+            let output = Engine::with_executor(plan.config.clone(), policies, jobs, &mut run)
+                .and_then(|engine| engine.with_stop(stop).run_into(sink));
+            attempts = Some(run.attempts());
+            output
+        }
         EngineMode::Rounds => {
             let oracle = scheduler
                 .gavel_oracle()
@@ -396,7 +456,7 @@ fn simulate(plan: &RunPlan, base_dir: &Path, stop: StopFlag, sink: &mut dyn Reco
     if let Some(reason) = cut_short.reason() {
         return Err(reason);
     }
-    output.map_err(|e| e.to_string())
+    output.map(|tables| (tables, attempts)).map_err(|e| e.to_string())
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {

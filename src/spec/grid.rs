@@ -125,6 +125,19 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             EngineMode::Events => {
                                 (json!({"mode": "events", "slot_s": engine.slot_s.0}), cluster.canonical(true))
                             }
+                            // Where the scheduler listens and its token do not change a run.
+                            EngineMode::Live => (
+                                json!({
+                                    "mode": "live",
+                                    "round_s": engine.round_s.0,
+                                    "starvation_guard_h": engine.starvation_guard_h.map(|h| h.0),
+                                    "command": engine.live.as_ref().map(|l| &l.value.command),
+                                    "iterations_per_s": engine.live.as_ref().map(|l| l.value.iterations_per_s.0),
+                                    "grace_s": engine.live.as_ref().map(|l| l.value.grace_s),
+                                    "env": engine.live.as_ref().map(|l| &l.value.env),
+                                }),
+                                cluster.canonical(false),
+                            ),
                         };
                         // Policies in their canonical form (name and sorted options), which the
                         // runs table records too. Events runs without `placement: yarn` keep the
@@ -179,7 +192,7 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             load,
                             seed,
                             round_seconds: match engine.mode {
-                                EngineMode::Rounds => engine.round_s.0,
+                                EngineMode::Rounds | EngineMode::Live => engine.round_s.0,
                                 EngineMode::Events => engine.slot_s.0,
                             },
                         };

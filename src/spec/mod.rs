@@ -201,6 +201,67 @@ pub struct EngineSpec {
     /// within [`MIN_ROUND_S`]..=[`MAX_ROUND_S`].
     #[serde(default = "default_slot", deserialize_with = "slot_seconds")]
     pub slot_s: Positive,
+    /// Live mode: the real cluster's scheduler side (`docs/live-protocol.md`).
+    #[serde(default)]
+    pub live: Option<Spanned<LiveSpec>>,
+}
+
+/// `engine.live`: how the scheduler of a live run listens and what a job's process is.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiveSpec {
+    /// `HOST:PORT` the scheduler listens on for agents and jobs (port 0: any free port, written
+    /// to `<experiment>/live-address`).
+    #[serde(default = "default_listen")]
+    pub listen: String,
+    /// File holding the shared token (relative to the spec's directory); else `BLOX_TOKEN`.
+    #[serde(default)]
+    pub token_file: Option<PathBuf>,
+    /// A job's command: a shell string or an argv list, with `{job}`, `{attempt}`, `{gpus}`,
+    /// `{iterations}` and `{work_s}` replaced by the job's values.
+    pub command: LiveCommand,
+    /// Iterations the command runs per second of a job's work (its `{iterations}` is
+    /// `ceil(work_s * iterations_per_s)`); reported iterations measure its progress.
+    #[serde(default = "one")]
+    pub iterations_per_s: Positive,
+    /// Seconds a preempted job has to checkpoint and exit before SIGKILL.
+    #[serde(default = "default_grace", deserialize_with = "grace_seconds")]
+    pub grace_s: f64,
+    /// Seconds to wait for enough agents before a run fails.
+    #[serde(default = "default_wait_for_nodes", deserialize_with = "wait_seconds")]
+    pub wait_for_nodes_s: f64,
+    /// Extra environment for every job.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+}
+
+/// A live job's command, before its placeholders are filled in.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(untagged)]
+pub enum LiveCommand {
+    /// Run with `sh -c`.
+    Shell(String),
+    /// Run directly, `argv[0]` looked up in `PATH`.
+    Argv(Vec<String>),
+}
+
+fn default_listen() -> String {
+    "0.0.0.0:7077".into()
+}
+fn one() -> Positive {
+    Positive(1.0)
+}
+fn default_grace() -> f64 {
+    30.0
+}
+fn default_wait_for_nodes() -> f64 {
+    300.0
+}
+fn grace_seconds<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    bounded(d, "grace_s (seconds)", 0.0, 3600.0)
+}
+fn wait_seconds<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    bounded(d, "wait_for_nodes_s (seconds)", 1.0, 86_400.0)
 }
 
 impl Default for EngineSpec {
@@ -211,6 +272,7 @@ impl Default for EngineSpec {
             round_s: default_round(),
             starvation_guard_h: default_guard(),
             overhead: default_overhead(),
+            live: None,
         }
     }
 }
@@ -237,6 +299,19 @@ pub enum EngineMode {
     /// Decisions at arrivals and planned ends, at most one per `slot_s` (ElasticFlow's
     /// simulator); for the event-driven schedulers (`edf`, `tiresias`).
     Events,
+    /// The round engine's decisions carried out on a real cluster (`blox node` agents), one run
+    /// at a time, progress measured instead of simulated.
+    Live,
+}
+
+impl EngineMode {
+    /// The engine whose policies this mode runs: live mode runs round policies.
+    pub fn policy_engine(self) -> EngineMode {
+        match self {
+            EngineMode::Live => EngineMode::Rounds,
+            mode => mode,
+        }
+    }
 }
 
 impl EngineMode {
@@ -244,6 +319,7 @@ impl EngineMode {
         match self {
             EngineMode::Rounds => "rounds",
             EngineMode::Events => "events",
+            EngineMode::Live => "live",
         }
     }
 }
@@ -882,10 +958,28 @@ impl Spec {
     /// alternative, and no admission policy of the round engine.
     fn validate_engine(&self) -> Result<(), (serde_saphyr::Location, String)> {
         let mode = self.engine.mode;
+        match (&self.engine.live, mode) {
+            (None, EngineMode::Live) => {
+                return Err((
+                    self.name.referenced,
+                    "`engine.mode: live` needs `engine.live` with at least the jobs' `command`".into(),
+                ));
+            }
+            (Some(live), EngineMode::Rounds | EngineMode::Events) => {
+                return Err((live.referenced, "`engine.live` is for `engine.mode: live`".into()));
+            }
+            (Some(live), EngineMode::Live) if self.engine.overhead != OverheadSpec::default() => {
+                return Err((
+                    live.referenced,
+                    "live mode measures launch and preemption overheads; remove `engine.overhead`".into(),
+                ));
+            }
+            _ => {}
+        }
         for p in &self.policies.value {
             let label = &p.label.value.0;
             let scheduler = p.scheduler.value.info();
-            if scheduler.engine != mode {
+            if scheduler.engine != mode.policy_engine() {
                 let needed = scheduler.engine.name();
                 return Err((
                     p.scheduler.referenced,
@@ -911,6 +1005,16 @@ impl Spec {
             }
             let round_placement =
                 placement.engine == EngineMode::Rounds && p.placement.value != PlacementSpec::default();
+            if mode == EngineMode::Live && scheduler.placement.is_some() {
+                return Err((
+                    p.scheduler.referenced,
+                    format!(
+                        "policy `{label}`: scheduler `{}` places its own jobs, which live mode cannot carry out yet; \
+                         live mode runs the schedulers that order jobs for a placement (e.g. fifo, las, srtf)",
+                        scheduler.name
+                    ),
+                ));
+            }
             if let Some(own) = scheduler.placement.as_ref().filter(|_| mode == EngineMode::Rounds && round_placement) {
                 return Err((
                     p.placement.referenced,
