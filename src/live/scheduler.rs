@@ -426,13 +426,14 @@ fn serve_job(mut connection: Connection, shared: &Shared, job: u64, attempt: u32
             let mut state = shared.lock();
             let now = state.seconds();
             match state.attempts.get_mut(&(job, attempt)) {
-                Some(a) if a.phase == Phase::Sent => {
+                // A report may be read after the agent's news of the exit that followed it.
+                Some(a) => {
                     a.iterations = Some(a.iterations.unwrap_or(0).max(iterations));
                     a.row.first_progress.get_or_insert(now);
-                    a.stopping
+                    a.stopping || a.phase != Phase::Sent
                 }
-                // An attempt blox no longer runs (a stale process): it should stop.
-                _ => true,
+                // Not an attempt of this sweep (a process of an earlier scheduler): it should stop.
+                None => true,
             }
         };
         if connection.send(&Message::Ack { stop }).is_err() {
@@ -613,9 +614,13 @@ impl Executor for LiveRun<'_> {
         // reports, the seconds its process ran.
         let work = match attempt.iterations {
             Some(iterations) => {
+                // A job resumed without its checkpoint (another node, no shared file system)
+                // reports from 0 again: only iterations beyond the most counted are progress.
+                let counted = self.counted_iterations.entry(id).or_insert(0);
                 let done = iterations.min(total);
-                let counted = self.counted_iterations.insert(id, done).unwrap_or(0);
-                done.saturating_sub(counted) as f64 / total as f64 * job.spec.work
+                let new = done.saturating_sub(*counted);
+                *counted = (*counted).max(done);
+                new as f64 / total as f64 * job.spec.work
             }
             None => {
                 let ran = attempt.row.started.map_or(0.0, |s| (attempt.row.ended.unwrap_or(now) - s).max(0.0));

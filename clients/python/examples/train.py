@@ -62,6 +62,9 @@ def main():
             save(iteration, "stop requested")
             return 0
     save(args.iterations, "done")
+    # The last iterations may not have been reported (a resumed attempt with nothing left to
+    # do, a SIGTERM just before a report): the scheduler learns the final count here.
+    blox_client.report(args.iterations)
     return 0
 
 
