@@ -136,7 +136,11 @@ fn wait_for(scheduler: &mut Guard, dir: &Path, limit: Duration) {
 /// Simulates the live spec as `name`, losing `overhead` seconds at every (re)launch.
 fn simulate(dir: &Path, name: &str, overhead: f64) -> BTreeMap<String, (f64, usize)> {
     std::fs::write(dir.join(format!("{name}.yaml")), spec(name, "rounds", 3, overhead)).unwrap();
-    let out = Command::new(BLOX).args(["run", &format!("{name}.yaml"), "--out", "out", "--quiet"]).current_dir(dir).output().unwrap();
+    let out = Command::new(BLOX)
+        .args(["run", &format!("{name}.yaml"), "--out", "out", "--quiet"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     average_jct(&dir.join("out").join(name))
 }
@@ -155,7 +159,9 @@ fn average_jct(experiment: &Path) -> BTreeMap<String, (f64, usize)> {
 /// No two attempts held a slot at the same time, by the scheduler's clock: an attempt is sent
 /// only after the previous one on its slots has exited.
 fn assert_no_slot_shared(attempts: &[AttemptRow]) {
-    let mut by_slot: BTreeMap<(String, String), Vec<(f64, f64, u64)>> = BTreeMap::new();
+    // (node, slot) -> (started, ended, job) of each attempt there.
+    type Spans = BTreeMap<(String, String), Vec<(f64, f64, u64)>>;
+    let mut by_slot = Spans::new();
     for a in attempts {
         let Some(started) = a.started else { continue };
         let ended = a.ended.unwrap_or(f64::INFINITY);
@@ -182,7 +188,8 @@ fn assert_no_slot_shared(attempts: &[AttemptRow]) {
 fn checkpoint_resumed(work_dir: &Path, attempt: &AttemptRow) -> bool {
     let Ok(runs) = std::fs::read_dir(work_dir.join("runs")) else { return false };
     runs.flatten().any(|run| {
-        let out = run.path().join("jobs").join(attempt.job_id.to_string()).join(format!("attempt-{}.out", attempt.attempt));
+        let out =
+            run.path().join("jobs").join(attempt.job_id.to_string()).join(format!("attempt-{}.out", attempt.attempt));
         std::fs::read_to_string(out).is_ok_and(|text| text.contains("resumed from iteration"))
     })
 }
@@ -193,8 +200,7 @@ fn fifo_and_las_run_on_three_agents_and_agree_with_their_simulation() {
     let dir = setup(jobs, 3);
     let mut scheduler = start_scheduler(dir.path());
     let address = scheduler_address(dir.path());
-    let _agents: Vec<Guard> =
-        (0..3).map(|i| start_agent(dir.path(), &address, &format!("node{i}"), "work")).collect();
+    let _agents: Vec<Guard> = (0..3).map(|i| start_agent(dir.path(), &address, &format!("node{i}"), "work")).collect();
     wait_for(&mut scheduler, dir.path(), Duration::from_secs(240));
 
     let experiment = dir.path().join("out/live");
@@ -318,7 +324,17 @@ fn failing_jobs_are_recorded_and_a_wrong_token_is_refused() {
     let address = scheduler_address(dir.path());
 
     let refused = Command::new(BLOX)
-        .args(["node", "--scheduler", &address, "--cpu-slots", "2", "--name", "intruder", "--token-file", "wrong-token"])
+        .args([
+            "node",
+            "--scheduler",
+            &address,
+            "--cpu-slots",
+            "2",
+            "--name",
+            "intruder",
+            "--token-file",
+            "wrong-token",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -341,4 +357,52 @@ fn failing_jobs_are_recorded_and_a_wrong_token_is_refused() {
     assert!(missing.stderr_tail.contains("/nonexistent/program"), "{missing:?}");
     let log = std::fs::read_to_string(dir.path().join("scheduler.err")).unwrap();
     assert!(log.contains("job 1 attempt 0 failed"), "{log}");
+}
+
+/// The scheduler killed with SIGKILL in the middle of a sweep and started again: the agents
+/// connect again by themselves, what they still run of the dead scheduler's attempts is killed
+/// before their nodes are used, the runs already complete are kept and the interrupted one is
+/// done again from the start.
+#[test]
+fn a_restarted_scheduler_keeps_complete_runs_and_redoes_the_interrupted_one() {
+    let jobs = 6;
+    let dir = setup(jobs, 2);
+    // A fixed port, so that the agents find the restarted scheduler where the first one was.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let spec = std::fs::read_to_string(dir.path().join("live.yaml")).unwrap();
+    std::fs::write(dir.path().join("live.yaml"), spec.replace("127.0.0.1:0", &format!("127.0.0.1:{port}"))).unwrap();
+    let mut scheduler = start_scheduler(dir.path());
+    let address = scheduler_address(dir.path());
+    let _agents: Vec<Guard> = (0..2).map(|i| start_agent(dir.path(), &address, &format!("node{i}"), "work")).collect();
+    // The first run (FIFO: 6 jobs of 2-6 s on 4 slots) is complete after about 10 s; the LAS
+    // run is under way a few seconds later.
+    let experiment = dir.path().join("out/live");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while read_runs(&experiment).map_or(0, |runs| runs.len()) < 1 {
+        assert!(Instant::now() < deadline, "the first run did not complete");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let first = read_runs(&experiment).unwrap().remove(0);
+    std::thread::sleep(Duration::from_secs(3));
+    scheduler.0.kill().unwrap();
+    scheduler.0.wait().unwrap();
+    std::fs::remove_file(experiment.join("live-address")).unwrap();
+
+    let mut restarted = start_scheduler(dir.path());
+    wait_for(&mut restarted, dir.path(), Duration::from_secs(180));
+    let runs = read_runs(&experiment).unwrap();
+    assert_eq!(runs.len(), 2);
+    let kept = runs.iter().find(|r| r.info.run_key == first.info.run_key).unwrap();
+    assert_eq!(kept.wall_time_s, first.wall_time_s, "the complete run was kept, not redone");
+    let redone = runs.iter().find(|r| r.info.run_key != first.info.run_key).unwrap();
+    let records = read_jobs(&experiment, &redone.info.run_key).unwrap();
+    assert_eq!(records.len(), jobs);
+    assert!(records.iter().all(|r| r.finish.is_some()), "{records:?}");
+    let attempts = read_attempts(&experiment, &redone.info.run_key).unwrap();
+    assert_no_slot_shared(&attempts);
+    // Each job started afresh: its first attempt of the redone run did not resume.
+    for record in &records {
+        let first_attempt = attempts.iter().find(|a| a.job_id == record.id).unwrap();
+        assert!(!checkpoint_resumed(&dir.path().join("work"), first_attempt), "{first_attempt:?}");
+    }
 }

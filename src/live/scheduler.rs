@@ -27,8 +27,7 @@
 
 use super::protocol::{self, Argv, Connection, ExitReason, Message, Peer, RunningJob, Slot};
 use crate::core::{
-    ActiveJob, ClusterSpec, Executor, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime,
-    StopFlag,
+    ActiveJob, ClusterSpec, Executor, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime, StopFlag,
 };
 use crate::results::AttemptRow;
 use crate::spec::LiveCommand;
@@ -40,6 +39,9 @@ use std::time::{Duration, Instant};
 
 /// An agent silent this long (it sends a heartbeat every 5 s) is taken for gone.
 pub const SILENCE: Duration = Duration::from_secs(20);
+
+/// How long a write to an agent may block (its socket buffer full) before it is taken for gone.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a peer has to say hello after connecting.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -225,7 +227,7 @@ impl Scheduler {
 
     /// Node `i` of `cluster` -> (agent name, its slot ids used), once enough usable agents are
     /// connected; an error when one can never fit.
-    fn bind(&self, cluster: &ClusterSpec) -> Result<Option<Vec<(String, Vec<String>)>>, String> {
+    fn bind(&self, cluster: &ClusterSpec) -> Result<Option<Vec<BoundNode>>, String> {
         let state = self.shared.lock();
         let usable: Vec<(&String, &Agent)> = state.agents.iter().filter(|(_, a)| a.usable()).collect();
         if usable.len() < cluster.nodes.len() {
@@ -325,7 +327,10 @@ fn peer_address(connection: &Connection) -> String {
 fn serve_agent(mut connection: Connection, shared: &Shared, node: String, slots: Vec<Slot>) {
     let id = shared.next_connection.fetch_add(1, Ordering::SeqCst);
     let Ok(writer) = connection.writer.try_clone() else { return };
+    // Socket options are shared by the clones: silence ends the reader, and a writer blocked
+    // by an agent that stopped reading gives up instead of holding the scheduler's lock.
     let _ = connection.writer.set_read_timeout(Some(SILENCE));
+    let _ = connection.writer.set_write_timeout(Some(WRITE_TIMEOUT));
     {
         let mut state = shared.lock();
         if let Some(old) = state.agents.get(&node).filter(|a| a.writer.is_some())
@@ -402,9 +407,13 @@ fn on_agent_message(state: &mut State, node: &str, message: Message) {
             let Some(agent) = state.agents.get_mut(node) else { return };
             agent.inventory = true;
             for RunningJob { job, attempt, .. } in jobs {
-                let wanted = state.attempts.get(&(job, attempt)).is_some_and(|a| a.node == node && a.phase == Phase::Sent);
+                let wanted =
+                    state.attempts.get(&(job, attempt)).is_some_and(|a| a.node == node && a.phase == Phase::Sent);
                 if !wanted {
                     // An attempt of before the agent went away, or of an earlier scheduler.
+                    eprintln!(
+                        "live: node {node} still runs job {job} attempt {attempt}, no longer wanted: stopping it"
+                    );
                     agent.leftovers.insert((job, attempt));
                     agent.send(&Message::Preempt { job, attempt, grace_s: 0.0 });
                 }
@@ -442,12 +451,15 @@ fn serve_job(mut connection: Connection, shared: &Shared, job: u64, attempt: u32
     }
 }
 
+/// A cluster node as a live run uses it: its agent's name and the slot ids of its GPUs.
+type BoundNode = (String, Vec<String>);
+
 /// One live run: the round engine's [`Executor`] on the scheduler's agents.
 pub struct LiveRun<'a> {
     scheduler: &'a Scheduler,
     run: String,
-    /// Cluster node -> (agent name, slot ids).
-    nodes: Vec<(String, Vec<String>)>,
+    /// Cluster node -> its agent.
+    nodes: Vec<BoundNode>,
     online: Vec<bool>,
     /// Cluster GPU id -> (node, index into its slot ids).
     gpu_slot: Vec<(usize, usize)>,
@@ -490,7 +502,8 @@ impl LiveRun<'_> {
             state.attempts.iter().filter(|(_, a)| a.phase == Phase::Waiting).map(|(&key, _)| key).collect();
         for key in waiting {
             let attempt = &state.attempts[&key];
-            let busy = attempt.slots.iter().any(|slot| state.attempts.values().any(|o| o.occupies(&attempt.node, slot)));
+            let busy =
+                attempt.slots.iter().any(|slot| state.attempts.values().any(|o| o.occupies(&attempt.node, slot)));
             let node = attempt.node.clone();
             if busy || !state.agents.get(&node).is_some_and(Agent::usable) {
                 continue;
@@ -628,7 +641,8 @@ impl Executor for LiveRun<'_> {
                 (ran - counted).max(0.0)
             }
         };
-        let mut quantum = Quantum { work, seconds: self.round_seconds, overhead: 0.0, completes: false, abandons: false };
+        let mut quantum =
+            Quantum { work, seconds: self.round_seconds, overhead: 0.0, completes: false, abandons: false };
         let mut interrupted = false;
         if attempt.phase == Phase::Ended {
             match (attempt.lost, attempt.exit, attempt.row.exit_code) {
@@ -722,7 +736,8 @@ impl Executor for LiveRun<'_> {
             let attempt_number = state.attempts.keys().filter(|(j, _)| *j == id).map(|(_, a)| a + 1).max().unwrap_or(0);
             let node = self.gpu_slot[launch.gpus[0] as usize].0;
             let (name, slot_ids) = &self.nodes[node];
-            let slots: Vec<String> = launch.gpus.iter().map(|&g| slot_ids[self.gpu_slot[g as usize].1].clone()).collect();
+            let slots: Vec<String> =
+                launch.gpus.iter().map(|&g| slot_ids[self.gpu_slot[g as usize].1].clone()).collect();
             let iterations_before = self.counted_iterations.get(&id).copied().unwrap_or(0);
             let iterations = self.iterations(job);
             let message = Message::Launch {

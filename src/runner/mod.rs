@@ -20,8 +20,8 @@ pub use shard::{Shard, ShardArg};
 use crate::core::events::EventEngine;
 use crate::core::{Engine, RecordSink, RoundTiming, RunError, RunTables, StopFlag};
 use crate::figures::{self, FigureError, Rendered};
-use crate::results::store::{self, SetAside, SetAsideReason};
 use crate::live;
+use crate::results::store::{self, SetAside, SetAsideReason};
 use crate::results::{self, AttemptRow, Provenance, RunRow};
 use crate::spec::grid::{RunPlan, expand};
 use crate::spec::inputs::InputDigests;
@@ -214,7 +214,15 @@ pub fn run_with(
                         let outcome = if control.interrupt.is_stopped() {
                             Outcome::NotStarted
                         } else {
-                            run_one(plan, &source.base_dir, &experiment_dir, &provenance, options.force, live.as_ref(), stop)
+                            run_one(
+                                plan,
+                                &source.base_dir,
+                                &experiment_dir,
+                                &provenance,
+                                options.force,
+                                live.as_ref(),
+                                stop,
+                            )
                         };
                         let timed_out = progress.end(key, |timed_out| describe(&outcome, timed_out, control));
                         let _ = slots[i].set(finish_outcome(outcome, timed_out, control, &experiment_dir, key));
@@ -429,8 +437,7 @@ fn simulate(
             // attempts never find an earlier try's checkpoints.
             let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
             let run_name = format!("{}-{}", plan.info.run_key, stamp.as_millis());
-            let mut run =
-                live.begin_run(&run_name, &plan.config.cluster, plan.config.round_seconds, stop.clone())?;
+            let mut run = live.begin_run(&run_name, &plan.config.cluster, plan.config.round_seconds, stop.clone())?;
             let output = Engine::with_executor(plan.config.clone(), policies, jobs, &mut run)
                 .and_then(|engine| engine.with_stop(stop).run_into(sink));
             attempts = Some(run.attempts());
