@@ -404,6 +404,16 @@ fn on_agent_message(state: &mut State, node: &str, message: Message) {
             }
         }
         Message::Running { jobs } => {
+            // What the agent no longer runs and never reported ended (its `exited` came before
+            // `running`) was lost with an earlier connection: a replaced agent process, a
+            // message lost in a broken connection.
+            for (key, a) in state.attempts.iter_mut() {
+                if a.node == node && a.phase == Phase::Sent && !jobs.iter().any(|j| (j.job, j.attempt) == *key) {
+                    a.phase = Phase::Ended;
+                    a.lost = true;
+                    a.row.ended = Some(now);
+                }
+            }
             let Some(agent) = state.agents.get_mut(node) else { return };
             agent.inventory = true;
             for RunningJob { job, attempt, .. } in jobs {
