@@ -223,18 +223,7 @@ pub(super) fn compare(args: CompareArgs) -> Result<ExitCode, String> {
     let compare_csv = write("compare.csv", jobs_csv(&pairs))?;
     let summary_csv = write("summary.csv", summary_csv(&pairs))?;
 
-    let formats: Vec<ImageFormat> = if args.format.is_empty() {
-        ImageFormat::ALL.to_vec()
-    } else {
-        args.format
-            .iter()
-            .map(|f| match f {
-                FormatArg::Svg => ImageFormat::Svg,
-                FormatArg::Pdf => ImageFormat::Pdf,
-                FormatArg::Png => ImageFormat::Png,
-            })
-            .collect()
-    };
+    let formats = image_formats(&args.format);
     let mut labels: Vec<&str> = Vec::new();
     for row in &a.rows {
         if !labels.contains(&row.info.label.as_str()) {
@@ -252,15 +241,24 @@ pub(super) fn compare(args: CompareArgs) -> Result<ExitCode, String> {
     let mut figures_failed = false;
     for pair in &pairs {
         let style = Style::nth(labels.iter().position(|l| *l == pair.a.info.label).unwrap_or(0));
-        let outputs: Vec<(ImageFormat, PathBuf)> = formats
-            .iter()
-            .map(|format| (*format, out.join(format!("jct-{}.{}", pair.a.info.run_key, format.extension()))))
-            .collect();
+        let stem = out.join(format!("jct-{}", pair.a.info.run_key));
+        // Not `with_extension`: run keys hold dots (`load0.6`).
+        let with_extension = |extension: &str| {
+            let mut path = stem.clone().into_os_string();
+            path.push(format!(".{extension}"));
+            PathBuf::from(path)
+        };
+        let outputs: Vec<(ImageFormat, PathBuf)> =
+            formats.iter().map(|format| (*format, with_extension(format.extension()))).collect();
         text += &pair_block(pair, &name_a, &name_b);
         match render::render_scatter(&scatter(pair, &name_a, &name_b, style), Size::default(), &outputs) {
             Ok(()) => {
-                let paths: Vec<String> = outputs.iter().map(|(_, path)| path.display().to_string()).collect();
-                text += &format!("  figure      {}\n", paths.join(" "));
+                let extensions: Vec<&str> = formats.iter().map(|format| format.extension()).collect();
+                let extensions = match extensions.as_slice() {
+                    [one] => one.to_string(),
+                    several => format!("{{{}}}", several.join(",")),
+                };
+                text += &format!("  figure      {}.{extensions}\n", stem.display());
             }
             Err(e) => {
                 figures_failed = true;
@@ -282,6 +280,22 @@ pub(super) fn compare(args: CompareArgs) -> Result<ExitCode, String> {
     );
     super::emit(&text);
     Ok(if figures_failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// The formats asked for, each once, in the order given; all three when none is.
+fn image_formats(asked: &[FormatArg]) -> Vec<ImageFormat> {
+    let mut formats = Vec::new();
+    for format in asked {
+        let format = match format {
+            FormatArg::Svg => ImageFormat::Svg,
+            FormatArg::Pdf => ImageFormat::Pdf,
+            FormatArg::Png => ImageFormat::Png,
+        };
+        if !formats.contains(&format) {
+            formats.push(format);
+        }
+    }
+    if formats.is_empty() { ImageFormat::ALL.to_vec() } else { formats }
 }
 
 /// Runs of A and B paired by [`point_fields`], in A's order, with the runs of each side that
@@ -387,8 +401,10 @@ fn scatter(pair: &Pair, name_a: &str, name_b: &str, style: Style) -> ScatterChar
     let (min, max) = positive.fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
     let scale = if max / min > 100.0 { Scale::Log } else { Scale::Linear };
     let s = &pair.stats;
+    let info = &pair.a.info;
+    let load = info.load.map(|l| format!(", load {}", fmt_number(l))).unwrap_or_default();
     ScatterChart {
-        title: format!("JCT per job: {}", describe(&pair.a.info)),
+        title: format!("{}: JCT per job{}, seed {}", info.label, load, info.seed),
         x_label: format!("JCT in {name_a} (hours)"),
         y_label: format!("JCT in {name_b} (hours)"),
         scale,
@@ -521,4 +537,69 @@ fn summary_csv(pairs: &[Pair]) -> String {
         ],
         rows,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(id: u64, jct_a: Option<f64>, jct_b: Option<f64>) -> JobPair {
+        JobPair { id, jct_a, jct_b }
+    }
+
+    #[test]
+    fn statistics_use_the_jobs_finished_in_both_and_count_the_others() {
+        let jobs = [
+            job(1, Some(100.0), Some(150.0)),
+            job(2, Some(200.0), Some(100.0)),
+            job(3, Some(0.0), Some(10.0)), // no ratio: A's JCT is 0
+            job(4, Some(50.0), None),
+            job(5, None, Some(70.0)),
+            job(6, None, None),
+        ];
+        let s = Stats::of(&jobs, (1000.0, 1100.0));
+        assert_eq!(s.finished_both, 3);
+        assert_eq!((s.finished_only_a, s.finished_only_b), (vec![4], vec![5]));
+        assert_eq!(s.avg_jct, (100.0, 260.0 / 3.0));
+        assert_eq!(s.abs_diff.0, 50.0, "median of 10, 50, 100");
+        assert_eq!(s.ratio.0, 1.0, "median of 0.5 and 1.5");
+        assert!((relative(s.makespan) - 0.1).abs() < 1e-12);
+        assert_eq!(relative((0.0, 0.0)), 0.0);
+        assert!(!relative((0.0, 5.0)).is_finite());
+        let empty = Stats::of(&[], (f64::NAN, f64::NAN));
+        assert!(empty.avg_jct.0.is_nan() && empty.ratio.1.is_nan());
+        assert_eq!((hours(empty.avg_jct.0), percent(relative(empty.makespan))), ("-".into(), "-".into()));
+    }
+
+    #[test]
+    fn runs_pair_by_grid_point_whatever_the_engine() {
+        let run = |key: &str, label: &str, seed: u64, round_seconds: f64| RunRow {
+            info: RunInfo {
+                experiment: "x".into(),
+                run_key: key.into(),
+                label: label.into(),
+                seed,
+                round_seconds,
+                ..RunInfo::default()
+            },
+            ..RunRow::default()
+        };
+        let a = [run("a1", "FIFO", 1, 300.0), run("a2", "FIFO", 2, 300.0), run("a3", "LAS", 1, 300.0)];
+        let b = [run("b1", "SRTF", 1, 60.0), run("b2", "LAS", 1, 60.0), run("b3", "FIFO", 1, 60.0)];
+        let (matched, only_a, only_b) = match_runs(&a, &b).unwrap();
+        let keys: Vec<(&str, &str)> =
+            matched.iter().map(|(x, y)| (x.info.run_key.as_str(), y.info.run_key.as_str())).collect();
+        assert_eq!(keys, [("a1", "b3"), ("a3", "b2")]);
+        assert_eq!((only_a[0].info.run_key.as_str(), only_b[0].info.run_key.as_str()), ("a2", "b1"));
+        let twice = [run("b1", "LAS", 1, 60.0), run("b2", "LAS", 1, 30.0)];
+        let error = match_runs(&a, &twice).err().unwrap();
+        assert!(error.contains("b1 and b2") && error.contains("same grid point"), "{error}");
+    }
+
+    #[test]
+    fn long_id_lists_show_the_first_few() {
+        assert_eq!(count_with_ids(&[]), "0");
+        assert_eq!(count_with_ids(&[3, 9]), "2 (ids 3, 9)");
+        assert_eq!(count_with_ids(&[1, 2, 3, 4, 5, 6, 7]), "7 (ids 1, 2, 3, 4, 5, …)");
+    }
 }
