@@ -196,6 +196,7 @@ fn bad_directories_and_no_pairs_are_errors_in_the_users_words() {
     assert_eq!(none.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("no run of out/sim is the same grid point as a run of out/other"), "{stderr}");
     assert!(stderr.contains("they differ in: seed") && stderr.contains("seed=7"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line, no escaped newlines: {stderr}");
 
     let not_experiment = blox(&["compare", "out/sim", "out"], dir.path());
     let stderr = text(&not_experiment.stderr);

@@ -338,7 +338,7 @@ fn no_pair_message(a: &Experiment, b: &Experiment) -> String {
     let differ: Vec<&str> = first_a.iter().zip(&first_b).filter(|(x, y)| x.1 != y.1).map(|(x, _)| x.0).collect();
     let names: Vec<&str> = first_a.iter().map(|(name, _)| *name).collect();
     format!(
-        "no run of {} is the same grid point as a run of {} (runs pair when {} agree; the engine may differ).\n  A's first run: {}\n  B's first run: {}\n  they differ in: {}",
+        "no run of {} is the same grid point as a run of {} (runs pair when {} agree; the engine may differ). A's first run: {}; B's first run: {}; they differ in: {}",
         a.dir.display(),
         b.dir.display(),
         names.join(", "),
