@@ -122,7 +122,7 @@ pub(super) fn export_tables(args: ExportArgs) -> Result<ExitCode, String> {
 
 /// The complete runs of the grid, warning (and saying which) when some are not; an error when
 /// none is.
-fn complete_rows(dir: &Path, grid: &GridFile) -> Result<Vec<crate::results::RunRow>, String> {
+pub(super) fn complete_rows(dir: &Path, grid: &GridFile) -> Result<Vec<crate::results::RunRow>, String> {
     let (rows, unreadable) = runner::grid_rows(dir, grid.runs.iter().map(|p| p.run_key.as_str()));
     for (key, error) in &unreadable {
         eprintln!("warning: run {key} is left out: {error}");

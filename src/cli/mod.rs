@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 some runs or figures failed, 2 bad input (spec, trace, arguments).
 
 mod cluster;
+mod compare;
 mod data;
 mod experiment;
 mod node;
@@ -52,6 +53,10 @@ enum Command {
         after_help = "Examples:\n  blox export results/blox-fig6 --to csv\n  blox export results/blox-fig6 --to parquet -o /tmp/fig6"
     )]
     Export(experiment::ExportArgs),
+    /// Set two experiments' runs of the same grid points side by side, job by job (a live run
+    /// beside its simulation): JCT and makespan differences, CSVs and per-run JCT scatters.
+    #[command(after_help = COMPARE_HELP)]
+    Compare(compare::CompareArgs),
     /// Check a spec and print the size of its grid.
     #[command(after_help = "Example:\n  blox validate specs/paper/blox-fig6.yaml")]
     Validate(validate::ValidateArgs),
@@ -108,6 +113,23 @@ Environment:
 Ctrl-C (or SIGTERM) stops the runs in progress and keeps every complete one; rerun to resume.
 Exit status: 0 all runs and figures done, 1 some failed, 2 bad input, 130 interrupted.";
 
+const COMPARE_HELP: &str = "Examples:
+  blox compare results/my-study-sim results/my-study-live
+  blox compare results/round-300 results/round-60 --out /tmp/fidelity --format pdf
+
+Runs pair when they are the same grid point: the same label, scheduler, placement, admission
+and policy options (policy_params), cluster (label, nodes, GPUs), workload, load and seed. The
+engine (mode, round or slot length, overhead), the experiment's name and the blox build may
+differ, so a live run pairs with the `rounds` simulation of its spec. A run without a partner
+is listed and skipped; nothing pairing at all is an error.
+
+Per pair, over the jobs tracked in both runs: average JCT of the jobs finished in both, each
+run's makespan (the runs table's makespan_s), the relative differences (B - A) / A, the median
+and 95th percentile of |JCT B - JCT A| and of JCT B / JCT A, and the jobs finished in one run
+only. Written into --out: compare.csv (one row per job tracked in both runs), summary.csv (one
+row per pair, seconds), and jct-<A's run key>.svg/.pdf/.png, B's JCT against A's with y = x.
+Exit status: 0 compared, 1 a figure could not be drawn, 2 bad input.";
+
 const NODE_HELP: &str = "Examples:
   BLOX_TOKEN=$(cat ~/.blox-token) blox node --scheduler head:7070 --gpus 0,1,2,3
   blox node --scheduler 10.0.0.1:7070 --cpu-slots 8 --token-file /etc/blox/token --work-dir /scratch/blox
@@ -139,6 +161,7 @@ pub fn main() -> ExitCode {
         Command::Status(args) => experiment::status(args),
         Command::Plot(args) => experiment::plot(args),
         Command::Export(args) => experiment::export_tables(args),
+        Command::Compare(args) => compare::compare(args),
         Command::Validate(args) => validate::validate(args),
         Command::List => list(),
         Command::Trace(command) => trace::trace(command),

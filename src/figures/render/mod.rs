@@ -20,6 +20,7 @@ mod fonts;
 mod frame;
 mod geometry;
 mod line;
+mod scatter;
 mod style;
 #[cfg(test)]
 mod tests;
@@ -151,6 +152,21 @@ pub struct BarChart {
     pub notes: Vec<String>,
 }
 
+/// Paired values (one job's JCT in two runs) against the `y = x` diagonal: how far one run is
+/// from the other job by job. Both axes share one scale and range, so the diagonal runs corner
+/// to corner.
+#[derive(Clone, Debug)]
+pub struct ScatterChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub scale: Scale,
+    pub points: Vec<(f64, f64)>,
+    pub style: Style,
+    /// Remarks printed under the plot.
+    pub notes: Vec<String>,
+}
+
 /// Figure size in pixels of 1/192 inch, so the default 640x400 is a 3.33 x 2.08 in
 /// paper column. Fonts and lines are designed for 640x400 and scale with
 /// `min(width / 640, height / 400)`, so 1280x800 is the same figure twice as large while
@@ -263,42 +279,64 @@ impl std::error::Error for RenderError {
     }
 }
 
+/// A format a figure's drawing is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    Svg,
+    Pdf,
+    Png,
+}
+
+impl ImageFormat {
+    pub const ALL: [ImageFormat; 3] = [ImageFormat::Svg, ImageFormat::Pdf, ImageFormat::Png];
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            ImageFormat::Svg => "svg",
+            ImageFormat::Pdf => "pdf",
+            ImageFormat::Png => "png",
+        }
+    }
+}
+
 /// Renders `chart` to its four files; each is replaced atomically, so readers never see half a
 /// figure.
 pub fn render_line(chart: &LineChart, size: Size, files: &Files) -> Result<(), RenderError> {
-    render(chart, size, files)
+    render(chart, &csv::line(chart), size, files)
 }
 
 /// Renders `chart` to its four files; each is replaced atomically, so readers never see half a
 /// figure.
 pub fn render_bars(chart: &BarChart, size: Size, files: &Files) -> Result<(), RenderError> {
-    render(chart, size, files)
+    render(chart, &csv::bars(chart), size, files)
 }
 
-/// A chart that can draw itself on any surface, in design pixels (see [`Size`]), and list the
-/// values it draws.
+/// Renders `chart` to one file per `(format, path)`, each replaced atomically. A scatter has no
+/// CSV of its own: its points are the caller's data, which it writes in its own shape.
+pub fn render_scatter(chart: &ScatterChart, size: Size, outputs: &[(ImageFormat, PathBuf)]) -> Result<(), RenderError> {
+    render_images(chart, size, outputs)
+}
+
+/// A chart that can draw itself on any surface, in design pixels (see [`Size`]).
 trait Figure {
     fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String>;
-    fn csv(&self) -> String;
 }
 
 impl Figure for LineChart {
     fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
         line::draw(self, canvas)
     }
+}
 
-    fn csv(&self) -> String {
-        csv::line(self)
+impl Figure for ScatterChart {
+    fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
+        scatter::draw(self, canvas)
     }
 }
 
 impl Figure for BarChart {
     fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
         bars::draw(self, canvas)
-    }
-
-    fn csv(&self) -> String {
-        csv::bars(self)
     }
 }
 
@@ -311,30 +349,50 @@ const DESIGN_SIZE: (f64, f64) = (640.0, 400.0);
 const PNG_MAX_OVERSAMPLING: u32 = 3;
 const PNG_MAX_WORK_BYTES: u64 = 96 << 20;
 
-fn render(figure: &impl Figure, size: Size, files: &Files) -> Result<(), RenderError> {
+/// The three drawings of `figure`, then `csv`, the values it draws.
+fn render(figure: &impl Figure, csv: &str, size: Size, files: &Files) -> Result<(), RenderError> {
+    let outputs = ImageFormat::ALL.map(|format| {
+        let path = match format {
+            ImageFormat::Svg => &files.svg,
+            ImageFormat::Pdf => &files.pdf,
+            ImageFormat::Png => &files.png,
+        };
+        (format, path.clone())
+    });
+    render_images(figure, size, &outputs)?;
+    write_file_atomically(&files.csv, csv.as_bytes()).map_err(|e| RenderError::new(&files.csv, Cause::Io(e)))
+}
+
+/// Draws `figure` as vectors (SVG, PDF) and, when `outputs` ask for a PNG, as pixels, and writes
+/// each output atomically.
+fn render_images(figure: &impl Figure, size: Size, outputs: &[(ImageFormat, PathBuf)]) -> Result<(), RenderError> {
+    let Some((_, first)) = outputs.first() else { return Ok(()) };
     if ![size.width, size.height].iter().all(|side| (MIN_SIDE..=MAX_SIDE).contains(side)) {
-        return Err(RenderError::new(&files.svg, Cause::Size(size)));
+        return Err(RenderError::new(first, Cause::Size(size)));
     }
     let ui_scale = (size.width as f64 / DESIGN_SIZE.0).min(size.height as f64 / DESIGN_SIZE.1);
     let design = (size.width as f64 / ui_scale, size.height as f64 / ui_scale);
 
-    // One recording in figure pixels feeds both vector files.
+    // One recording in figure pixels feeds both vector files; it is cheap next to the PNG.
     let mut canvas = Canvas::new(Recording::default(), design, ui_scale);
-    figure.draw(&mut canvas).map_err(|e| RenderError::new(&files.svg, Cause::Draw(e)))?;
+    figure.draw(&mut canvas).map_err(|e| RenderError::new(first, Cause::Draw(e)))?;
     let recording = canvas.into_surface();
-    let svg = recording.to_svg((size.width, size.height));
-    write_file_atomically(&files.svg, svg.as_bytes()).map_err(|e| RenderError::new(&files.svg, Cause::Io(e)))?;
-    let pdf =
-        recording.to_pdf(size.points(), POINTS_PER_PIXEL).map_err(|e| RenderError::new(&files.pdf, Cause::Draw(e)))?;
-    write_file_atomically(&files.pdf, &pdf).map_err(|e| RenderError::new(&files.pdf, Cause::Io(e)))?;
-
-    let pixels = size.png_pixels();
-    let rgb = draw_bitmap(figure, pixels, design, ui_scale * PNG_DPI / DESIGN_DPI)
-        .map_err(|e| RenderError::new(&files.png, Cause::Draw(e)))?;
-    let png_bytes = encode_png(&rgb, pixels).map_err(|e| RenderError::new(&files.png, Cause::Encode(e)))?;
-    write_file_atomically(&files.png, &png_bytes).map_err(|e| RenderError::new(&files.png, Cause::Io(e)))?;
-
-    write_file_atomically(&files.csv, figure.csv().as_bytes()).map_err(|e| RenderError::new(&files.csv, Cause::Io(e)))
+    for (format, path) in outputs {
+        let bytes = match format {
+            ImageFormat::Svg => recording.to_svg((size.width, size.height)).into_bytes(),
+            ImageFormat::Pdf => {
+                recording.to_pdf(size.points(), POINTS_PER_PIXEL).map_err(|e| RenderError::new(path, Cause::Draw(e)))?
+            }
+            ImageFormat::Png => {
+                let pixels = size.png_pixels();
+                let rgb = draw_bitmap(figure, pixels, design, ui_scale * PNG_DPI / DESIGN_DPI)
+                    .map_err(|e| RenderError::new(path, Cause::Draw(e)))?;
+                encode_png(&rgb, pixels).map_err(|e| RenderError::new(path, Cause::Encode(e)))?
+            }
+        };
+        write_file_atomically(path, &bytes).map_err(|e| RenderError::new(path, Cause::Io(e)))?;
+    }
+    Ok(())
 }
 
 /// Returns the RGB pixels at `(width, height)`; `zoom` turns design pixels into those pixels.

@@ -494,3 +494,53 @@ fn bad_sizes_and_paths_are_errors_naming_the_file() {
     assert_eq!(error.path(), missing.svg);
     assert!(std::error::Error::source(&error).is_some());
 }
+
+fn job_scatter(points: Vec<(f64, f64)>, scale: Scale) -> ScatterChart {
+    ScatterChart {
+        title: "FIFO: JCT per job".to_string(),
+        x_label: "JCT in sim (hours)".to_string(),
+        y_label: "JCT in live (hours)".to_string(),
+        scale,
+        points,
+        style: Style::nth(2),
+        notes: vec!["dashed: y = x".to_string()],
+    }
+}
+
+#[test]
+fn scatters_draw_each_placeable_point_once_in_the_formats_asked_for() {
+    let directory = tempfile::tempdir().unwrap();
+    let svg = directory.path().join("jct.svg");
+    let mut noise = Noise(3);
+    let mut points: Vec<(f64, f64)> = (0..200)
+        .map(|_| {
+            let jct = 10f64.powf(noise.next() * 3.0);
+            (jct, jct * (0.8 + 0.4 * noise.next()))
+        })
+        .collect();
+    points.push(points[0]); // the same job twice draws one disc
+    points.extend([(f64::NAN, 1.0), (0.0, 5.0)]); // not placeable on a log axis
+    render_scatter(&job_scatter(points.clone(), Scale::Log), Size::default(), &[(ImageFormat::Svg, svg.clone())])
+        .unwrap();
+    let text = fs::read_to_string(&svg).unwrap();
+    let green = "#009e73"; // Style::nth(2)
+    let discs = text.lines().filter(|l| l.starts_with("<circle") && l.contains(green)).count();
+    assert!((150..=200).contains(&discs), "{discs} discs for 200 distinct points");
+    assert!(strokes_in(&text, "#707070") > 10, "the y = x diagonal, dashed");
+    let shown = svg_texts(&text);
+    for label in ["FIFO: JCT per job", "JCT in sim (hours)", "JCT in live (hours)", "dashed: y = x"] {
+        assert!(shown.iter().any(|t| t == label), "SVG lacks {label:?} in {shown:?}");
+    }
+    let leftovers: Vec<_> = fs::read_dir(directory.path()).unwrap().filter_map(Result::ok).collect();
+    assert_eq!(leftovers.len(), 1, "only the SVG was asked for");
+
+    let (png, pdf) = (directory.path().join("jct.png"), directory.path().join("jct.pdf"));
+    let both = [(ImageFormat::Png, png.clone()), (ImageFormat::Pdf, pdf.clone())];
+    render_scatter(&job_scatter(points, Scale::Linear), Size::default(), &both).unwrap();
+    assert!(inked_share(&decode(&png, Size::default())) > 0.02);
+    assert!(fs::read(&pdf).unwrap().starts_with(b"%PDF-"));
+    for degenerate in [Vec::new(), vec![(5.0, 5.0)], vec![(f64::INFINITY, 1.0)]] {
+        render_scatter(&job_scatter(degenerate, Scale::Log), Size::default(), &[(ImageFormat::Svg, svg.clone())])
+            .unwrap();
+    }
+}
