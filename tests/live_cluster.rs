@@ -268,6 +268,15 @@ fn fifo_and_las_run_on_three_agents_and_agree_with_their_simulation() {
             "{label}: live average JCT {live_jct:.2} s vs calibrated simulation {sim_jct:.2} s"
         );
     }
+
+    // The same comparison as a user makes it: the simulation beside the live run, job by job.
+    let out =
+        Command::new(BLOX).args(["compare", "out/calibrated", "out/live"]).current_dir(dir.path()).output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(report.contains("2 pairs of runs of the same grid point"), "{report}");
+    let summary = std::fs::read_to_string(dir.path().join("out/calibrated/compare-live/summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 3, "{summary}");
 }
 
 /// An agent killed with SIGKILL mid-run: its node leaves the cluster, its jobs are interrupted
