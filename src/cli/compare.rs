@@ -144,8 +144,29 @@ fn number(value: f64) -> String {
 }
 
 /// Hours with three decimals, `-` for no value.
-fn hours(seconds: f64) -> String {
-    if seconds.is_finite() { format!("{:.3}", seconds / 3600.0) } else { "-".into() }
+/// The unit a pair's times are shown in, chosen by its longer makespan, so that a live run of
+/// seconds and a simulated trace of weeks both read with a few significant digits.
+#[derive(Clone, Copy)]
+struct TimeUnit {
+    symbol: &'static str,
+    name: &'static str,
+    seconds: f64,
+}
+
+impl TimeUnit {
+    fn for_span(seconds: f64) -> TimeUnit {
+        if seconds < 600.0 {
+            TimeUnit { symbol: "s", name: "seconds", seconds: 1.0 }
+        } else if seconds < 36_000.0 {
+            TimeUnit { symbol: "min", name: "minutes", seconds: 60.0 }
+        } else {
+            TimeUnit { symbol: "h", name: "hours", seconds: 3600.0 }
+        }
+    }
+
+    fn show(self, seconds: f64) -> String {
+        if seconds.is_finite() { format!("{:.3}", seconds / self.seconds) } else { "-".into() }
+    }
 }
 
 /// `+5.3%`, `-` for no value.
@@ -370,18 +391,22 @@ fn pair_block(pair: &Pair, name_a: &str, name_b: &str) -> String {
     let run =
         |info: &RunInfo, name: &str| format!("{} ({name}, round_s {})", info.run_key, fmt_number(info.round_seconds));
     let columns = |title: &str, a: &str, b: &str, diff: &str| format!("  {title:<12}{a:>12}{b:>12}{diff:>10}\n");
-    let metric = |title: &str, (a, b): (f64, f64)| columns(title, &hours(a), &hours(b), &percent(relative((a, b))));
+    let unit = TimeUnit::for_span(s.makespan.0.max(s.makespan.1));
+    let metric = |title: &str, (a, b): (f64, f64)| {
+        columns(&format!("{title} {}", unit.symbol), &unit.show(a), &unit.show(b), &percent(relative((a, b))))
+    };
     let mut text = format!("\n{}\n", describe(&pair.a.info));
     text += &format!("  A           {}\n", run(&pair.a.info, name_a));
     text += &format!("  B           {}\n", run(&pair.b.info, name_b));
     text += &format!("  jobs        {jobs}\n");
     text += &columns("", "A", "B", "B vs A");
-    text += &metric("avg JCT h", s.avg_jct);
-    text += &metric("makespan h", s.makespan);
+    text += &metric("avg JCT", s.avg_jct);
+    text += &metric("makespan", s.makespan);
     text += &format!(
-        "  per job     |JCT B - JCT A| h: median {}, p95 {}; JCT B / JCT A: median {}, p95 {}\n",
-        hours(s.abs_diff.0),
-        hours(s.abs_diff.1),
+        "  per job     |JCT B - JCT A| {}: median {}, p95 {}; JCT B / JCT A: median {}, p95 {}\n",
+        unit.symbol,
+        unit.show(s.abs_diff.0),
+        unit.show(s.abs_diff.1),
         ratio_text(s.ratio.0),
         ratio_text(s.ratio.1)
     );
@@ -392,29 +417,31 @@ fn ratio_text(ratio: f64) -> String {
     if ratio.is_finite() { format!("{ratio:.3}") } else { "-".into() }
 }
 
-/// The per-job JCT scatter of a pair, in hours; log axes when the JCTs span more than two
+/// The per-job JCT scatter of a pair, in the pair's unit; log axes when the JCTs span more than two
 /// decades, where a linear axis would crowd most jobs into a corner.
 fn scatter(pair: &Pair, name_a: &str, name_b: &str, style: Style) -> ScatterChart {
+    let s = &pair.stats;
+    let unit = TimeUnit::for_span(s.makespan.0.max(s.makespan.1));
     let points: Vec<(f64, f64)> =
-        pair.jobs.iter().filter_map(|job| Some((job.jct_a? / 3600.0, job.jct_b? / 3600.0))).collect();
+        pair.jobs.iter().filter_map(|job| Some((job.jct_a? / unit.seconds, job.jct_b? / unit.seconds))).collect();
     let positive = points.iter().flat_map(|(x, y)| [*x, *y]).filter(|v| *v > 0.0 && v.is_finite());
     let (min, max) = positive.fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
     let scale = if max / min > 100.0 { Scale::Log } else { Scale::Linear };
-    let s = &pair.stats;
     let info = &pair.a.info;
     let load = info.load.map(|l| format!(", load {}", fmt_number(l))).unwrap_or_default();
     ScatterChart {
         title: format!("{}: JCT per job{}, seed {}", info.label, load, info.seed),
-        x_label: format!("JCT in {name_a} (hours)"),
-        y_label: format!("JCT in {name_b} (hours)"),
+        x_label: format!("JCT in {name_a} ({})", unit.name),
+        y_label: format!("JCT in {name_b} ({})", unit.name),
         scale,
         points,
         style,
         notes: vec![format!(
-            "{} jobs finished in both; dashed: y = x. Average JCT {} vs {} h ({}), makespan {}.",
+            "{} jobs finished in both; dashed: y = x. Average JCT {} vs {} {} ({}), makespan {}.",
             s.finished_both,
-            hours(s.avg_jct.0),
-            hours(s.avg_jct.1),
+            unit.show(s.avg_jct.0),
+            unit.show(s.avg_jct.1),
+            unit.symbol,
             percent(relative(s.avg_jct)),
             percent(relative(s.makespan))
         )],
@@ -548,6 +575,15 @@ mod tests {
     }
 
     #[test]
+    fn times_are_shown_in_a_unit_fitting_the_pair() {
+        let units: Vec<&str> =
+            [30.0, 599.0, 600.0, 35_999.0, 36_000.0, 9e6].map(|s| TimeUnit::for_span(s).symbol).to_vec();
+        assert_eq!(units, ["s", "s", "min", "min", "h", "h"]);
+        assert_eq!(TimeUnit::for_span(30.0).show(12.5), "12.500");
+        assert_eq!(TimeUnit::for_span(9e6).show(5400.0), "1.500");
+    }
+
+    #[test]
     fn statistics_use_the_jobs_finished_in_both_and_count_the_others() {
         let jobs = [
             job(1, Some(100.0), Some(150.0)),
@@ -568,7 +604,8 @@ mod tests {
         assert!(!relative((0.0, 5.0)).is_finite());
         let empty = Stats::of(&[], (f64::NAN, f64::NAN));
         assert!(empty.avg_jct.0.is_nan() && empty.ratio.1.is_nan());
-        assert_eq!((hours(empty.avg_jct.0), percent(relative(empty.makespan))), ("-".into(), "-".into()));
+        let unit = TimeUnit::for_span(f64::NAN);
+        assert_eq!((unit.show(empty.avg_jct.0), percent(relative(empty.makespan))), ("-".into(), "-".into()));
     }
 
     #[test]
