@@ -37,7 +37,7 @@ pub use event_list::{Event, EventList};
 pub use job::{ElasticJob, JobIdx, JobStatus, Scaling, Speed};
 pub use overhead::{ElasticflowOverhead, ScaleOverhead};
 pub use placement::{BuddyPlacement, CLASSES, SetId};
-pub use step::{Allocation, FreeTimeline, StepFunction, align};
+pub use step::{Allocation, StepFunction, align};
 pub use yarn_placement::{YarnNodes, YarnPlacement};
 
 use super::metrics::RunTotals;

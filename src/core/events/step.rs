@@ -5,14 +5,22 @@ use crate::core::SimTime;
 
 /// Ordered `time -> value` points; the value at a key holds until the next key, the last value
 /// forever. Keys are unique and ascending.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 pub struct StepFunction<V> {
     points: Vec<(SimTime, V)>,
 }
 
-/// Free GPUs from each time on. Signed: a plan built on the planner's stale values (§4 (*) of
-/// `docs/elasticflow-semantics.md`) must not wrap around.
-pub type FreeTimeline = StepFunction<i64>;
+impl<V: Clone> Clone for StepFunction<V> {
+    fn clone(&self) -> Self {
+        Self { points: self.points.clone() }
+    }
+
+    /// Reuses the buffer (the derived one allocates anew): planners hand every runnable job a
+    /// new plan at every decision.
+    fn clone_from(&mut self, source: &Self) {
+        self.points.clone_from(&source.points);
+    }
+}
 
 /// GPUs a job holds from each time on.
 pub type Allocation = StepFunction<u32>;
@@ -94,21 +102,21 @@ impl<V: Copy + PartialEq> StepFunction<V> {
     pub fn merge(&mut self) {
         self.points.dedup_by(|next, kept| next.1 == kept.1);
     }
-}
 
-impl FreeTimeline {
-    /// Adds `delta` to the value of every key in `[from, to)`.
-    pub fn add_range(&mut self, from: SimTime, to: SimTime, delta: i64) {
-        let first = self.points.partition_point(|p| p.0 < from);
-        for point in self.points[first..].iter_mut().take_while(|p| p.0 < to) {
-            point.1 += delta;
-        }
-    }
-
-    /// Adds `delta` to the value of the existing key `time`; a missing key is left alone.
-    pub fn add(&mut self, time: SimTime, delta: i64) {
-        if let Ok(i) = self.find(time) {
-            self.points[i].1 += delta;
+    /// On a merged function, [`StepFunction::set`] then [`StepFunction::merge`] for a `time` at
+    /// or after the last key, in constant time. Such a `time` can only equal the last key of
+    /// the unmerged function if that key was kept, so setting it again may drop it.
+    pub fn set_merged(&mut self, time: SimTime, value: V) {
+        let n = self.points.len();
+        match self.points.last_mut() {
+            Some(last) if last.0.total_cmp(&time).is_eq() => {
+                last.1 = value;
+                if n >= 2 && self.points[n - 2].1 == value {
+                    self.points.pop();
+                }
+            }
+            Some(last) if last.1 == value => {}
+            _ => self.points.push((time, value)),
         }
     }
 }
@@ -116,8 +124,14 @@ impl FreeTimeline {
 /// `utils.align_to_time_slot`: `t` rounded up to the grid `start + k * unit`.
 pub fn align(start: SimTime, t: SimTime, unit: f64) -> SimTime {
     let offset = t - start;
-    let mut k = offset.div_euclid(unit);
-    if offset.rem_euclid(unit) > 0.0 {
+    // `offset.div_euclid(unit)`, then `+ 1` if `offset.rem_euclid(unit) > 0`: std's two bodies
+    // written out to share their `%` (a libm `fmod` call), the planners' costliest step.
+    let r = offset % unit;
+    let mut k = (offset / unit).trunc();
+    if r < 0.0 {
+        k = if unit > 0.0 { k - 1.0 } else { k + 1.0 };
+    }
+    if (if r < 0.0 { r + unit.abs() } else { r }) > 0.0 {
         k += 1.0;
     }
     start + k * unit
@@ -135,21 +149,53 @@ mod tests {
         assert_eq!(align(100.0, 100.0, 240.0), 100.0);
     }
 
+    /// The shared `%` gives what `div_euclid` and `rem_euclid` give, bit for bit.
+    #[test]
+    fn align_is_the_euclidean_rounding() {
+        let by_std = |start: f64, t: f64, unit: f64| {
+            let offset = t - start;
+            let k = offset.div_euclid(unit) + if offset.rem_euclid(unit) > 0.0 { 1.0 } else { 0.0 };
+            start + k * unit
+        };
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..100_000 {
+            let start = (next() % 2_000_000) as f64 / [1.0, 2.0, 3.0, 10.0][(next() % 4) as usize];
+            let t = start + ((next() % 4_000_000) as f64 - 1_000_000.0) / [1.0, 4.0, 7.0][(next() % 3) as usize];
+            let unit = [60.0, 240.0, 0.5, 7.3, -60.0][(next() % 5) as usize];
+            assert_eq!(align(start, t, unit).to_bits(), by_std(start, t, unit).to_bits(), "{start} {t} {unit}");
+        }
+    }
+
     #[test]
     fn merge_keeps_a_key_only_when_its_value_changes() {
-        let mut f = FreeTimeline::starting(0.0, 128);
+        let mut f = Allocation::starting(0.0, 128);
         for (t, v) in [(240.0, 64), (480.0, 64), (720.0, 128), (960.0, 128)] {
             f.set(t, v);
         }
         f.merge();
         assert_eq!(f.points(), [(0.0, 128), (240.0, 64), (720.0, 128)]);
         assert_eq!((f.value_at(500.0), f.value_at(-1.0), f.get(500.0)), (Some(64), None, None));
-        f.add(240.0, -8);
-        f.add(241.0, -8);
-        assert_eq!(f.points(), [(0.0, 128), (240.0, 56), (720.0, 128)]);
-        f.add_range(100.0, 720.0, 8);
-        assert_eq!(f.points(), [(0.0, 128), (240.0, 64), (720.0, 128)]);
         f.fill_missing(&[0.0, 120.0, 240.0, 960.0], 0);
         assert_eq!(f.points(), [(0.0, 128), (120.0, 0), (240.0, 64), (720.0, 128), (960.0, 0)]);
+    }
+
+    #[test]
+    fn set_merged_is_set_then_merge() {
+        let steps = [(0.0, 0), (0.0, 4), (60.0, 4), (120.0, 0), (120.0, 4), (180.0, 8), (180.0, 4), (240.0, 0)];
+        let (mut plain, mut merged) = (Allocation::starting(0.0, 0), Allocation::starting(0.0, 0));
+        for (k, &(t, g)) in steps.iter().enumerate() {
+            plain.set(t, g);
+            merged.set_merged(t, g);
+            let mut expected = plain.clone();
+            expected.merge();
+            assert_eq!(merged, expected, "after step {k}");
+        }
+        assert_eq!(merged.points(), [(0.0, 4), (240.0, 0)]);
     }
 }
