@@ -850,4 +850,57 @@ mod tests {
         );
         assert!(no_gpus.is_err());
     }
+
+    /// Loses node 0 at t = 300 s (job 0 runs there) and gets it back at 900 s.
+    struct LoseNodeZero {
+        now: SimTime,
+    }
+
+    impl Executor for LoseNodeZero {
+        fn begin_round(&mut self, now: SimTime) -> Result<(), String> {
+            self.now = now;
+            Ok(())
+        }
+
+        fn observe(&mut self, job: &ActiveJob) -> Observation {
+            Observation { quantum: job.quantum, interrupted: self.now == 300.0 && job.spec.id == 0 }
+        }
+
+        fn node_changes(&mut self, changes: &mut Vec<NodeChange>) {
+            if self.now == 300.0 || self.now == 900.0 {
+                changes.push(NodeChange { node: 0, online: self.now == 900.0 });
+            }
+        }
+
+        fn carry_out(&mut self, _: SimTime, _: &JobTable, _: &PlacementDecisions) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_interrupted_job_keeps_its_work_and_waits_while_its_node_is_offline() {
+        let policies = Policies {
+            admission: Box::new(AcceptAll),
+            decision: Box::new(OrderThenPlace {
+                scheduler: Box::new(Fifo::default()),
+                placement: Box::new(Scattered::default()),
+            }),
+            overhead: None,
+        };
+        let jobs = vec![job(0, 0.0, 1, 900.0), job(1, 0.0, 1, 900.0)];
+        let mut executor = LoseNodeZero { now: 0.0 };
+        let mut records = Vec::new();
+        let tables = Engine::with_executor(config(2, 1), policies, jobs.into_iter(), &mut executor)
+            .unwrap()
+            .run_into(&mut records)
+            .unwrap();
+        // Job 0 did 300 s before its node went. With node 0 out, FIFO's walk preempts job 1 on
+        // node 1 for it (had node 0 stayed usable, job 0 would have gone there), so job 0 ends
+        // at 900 s; job 1 waits until then, when node 0 is back, and runs its 600 s left.
+        assert_eq!((records[0].finish, records[0].preemptions, records[0].attained_service), (Some(900.0), 1, 900.0));
+        assert_eq!((records[1].finish, records[1].preemptions), (Some(1500.0), 1));
+        let free: Vec<(f64, u32)> = tables.timeline.iter().map(|r| (r.time, r.free_gpus)).collect();
+        assert_eq!(free, [(0.0, 0), (300.0, 0), (600.0, 0), (900.0, 1), (1200.0, 1)]);
+        assert_eq!(tables.summary.preemptions, 2);
+    }
 }
