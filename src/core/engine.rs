@@ -343,9 +343,6 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
                 continue;
             }
             let Observation { quantum, interrupted } = self.executor.observe(&self.jobs[slot]);
-            if interrupted {
-                self.interrupted.push(slot);
-            }
             let job = &mut self.jobs[slot];
             let end = match timing {
                 RoundTiming::Fixed => now,
@@ -361,6 +358,8 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
                 self.finished_slots.push((slot, Some(end)));
             } else if quantum.abandons {
                 self.finished_slots.push((slot, None));
+            } else if interrupted {
+                self.interrupted.push(slot);
             }
         }
         if !self.interrupted.is_empty() {
@@ -394,13 +393,10 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
         self.order.retain(|&slot| jobs.contains(slot));
     }
 
-    /// Jobs whose node was lost give back their GPUs and wait to be placed again, as if
-    /// preempted (a job that also completed or failed in its last round is not among them).
+    /// Jobs whose node was lost (and that did not also complete or fail in their last round)
+    /// give back their GPUs and wait to be placed again, as if preempted.
     fn interrupt(&mut self, now: SimTime) {
         for slot in self.interrupted.drain(..) {
-            if self.finished_slots.iter().any(|&(finished, _)| finished == slot) {
-                continue;
-            }
             let job = &mut self.jobs[slot];
             self.cluster.release(&job.gpus, slot);
             self.cluster.release_host(&job.host);
@@ -659,6 +655,17 @@ mod tests {
         }
     }
 
+    fn fifo_scattered() -> Policies {
+        Policies {
+            admission: Box::new(AcceptAll),
+            decision: Box::new(OrderThenPlace {
+                scheduler: Box::new(Fifo::default()),
+                placement: Box::new(Scattered::default()),
+            }),
+            overhead: None,
+        }
+    }
+
     fn run(config: RunConfig, scheduler: Box<dyn Scheduler>, jobs: Vec<JobSpec>) -> RunOutput {
         let policies = Policies {
             admission: Box::new(AcceptAll),
@@ -685,14 +692,7 @@ mod tests {
         let pulled = std::rc::Rc::new(std::cell::Cell::new(0));
         let counter = pulled.clone();
         let source = jobs.into_iter().inspect(move |_| counter.set(counter.get() + 1));
-        let policies = Policies {
-            admission: Box::new(AcceptAll),
-            decision: Box::new(OrderThenPlace {
-                scheduler: Box::new(Fifo::default()),
-                placement: Box::new(Scattered::default()),
-            }),
-            overhead: None,
-        };
+        let policies = fifo_scattered();
         let mut witness = Witness { pulled, seen: Vec::new() };
         Engine::new(config, policies, source)?.run_into(&mut witness)?;
         Ok(witness.seen)
@@ -828,14 +828,7 @@ mod tests {
 
     #[test]
     fn bad_jobs_are_errors_not_panics() {
-        let policies = || Policies {
-            admission: Box::new(AcceptAll),
-            decision: Box::new(OrderThenPlace {
-                scheduler: Box::new(Fifo::default()),
-                placement: Box::new(Scattered::default()),
-            }),
-            overhead: None,
-        };
+        let policies = fifo_scattered;
         let zero = Engine::new(config(1, 1), policies(), vec![job(0, 0.0, 0, 1.0)].into_iter()).unwrap().run();
         assert!(matches!(zero, Err(RunError::InvalidJob { id: 0, .. })));
         let unsorted =
@@ -879,14 +872,7 @@ mod tests {
 
     #[test]
     fn an_interrupted_job_keeps_its_work_and_waits_while_its_node_is_offline() {
-        let policies = Policies {
-            admission: Box::new(AcceptAll),
-            decision: Box::new(OrderThenPlace {
-                scheduler: Box::new(Fifo::default()),
-                placement: Box::new(Scattered::default()),
-            }),
-            overhead: None,
-        };
+        let policies = fifo_scattered();
         let jobs = vec![job(0, 0.0, 1, 900.0), job(1, 0.0, 1, 900.0)];
         let mut executor = LoseNodeZero { now: 0.0 };
         let mut records = Vec::new();

@@ -86,8 +86,11 @@ struct State {
     /// The current run's clock; attempts' times are seconds since it.
     clock: Option<Instant>,
     agents: BTreeMap<String, Agent>,
-    /// Attempts of the sweep, by (job, attempt); the current run's and any still ending.
+    /// Attempts by (job, attempt): the current run's, and earlier runs' still ending.
     attempts: HashMap<(u64, u32), Attempt>,
+    /// Each job's next attempt number: attempts count on across the sweep, so that no two
+    /// attempts of a sweep (and no late report of an earlier run's) share a number.
+    next_attempt: HashMap<u64, u32>,
 }
 
 impl State {
@@ -265,15 +268,6 @@ impl Scheduler {
             self.address
         )
     }
-
-    /// Asks every agent to stop its jobs and exit, and stops listening.
-    pub fn shut_down(&self) {
-        self.shared.closing.store(true, Ordering::SeqCst);
-        let mut state = self.shared.lock();
-        for agent in state.agents.values_mut() {
-            agent.send(&Message::Shutdown {});
-        }
-    }
 }
 
 impl Drop for Scheduler {
@@ -333,9 +327,7 @@ fn serve_agent(mut connection: Connection, shared: &Shared, node: String, slots:
     let _ = connection.writer.set_write_timeout(Some(WRITE_TIMEOUT));
     {
         let mut state = shared.lock();
-        if let Some(old) = state.agents.get(&node).filter(|a| a.writer.is_some())
-            && let Some(w) = &old.writer
-        {
+        if let Some(w) = state.agents.get(&node).and_then(|a| a.writer.as_ref()) {
             // A restarted agent whose old connection is not noticed yet: the new one wins.
             let _ = w.shutdown(std::net::Shutdown::Both);
         }
@@ -743,7 +735,9 @@ impl Executor for LiveRun<'_> {
         for launch in &decisions.launch {
             let job = &jobs[launch.job];
             let id = job.spec.id;
-            let attempt_number = state.attempts.keys().filter(|(j, _)| *j == id).map(|(_, a)| a + 1).max().unwrap_or(0);
+            let next = state.next_attempt.entry(id).or_insert(0);
+            let attempt_number = *next;
+            *next += 1;
             let node = self.gpu_slot[launch.gpus[0] as usize].0;
             let (name, slot_ids) = &self.nodes[node];
             let slots: Vec<String> =
@@ -795,9 +789,12 @@ impl Executor for LiveRun<'_> {
     }
 }
 
-/// A run that fails or is stopped leaves no job running.
+/// A run that fails or is stopped leaves no job running; the run's ended attempts are forgotten
+/// (its attempts table was read), so a sweep holds only what may still be running.
 impl Drop for LiveRun<'_> {
     fn drop(&mut self) {
         self.stop_all();
+        let run = Some(self.run.as_str());
+        self.scheduler.shared.lock().attempts.retain(|_, a| a.phase != Phase::Ended || a.launch_run() != run);
     }
 }
