@@ -3,8 +3,8 @@
 //! 10 through the CLI. No reference log exists for yarn runs of these policies (the original
 //! cannot run them), so the Fig 10 check is the equality that holds by construction.
 
-use blox::core::ClusterSpec;
 use blox::core::events::{EventConfig, EventEngine, EventPlacement, YarnPlacement};
+use blox::core::{Cluster, ClusterSpec, GpuId};
 use blox::core::{JobSpec, RunError, RunOutput};
 use blox::policies::events::tiresias::Tiresias;
 use blox::profiles::ThroughputTable;
@@ -44,16 +44,24 @@ fn tiresias(nodes: u32, placement: EventPlacement, jobs: Vec<JobSpec>) -> Result
 
 #[test]
 fn a_multi_node_job_takes_whole_free_nodes_plus_one_node_with_the_remainder() {
-    let mut p = YarnPlacement::new(4, 8);
-    assert!(p.place(0, 4));
-    assert!(p.place(1, 20), "two whole free nodes and 4 GPUs on a third");
-    assert_eq!(p.holdings(1), [(1, 8), (2, 8), (0, 4)], "the remainder goes to the first node with room");
-    assert!(!p.place(2, 16), "one whole free node is left, not two");
-    assert!(!p.place(2, 12), "node 3 is free, but no other node has 4 GPUs for the remainder");
-    assert_eq!(p.free_per_node(), [0, 0, 0, 8], "a refused job takes nothing");
-    p.release(0);
-    assert!(p.place(2, 12));
-    assert_eq!(p.holdings(2), [(3, 8), (0, 4)]);
+    let mut cluster = Cluster::new(ClusterSpec::uniform(4, 8));
+    let mut p = YarnPlacement::new(8);
+    let mut held: Vec<Vec<GpuId>> = vec![Vec::new(); 3];
+    assert!(p.place(&mut cluster, 0, 4, &mut held[0]));
+    assert!(p.place(&mut cluster, 1, 20, &mut held[1]), "two whole free nodes and 4 GPUs on a third");
+    let nodes = |held: &[GpuId]| held.iter().map(|&g| cluster.node_of(g)).collect::<Vec<_>>();
+    let expected: Vec<usize> = [vec![1; 8], vec![2; 8], vec![0; 4]].concat();
+    assert_eq!(nodes(&held[1]), expected, "the remainder goes to the first node with room");
+    assert!(!p.place(&mut cluster, 2, 16, &mut held[2]), "one whole free node is left, not two");
+    assert!(
+        !p.place(&mut cluster, 2, 12, &mut held[2]),
+        "node 3 is free, but no other node has 4 GPUs for the remainder"
+    );
+    let free: Vec<u32> = (0..4).map(|n| cluster.free_on_node(n)).collect();
+    assert_eq!(free, [0, 0, 0, 8], "a refused job takes nothing");
+    p.release(&mut cluster, 0, &mut held[0]);
+    assert!(p.place(&mut cluster, 2, 12, &mut held[2]));
+    assert_eq!(held[2], [24, 25, 26, 27, 28, 29, 30, 31, 0, 1, 2, 3], "node 3 whole, then node 0's lowest GPUs");
 }
 
 /// Two 6-GPU jobs leave 2 GPUs on each of two 8-GPU nodes: a 4-GPU job that counting (16 GPUs

@@ -100,6 +100,9 @@ pub struct HostShare {
 /// The owner of a GPU whose node is out of service: no job table reaches this slot.
 const OFFLINE: JobSlot = JobSlot(u32::MAX);
 
+/// The owner of a GPU set aside by [`Cluster::reserve`]: held, but by no job yet.
+const RESERVED: JobSlot = JobSlot(u32::MAX - 1);
+
 /// GPU ownership and CPU and memory holdings during a run.
 ///
 /// A GPU has at most one owner and, when a policy space-shares it (Gavel's job pairs), one guest
@@ -248,6 +251,70 @@ impl Cluster {
         }
     }
 
+    /// Sets `gpus` (all currently free) aside for a decision in progress: they count as busy but
+    /// belong to no job. Policies that try placements on a scratch copy of the cluster before
+    /// deciding (Muri's admission and grouping passes) reserve there, then [`Cluster::free_all`].
+    pub fn reserve(&mut self, gpus: &[GpuId]) {
+        self.assign(gpus, RESERVED);
+    }
+
+    /// Gives back `gpus` set aside by [`Cluster::reserve`].
+    pub fn unreserve(&mut self, gpus: &[GpuId]) {
+        self.release(gpus, RESERVED);
+    }
+
+    /// Nodes all of whose GPUs are free.
+    pub fn whole_free_nodes(&self) -> u32 {
+        (0..self.node_count()).filter(|&n| self.is_whole_free(n)).count() as u32
+    }
+
+    fn is_whole_free(&self, node: usize) -> bool {
+        self.free_per_node[node] == self.spec.nodes[node].gpus
+    }
+
+    /// Reserves the `count` lowest nodes all of whose GPUs are free, for a policy that hands
+    /// whole nodes to groups of jobs taking turns on them (Gandiva's node sets); `None`
+    /// (nothing reserved) when fewer are free.
+    pub fn reserve_whole_nodes(&mut self, count: u32) -> Option<Vec<u32>> {
+        let nodes: Vec<u32> =
+            (0..self.node_count()).filter(|&n| self.is_whole_free(n)).take(count as usize).map(|n| n as u32).collect();
+        if nodes.len() < count as usize {
+            return None;
+        }
+        for &n in &nodes {
+            let first = self.node_first_gpu[n as usize];
+            let gpus: Vec<GpuId> = (first..first + self.spec.nodes[n as usize].gpus).collect();
+            self.reserve(&gpus);
+        }
+        Some(nodes)
+    }
+
+    /// Gives back whole `nodes` reserved by [`Cluster::reserve_whole_nodes`].
+    pub fn unreserve_nodes(&mut self, nodes: &[u32]) {
+        for &n in nodes {
+            let first = self.node_first_gpu[n as usize];
+            let gpus: Vec<GpuId> = (first..first + self.spec.nodes[n as usize].gpus).collect();
+            self.unreserve(&gpus);
+        }
+    }
+
+    /// Every GPU free again, every CPU and memory holding given back (a node out of service
+    /// stays out).
+    pub fn free_all(&mut self) {
+        for (g, owner) in self.owner.iter_mut().enumerate() {
+            if owner.is_some_and(|o| o != OFFLINE) {
+                *owner = None;
+                self.guest[g] = None;
+                self.free_per_node[self.gpu_node[g] as usize] += 1;
+                self.free_total += 1;
+            }
+        }
+        self.held_cpus.fill(0.0);
+        self.held_memory_gb.fill(0.0);
+        self.in_use = (self.in_use.0.map(|_| 0.0), self.in_use.1.map(|_| 0.0));
+        self.first_free_node = self.free_per_node.iter().position(|&f| f > 0).unwrap_or(self.free_per_node.len());
+    }
+
     /// Takes `node` out of service (live mode: its agent is gone): its free GPUs are held by no
     /// job and count as busy until [`Cluster::bring_online`]. The engine first releases the GPUs
     /// of the jobs that ran there.
@@ -372,6 +439,26 @@ mod tests {
         assert_eq!(c.first_node_with_free(), 0);
         assert_eq!(c.free_gpus(), 12);
         assert_eq!(c.owner(6), None);
+    }
+
+    #[test]
+    fn reserved_gpus_and_whole_nodes_are_busy_for_no_job_until_given_back_or_freed() {
+        let mut c = Cluster::new(ClusterSpec::uniform(4, 2));
+        c.assign(&[2], JobSlot(0));
+        assert_eq!(c.whole_free_nodes(), 3);
+        assert_eq!(c.reserve_whole_nodes(2), Some(vec![0, 2]), "the lowest whole free nodes; node 1 is in use");
+        assert_eq!((c.free_gpus(), c.whole_free_nodes()), (3, 1));
+        assert_eq!(c.reserve_whole_nodes(2), None, "one whole node left");
+        assert_eq!(c.free_gpus(), 3, "a refused reservation takes nothing");
+        c.unreserve_nodes(&[2]);
+        assert_eq!((c.free_gpus(), c.whole_free_nodes(), c.owner(4)), (5, 2, None));
+        c.reserve(&[3]);
+        assert_eq!((c.free_on_node(1), c.first_node_with_free()), (0, 2));
+        c.take_offline(3);
+        c.free_all();
+        assert_eq!((c.free_gpus(), c.first_node_with_free(), c.owner(2)), (6, 0, None), "an offline node stays out");
+        c.bring_online(3);
+        assert_eq!(c.free_gpus(), 8);
     }
 
     #[test]

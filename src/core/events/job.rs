@@ -4,7 +4,7 @@
 
 use super::placement::SetId;
 use super::step::Allocation;
-use crate::core::{JobLife, JobSpec, RunError, SimTime};
+use crate::core::{GpuId, JobLife, JobSpec, RunError, SimTime};
 use crate::profiles::{ScalingCurve, ThroughputTable};
 
 /// Index of a job in the run's job vector (submission order).
@@ -97,7 +97,10 @@ pub struct ElasticJob {
     /// Seconds of the next progress step lost to reconfiguration.
     pub overhead: f64,
     pub status: JobStatus,
+    /// The buddy placement's node set holding the job.
     pub node_set: Option<SetId>,
+    /// The GPUs it holds in the engine's cluster (buddy or yarn placement); empty when unplaced.
+    pub held: Vec<GpuId>,
     pub in_cache: bool,
 }
 
@@ -124,6 +127,7 @@ impl ElasticJob {
             overhead: 0.0,
             status: JobStatus::Arrived,
             node_set: None,
+            held: Vec::new(),
             in_cache: false,
         }
     }

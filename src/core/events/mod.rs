@@ -5,9 +5,10 @@
 //!
 //! The engine owns what every policy of that family shares: the jobs ([`ElasticJob`]), the event
 //! list with slot coalescing ([`EventList`]), progress accounting by iterations
-//! ([`EventSim::run_all_jobs`]), the buddy placement with its rank cache ([`BuddyPlacement`]) or,
-//! for whole-job baselines, MS-YARN ([`YarnPlacement`], [`EventEngine::with_placement`]), the
-//! overhead model ([`ScaleOverhead`]) and the records. That state is private to [`EventSim`]:
+//! ([`EventSim::run_all_jobs`]), the core [`Cluster`] (who holds which GPU, as in the round
+//! engine), the buddy placement with its rank cache ([`BuddyPlacement`]) or, for whole-job
+//! baselines, MS-YARN ([`YarnPlacement`], [`EventEngine::with_placement`]), which choose GPUs and
+//! record them in that cluster, the overhead model ([`ScaleOverhead`]) and the records. That state is private to [`EventSim`]:
 //! policies read it through accessors and change it through the original's verbs (enqueue,
 //! start, preempt, finish, place, ...), so the engine keeps the job lists and placements
 //! consistent. A job is resizable along ElasticFlow's throughput curve or, without one, runs
@@ -38,12 +39,12 @@ pub use job::{ElasticJob, JobIdx, JobStatus, Scaling, Speed};
 pub use overhead::{ElasticflowOverhead, ScaleOverhead};
 pub use placement::{BuddyPlacement, CLASSES, SetId};
 pub use step::{Allocation, StepFunction, align};
-pub use yarn_placement::{YarnNodes, YarnPlacement};
+pub use yarn_placement::{YarnPlacement, YarnTrial};
 
 use super::metrics::RunTotals;
 use super::{
-    ClusterSpec, JobRecord, JobSpec, RecordSink, RunError, RunOutput, RunSummary, RunTables, SimTime, StopFlag,
-    TimelineRow,
+    Cluster, ClusterSpec, JobRecord, JobSpec, RecordSink, RunError, RunOutput, RunSummary, RunTables, SimTime,
+    StopFlag, TimelineRow,
 };
 use crate::profiles::ThroughputTable;
 use std::sync::Arc;
@@ -158,6 +159,9 @@ pub struct EventSim {
     running: Vec<JobIdx>,
     /// Pending and running jobs; policies re-order it (its order breaks ties everywhere).
     runnable: Vec<JobIdx>,
+    /// Who holds which GPU: the core's cluster model, as in the round engine; the placements
+    /// below choose the GPUs and record them here.
+    cluster: Cluster,
     placement: BuddyPlacement,
     /// MS-YARN, when the run places with it instead of `placement`.
     yarn: Option<YarnPlacement>,
@@ -230,7 +234,12 @@ impl EventSim {
 
     /// Whether `j` holds placed GPUs (a buddy node set or a yarn placement).
     pub fn is_placed(&self, j: JobIdx) -> bool {
-        self.jobs[j].node_set.is_some() || self.yarn.as_ref().is_some_and(|y| y.is_placed(j))
+        !self.jobs[j].held.is_empty()
+    }
+
+    /// Who holds which GPU (the buddy and yarn placements record their jobs here).
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
     }
 
     /// Seconds a job at `gpus` GPUs loses when (re)configured (see [`ScaleOverhead::estimate`]).
@@ -500,6 +509,26 @@ impl EventSim {
     }
 }
 
+/// Whole nodes for policies with their own placement (Gandiva's node sets): they are set aside
+/// in the engine's cluster, so that it knows every GPU that is in use, without job holdings
+/// (the jobs of such a set take turns on its GPUs).
+impl EventSim {
+    /// Nodes all of whose GPUs are free.
+    pub fn whole_free_nodes(&self) -> u32 {
+        self.cluster.whole_free_nodes()
+    }
+
+    /// Sets aside the `count` lowest whole free nodes; `None` (nothing taken) when fewer are free.
+    pub fn reserve_whole_nodes(&mut self, count: u32) -> Option<Vec<u32>> {
+        self.cluster.reserve_whole_nodes(count)
+    }
+
+    /// Gives back nodes set aside by [`EventSim::reserve_whole_nodes`].
+    pub fn unreserve_nodes(&mut self, nodes: &[u32]) {
+        self.cluster.unreserve_nodes(nodes);
+    }
+}
+
 /// Placement: the buddy placement, or yarn when the run has it.
 impl EventSim {
     /// Releases the GPUs of every placed runnable job.
@@ -512,10 +541,10 @@ impl EventSim {
     fn release(&mut self, j: JobIdx) {
         let job = &mut self.jobs[j];
         if let Some(set) = job.node_set.take() {
-            self.placement.release(set, j, job.gpus);
+            self.placement.release(&mut self.cluster, set, j, &mut job.held);
         }
         if let Some(yarn) = self.yarn.as_mut() {
-            yarn.release(j);
+            yarn.release(&mut self.cluster, j, &mut job.held);
         }
     }
 
@@ -523,7 +552,7 @@ impl EventSim {
     /// room (the original asserts).
     pub fn place(&mut self, j: JobIdx) -> Result<(), RunError> {
         let job = &mut self.jobs[j];
-        match self.placement.place(j, job.gpus) {
+        match self.placement.place(&mut self.cluster, j, job.gpus, &mut job.held) {
             Some(set) => {
                 job.node_set = Some(set);
                 Ok(())
@@ -542,7 +571,7 @@ impl EventSim {
             if job.gpus == 0 {
                 continue;
             }
-            match self.placement.place(j, job.gpus) {
+            match self.placement.place(&mut self.cluster, j, job.gpus, &mut job.held) {
                 Some(set) => job.node_set = Some(set),
                 None => {
                     self.release_all();
@@ -564,7 +593,8 @@ impl EventSim {
         if let Some(mut yarn) = self.yarn.take() {
             for k in 0..self.place_order.len() {
                 let j = self.place_order[k];
-                if !yarn.place(j, self.jobs[j].gpus) {
+                let job = &mut self.jobs[j];
+                if !yarn.place(&mut self.cluster, j, job.gpus, &mut job.held) {
                     self.wait_unplaced(j, &yarn);
                 }
             }
@@ -698,6 +728,7 @@ impl EventEngine {
             pending: Vec::new(),
             running: Vec::new(),
             runnable: Vec::new(),
+            cluster: Cluster::new(config.cluster.clone()),
             placement: BuddyPlacement::new(config.cluster.nodes.len() as u32, gpus_per_node),
             yarn: None,
             overhead: Box::new(ElasticflowOverhead::for_cluster(total_gpus)),
@@ -720,7 +751,7 @@ impl EventEngine {
         let sim = &mut self.sim;
         sim.yarn = match placement {
             EventPlacement::Elastic => None,
-            EventPlacement::Yarn => Some(YarnPlacement::new(sim.total_gpus / sim.gpus_per_node, sim.gpus_per_node)),
+            EventPlacement::Yarn => Some(YarnPlacement::new(sim.gpus_per_node)),
         };
         self
     }

@@ -3,11 +3,14 @@
 //!
 //! Nodes are grouped into node sets; a set is filed under a size class by its free GPU count, so
 //! a job of `n` GPUs first tries a set of class `n`, then the first set of each larger class,
-//! then opens a new set on the lowest free nodes. Placement never changes a job's speed; it
+//! then opens a new set on the lowest free nodes, and the job takes the lowest free GPUs of its
+//! set's nodes in the engine's [`Cluster`], where a set's load is read (the original counts it
+//! per set, `util`, which always equals that). Placement never changes a job's speed; it
 //! matters through the rank cache, which lets a job whose exact GPU ranks were already used since
 //! the last restart pay only the base overhead.
 
 use super::JobIdx;
+use crate::core::{Cluster, GpuId, JobSlot};
 use std::collections::HashSet;
 
 /// The size classes (`node_g` keys) in the original's order.
@@ -16,13 +19,13 @@ pub const CLASSES: [u32; 16] = [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 
 /// Index of a node set.
 pub type SetId = usize;
 
+/// Nodes that serve together. Who holds which of their GPUs is the engine's [`Cluster`]'s; a
+/// set's load (the original's `util`) is its GPUs held there.
 #[derive(Debug, Clone)]
 struct NodeSet {
     nodes: Vec<u32>,
     /// Jobs in placement order.
     jobs: Vec<JobIdx>,
-    capacity: u32,
-    util: u32,
     /// The class tag (`num_gpus`): a new set keeps its first job's size even when filed
     /// elsewhere, which decides whether a release refiles it.
     tag: u32,
@@ -30,10 +33,22 @@ struct NodeSet {
     filed: usize,
 }
 
-/// Node sets, class lists and the rank cache of one cluster of identical nodes.
+impl NodeSet {
+    fn free(&self, cluster: &Cluster) -> u32 {
+        self.nodes.iter().map(|&n| cluster.free_on_node(n as usize)).sum()
+    }
+
+    fn load(&self, cluster: &Cluster) -> u32 {
+        self.nodes.iter().map(|&n| cluster.spec().nodes[n as usize].gpus - cluster.free_on_node(n as usize)).sum()
+    }
+}
+
+/// Node sets, class lists and the rank cache of one cluster of identical nodes; the GPUs
+/// themselves are held in the engine's [`Cluster`], which every call reads or changes.
 #[derive(Debug, Clone)]
 pub struct BuddyPlacement {
     gpus_per_node: u32,
+    /// Nodes in no set (all their GPUs free), lowest first.
     free_nodes: Vec<u32>,
     node_set: Vec<Option<SetId>>,
     sets: Vec<Option<NodeSet>>,
@@ -48,8 +63,9 @@ fn class_for_free(free: u32) -> usize {
     CLASSES.iter().rposition(|&k| k <= free && free.is_multiple_of(k)).unwrap_or(0)
 }
 
-fn sort_by_util(list: &mut [SetId], sets: &[Option<NodeSet>]) {
-    list.sort_by_key(|&s| sets[s].as_ref().map_or(0, |s| s.util));
+/// Python's stable sort of a class list by load (GPUs held), least loaded first.
+fn sort_by_load(list: &mut [SetId], sets: &[Option<NodeSet>], cluster: &Cluster) {
+    list.sort_by_key(|&s| sets[s].as_ref().map_or(0, |s| s.load(cluster)));
 }
 
 impl BuddyPlacement {
@@ -66,28 +82,19 @@ impl BuddyPlacement {
         }
     }
 
-    pub fn gpus_per_node(&self) -> u32 {
-        self.gpus_per_node
-    }
-
-    /// Free GPUs (`check_free_gpu`).
-    pub fn free_gpus(&self) -> u32 {
-        let in_sets: u32 = self.sets.iter().flatten().map(|s| s.capacity - s.util).sum();
-        in_sets + self.free_nodes.len() as u32 * self.gpus_per_node
-    }
-
     fn set(&mut self, id: SetId) -> &mut NodeSet {
         self.sets[id].as_mut().expect("class lists only hold live node sets")
     }
 
-    /// Places `job` on `gpus` GPUs; `None` when it does not fit or `gpus` is not a class (the
-    /// original exits or fails an assertion there).
-    pub fn place(&mut self, job: JobIdx, gpus: u32) -> Option<SetId> {
+    /// Places `job` on `gpus` GPUs: they are assigned to it in `cluster` and written to `held`
+    /// (empty before). `None` when it does not fit or `gpus` is not a class (the original exits
+    /// or fails an assertion there).
+    pub fn place(&mut self, cluster: &mut Cluster, job: JobIdx, gpus: u32, held: &mut Vec<GpuId>) -> Option<SetId> {
         let own = CLASSES.iter().position(|&k| k == gpus)?;
         if !self.classes[own].is_empty() {
             let s = self.classes[own].remove(0);
-            if self.fits(s, gpus) {
-                return Some(self.add_to(s, job, gpus, own));
+            if self.fits(cluster, s, gpus) {
+                return Some(self.add_to(cluster, s, job, gpus, own, held));
             }
             self.classes[own].push(s);
         }
@@ -96,8 +103,8 @@ impl BuddyPlacement {
                 continue;
             }
             let s = self.classes[larger].remove(0);
-            if self.fits(s, gpus) {
-                return Some(self.add_to(s, job, gpus, own));
+            if self.fits(cluster, s, gpus) {
+                return Some(self.add_to(cluster, s, job, gpus, own, held));
             }
             self.classes[larger].push(s);
         }
@@ -110,34 +117,53 @@ impl BuddyPlacement {
         for &n in &nodes {
             self.node_set[n as usize] = Some(id);
         }
-        let capacity = needed as u32 * self.gpus_per_node;
-        let free = capacity - gpus;
-        let filed = if free > 0 { class_for_free(free) } else { own };
-        let set = Some(NodeSet { nodes, jobs: vec![job], capacity, util: gpus, tag: gpus, filed });
+        let set = NodeSet { nodes, jobs: Vec::new(), tag: gpus, filed: own };
         if id == self.sets.len() {
-            self.sets.push(set);
+            self.sets.push(Some(set));
         } else {
-            self.sets[id] = set;
+            self.sets[id] = Some(set);
         }
+        self.take_gpus(cluster, id, job, gpus, held);
+        let set = self.set(id);
+        let free = set.free(cluster);
+        let filed = if free > 0 { class_for_free(free) } else { own };
+        set.filed = filed;
         self.classes[filed].push(id);
-        sort_by_util(&mut self.classes[own], &self.sets);
-        sort_by_util(&mut self.classes[filed], &self.sets);
+        sort_by_load(&mut self.classes[own], &self.sets, cluster);
+        sort_by_load(&mut self.classes[filed], &self.sets, cluster);
         Some(id)
     }
 
-    fn fits(&mut self, s: SetId, gpus: u32) -> bool {
-        let set = self.set(s);
-        set.util + gpus <= set.capacity
+    fn fits(&mut self, cluster: &Cluster, s: SetId, gpus: u32) -> bool {
+        self.set(s).free(cluster) >= gpus
+    }
+
+    /// Gives `job` the lowest free GPUs of set `s`, node by node.
+    fn take_gpus(&mut self, cluster: &mut Cluster, s: SetId, job: JobIdx, gpus: u32, held: &mut Vec<GpuId>) {
+        debug_assert!(held.is_empty(), "job {job} is placed twice");
+        let set = self.sets[s].as_mut().expect("a placed set is live");
+        for &n in &set.nodes {
+            let wanted = gpus as usize - held.len();
+            held.extend(cluster.free_gpus_on_node(n as usize).take(wanted));
+        }
+        cluster.assign(held, JobSlot(job as u32));
+        set.jobs.push(job);
     }
 
     /// Adds `job` to set `s` (taken out of its list) and refiles the set by its free count; a
     /// full set goes to the job's own class.
-    fn add_to(&mut self, s: SetId, job: JobIdx, gpus: u32, own: usize) -> SetId {
-        let gpn = self.gpus_per_node;
+    fn add_to(
+        &mut self,
+        cluster: &mut Cluster,
+        s: SetId,
+        job: JobIdx,
+        gpus: u32,
+        own: usize,
+        held: &mut Vec<GpuId>,
+    ) -> SetId {
+        self.take_gpus(cluster, s, job, gpus, held);
         let set = self.set(s);
-        set.util += gpus;
-        set.jobs.push(job);
-        let free = set.nodes.len() as u32 * gpn - set.util;
+        let free = set.free(cluster);
         let filed = if free > 0 {
             let class = class_for_free(free);
             set.tag = CLASSES[class];
@@ -147,20 +173,22 @@ impl BuddyPlacement {
         };
         set.filed = filed;
         self.classes[filed].push(s);
-        sort_by_util(&mut self.classes[own], &self.sets);
-        sort_by_util(&mut self.classes[filed], &self.sets);
+        sort_by_load(&mut self.classes[own], &self.sets, cluster);
+        sort_by_load(&mut self.classes[filed], &self.sets, cluster);
         s
     }
 
-    /// Takes `job`, holding `gpus` GPUs, out of set `s`; an emptied set returns its nodes.
-    pub fn release(&mut self, s: SetId, job: JobIdx, gpus: u32) {
+    /// Takes `job` out of set `s`: its GPUs (`held`, emptied) go back to `cluster`; an emptied
+    /// set returns its nodes.
+    pub fn release(&mut self, cluster: &mut Cluster, s: SetId, job: JobIdx, held: &mut Vec<GpuId>) {
+        cluster.release(held, JobSlot(job as u32));
+        held.clear();
         let Some(set) = self.sets.get_mut(s).and_then(Option::as_mut) else { return };
-        set.util = set.util.saturating_sub(gpus);
         if let Some(k) = set.jobs.iter().position(|&j| j == job) {
             set.jobs.remove(k);
         }
-        let (util, free, tag, filed) = (set.util, set.capacity - set.util, set.tag, set.filed);
-        if util == 0 {
+        let (load, free, tag, filed) = (set.load(cluster), set.free(cluster), set.tag, set.filed);
+        if load == 0 {
             self.classes[filed].retain(|&x| x != s);
             if let Some(set) = self.sets[s].take() {
                 for &n in &set.nodes {
@@ -177,7 +205,7 @@ impl BuddyPlacement {
             set.tag = CLASSES[class];
             set.filed = class;
             self.classes[class].push(s);
-            sort_by_util(&mut self.classes[class], &self.sets);
+            sort_by_load(&mut self.classes[class], &self.sets, cluster);
         }
     }
 
@@ -224,41 +252,49 @@ impl BuddyPlacement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ClusterSpec;
+
+    /// A buddy placement on `nodes` x `gpn` GPUs with room for `jobs` jobs' holdings.
+    fn setup(nodes: u32, gpn: u32, jobs: usize) -> (BuddyPlacement, Cluster, Vec<Vec<GpuId>>) {
+        (BuddyPlacement::new(nodes, gpn), Cluster::new(ClusterSpec::uniform(nodes, gpn)), vec![Vec::new(); jobs])
+    }
 
     #[test]
     fn sizes_pack_into_node_sets_and_free_counts_follow() {
-        let mut p = BuddyPlacement::new(4, 8);
+        let (mut p, mut c, mut held) = setup(4, 8, 7);
         // 16 GPUs: a new 2-node set, full, filed under class 16.
-        let a = p.place(0, 16).unwrap();
-        assert_eq!(p.free_gpus(), 16);
+        let a = p.place(&mut c, 0, 16, &mut held[0]).unwrap();
+        assert_eq!(c.free_gpus(), 16);
+        assert_eq!(held[0], (0..16).collect::<Vec<_>>(), "the set's nodes 0 and 1, held in the cluster");
         // 4 GPUs: no class-4 set, no larger set with room: a new node; 4 free -> class 4.
-        let b = p.place(1, 4).unwrap();
+        let b = p.place(&mut c, 1, 4, &mut held[1]).unwrap();
         assert_ne!(a, b);
         // Another 4 fills that node.
-        assert_eq!(p.place(2, 4), Some(b));
+        assert_eq!(p.place(&mut c, 2, 4, &mut held[2]), Some(b));
+        assert_eq!(held[2], [20, 21, 22, 23]);
         // 2 then 1: a new node, filed under 2 (6 free), then under 1 (5 free).
-        let c = p.place(3, 2).unwrap();
-        assert_eq!(p.place(4, 1), Some(c));
-        assert_eq!(p.free_gpus(), 32 - 16 - 8 - 3);
+        let d = p.place(&mut c, 3, 2, &mut held[3]).unwrap();
+        assert_eq!(p.place(&mut c, 4, 1, &mut held[4]), Some(d));
+        assert_eq!(c.free_gpus(), 32 - 16 - 8 - 3);
         // Nothing left for 16 GPUs; 3 GPUs is not a class.
-        assert_eq!((p.place(5, 16), p.place(6, 3)), (None, None));
-        p.release(a, 0, 16);
-        assert_eq!(p.free_gpus(), 21);
-        assert_eq!(p.place(5, 16), Some(a), "the freed nodes are reused");
-        p.release(c, 3, 2);
-        p.release(c, 4, 1);
-        p.release(b, 1, 4);
-        p.release(b, 2, 4);
-        p.release(a, 5, 16);
-        assert_eq!(p.free_gpus(), 32);
+        assert_eq!((p.place(&mut c, 5, 16, &mut held[5]), p.place(&mut c, 6, 3, &mut held[6])), (None, None));
+        assert!(held[5].is_empty() && held[6].is_empty(), "a refused job holds nothing");
+        p.release(&mut c, a, 0, &mut held[0]);
+        assert_eq!(c.free_gpus(), 21);
+        assert_eq!(p.place(&mut c, 5, 16, &mut held[5]), Some(a), "the freed nodes are reused");
+        for (set, job) in [(d, 3), (d, 4), (b, 1), (b, 2), (a, 5)] {
+            p.release(&mut c, set, job, &mut held[job]);
+        }
+        assert_eq!(c.free_gpus(), 32);
+        assert!((0..32).all(|g| c.owner(g).is_none()));
     }
 
     #[test]
     fn ranks_are_cached_until_cleared() {
-        let mut p = BuddyPlacement::new(2, 8);
-        p.place(0, 8);
-        p.place(1, 4);
-        p.place(2, 2);
+        let (mut p, mut c, mut held) = setup(2, 8, 3);
+        for (j, gpus) in [(0, 8), (1, 4), (2, 2)] {
+            p.place(&mut c, j, gpus, &mut held[j]);
+        }
         let gpus = |j: JobIdx| [8, 4, 2][j];
         let mut seen = Vec::new();
         p.visit_ranks(gpus, |j, c| seen.push((j, c)));

@@ -49,92 +49,91 @@
 //! No reference log exists for yarn runs of these policies (the original cannot produce one).
 
 use super::JobIdx;
+use crate::core::{Cluster, ClusterSpec, GpuId, JobSlot};
 
-/// Free GPUs per node of one switch of identical nodes and MS-YARN's choice of nodes (the rule
-/// above), without a record of who holds what: [`YarnPlacement`] builds on it, and policies that
-/// re-place every job from an empty cluster at every decision and only ask whether a job fits
-/// (the Muri family, `policies::events::muri`) use it alone.
-#[derive(Debug, Clone)]
-pub struct YarnNodes {
-    gpus_per_node: u32,
-    free: Vec<u32>,
-    /// The nodes of the last choice.
-    chosen: Vec<(u32, u32)>,
+/// The GPUs the rule above gives a job of `gpus` GPUs on `cluster`, whose nodes have
+/// `gpus_per_node` GPUs each, into `chosen` (whole nodes first, a node's lowest free GPUs);
+/// false when they do not fit.
+pub fn choose(cluster: &Cluster, gpus_per_node: u32, gpus: u32, chosen: &mut Vec<GpuId>) -> bool {
+    chosen.clear();
+    let nodes = cluster.node_count();
+    let gpn = gpus_per_node;
+    if gpus > gpn {
+        let whole = (gpus / gpn) as usize;
+        let taken: Vec<usize> = (0..nodes).filter(|&n| cluster.free_on_node(n) == gpn).take(whole).collect();
+        if taken.len() < whole {
+            return false;
+        }
+        let rest = gpus % gpn;
+        let remainder = match rest {
+            0 => None,
+            _ => match (0..nodes).find(|n| !taken.contains(n) && cluster.free_on_node(*n) >= rest) {
+                Some(n) => Some(n),
+                None => return false,
+            },
+        };
+        for &n in &taken {
+            chosen.extend(cluster.free_gpus_on_node(n));
+        }
+        if let Some(n) = remainder {
+            chosen.extend(cluster.free_gpus_on_node(n).take(rest as usize));
+        }
+        true
+    } else {
+        match (0..nodes).find(|&n| cluster.free_on_node(n) >= gpus) {
+            Some(n) => {
+                chosen.extend(cluster.free_gpus_on_node(n).take(gpus as usize));
+                true
+            }
+            None => false,
+        }
+    }
 }
 
-impl YarnNodes {
-    pub fn new(nodes: u32, gpus_per_node: u32) -> Self {
-        Self { gpus_per_node, free: vec![gpus_per_node; nodes as usize], chosen: Vec::new() }
-    }
+/// A scratch copy of the cluster on which policies that re-place every job from an empty
+/// cluster at every decision try the rule, for admission and grouping passes as well as the
+/// final placement (the Muri family, `policies::events::muri`): GPUs taken here are reserved,
+/// held by no job.
+#[derive(Debug, Clone)]
+pub struct YarnTrial {
+    cluster: Cluster,
+    gpus_per_node: u32,
+    chosen: Vec<GpuId>,
+}
 
-    /// Free GPUs of each node, in id order.
-    pub fn free_per_node(&self) -> &[u32] {
-        &self.free
+impl YarnTrial {
+    /// An empty copy of a cluster of identical nodes (the engine checked they are).
+    pub fn new(spec: &ClusterSpec) -> Self {
+        let gpus_per_node = spec.nodes.first().map_or(0, |n| n.gpus);
+        Self { cluster: Cluster::new(spec.clone()), gpus_per_node, chosen: Vec::new() }
     }
 
     /// Every GPU free again (the original's `empty_infra`).
     pub fn reset(&mut self) {
-        self.free.fill(self.gpus_per_node);
-    }
-
-    /// Chooses the `(node, GPUs)` pairs a job of `gpus` GPUs takes by the rule, into `chosen`
-    /// (whole nodes first); false when it does not fit.
-    fn choose(&mut self, gpus: u32) -> bool {
-        self.chosen.clear();
-        let gpn = self.gpus_per_node;
-        if gpus > gpn {
-            let whole = (gpus / gpn) as usize;
-            let free = &self.free;
-            self.chosen
-                .extend((0..free.len() as u32).filter(|&n| free[n as usize] == gpn).take(whole).map(|n| (n, gpn)));
-            if self.chosen.len() < whole {
-                return false;
-            }
-            let rest = gpus % gpn;
-            if rest > 0 {
-                let chosen = &self.chosen;
-                let other = |n: u32| !chosen.iter().any(|&(t, _)| t == n);
-                let Some(n) = (0..free.len() as u32).find(|&n| other(n) && free[n as usize] >= rest) else {
-                    return false;
-                };
-                self.chosen.push((n, rest));
-            }
-            true
-        } else {
-            match self.free.iter().position(|&f| f >= gpus) {
-                Some(n) => {
-                    self.chosen.push((n as u32, gpus));
-                    true
-                }
-                None => false,
-            }
-        }
+        self.cluster.free_all();
     }
 
     /// Takes `gpus` GPUs by the rule; false (nothing taken) when they do not fit.
     pub fn take(&mut self, gpus: u32) -> bool {
-        if !self.choose(gpus) {
+        if !choose(&self.cluster, self.gpus_per_node, gpus, &mut self.chosen) {
             return false;
         }
-        for &(n, g) in &self.chosen {
-            self.free[n as usize] -= g;
-        }
+        self.cluster.reserve(&self.chosen);
         true
     }
 
-    fn give_back(&mut self, held: &[(u32, u32)]) {
-        for &(n, g) in held {
-            self.free[n as usize] += g;
-        }
+    /// The scratch cluster as the takes so far left it.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
     }
 }
 
-/// Free GPUs per node and each job's holdings, for one switch of identical nodes.
+/// MS-YARN as the engine's placement: jobs hold the GPUs the rule gives them in the engine's
+/// [`Cluster`] (each job's GPUs are kept by the engine), and a placement pass remembers which
+/// jobs gave GPUs back since it began and which were ever placed, for the jobs that do not fit.
 #[derive(Debug, Clone)]
 pub struct YarnPlacement {
-    nodes: YarnNodes,
-    /// By job: `(node, GPUs)` held, empty when not placed.
-    held: Vec<Vec<(u32, u32)>>,
+    gpus_per_node: u32,
     /// By job: whether it held GPUs since the last placement pass ended (it ran before this
     /// decision, or finished).
     released: Vec<bool>,
@@ -143,56 +142,40 @@ pub struct YarnPlacement {
 }
 
 impl YarnPlacement {
-    pub fn new(nodes: u32, gpus_per_node: u32) -> Self {
-        Self {
-            nodes: YarnNodes::new(nodes, gpus_per_node),
-            held: Vec::new(),
-            released: Vec::new(),
-            ever_placed: Vec::new(),
-        }
-    }
-
-    /// Free GPUs of each node, in id order.
-    pub fn free_per_node(&self) -> &[u32] {
-        self.nodes.free_per_node()
-    }
-
-    /// The `(node, GPUs)` pairs `job` holds, in allocation order (whole nodes first).
-    pub fn holdings(&self, job: JobIdx) -> &[(u32, u32)] {
-        self.held.get(job).map_or(&[], Vec::as_slice)
-    }
-
-    pub fn is_placed(&self, job: JobIdx) -> bool {
-        !self.holdings(job).is_empty()
+    pub fn new(gpus_per_node: u32) -> Self {
+        Self { gpus_per_node, released: Vec::new(), ever_placed: Vec::new() }
     }
 
     fn grow(&mut self, job: JobIdx) {
-        if self.held.len() <= job {
-            self.held.resize(job + 1, Vec::new());
+        if self.released.len() <= job {
             self.released.resize(job + 1, false);
             self.ever_placed.resize(job + 1, false);
         }
     }
 
-    /// Places `job` on `gpus` GPUs by the rule above; `false` (nothing taken) when it does not
-    /// fit or already holds GPUs.
-    pub fn place(&mut self, job: JobIdx, gpus: u32) -> bool {
+    /// Places `job` on `gpus` GPUs of `cluster` by the rule above, into `held`; `false` (nothing
+    /// taken) when it does not fit or already holds GPUs.
+    pub fn place(&mut self, cluster: &mut Cluster, job: JobIdx, gpus: u32, held: &mut Vec<GpuId>) -> bool {
         self.grow(job);
-        if gpus == 0 || !self.held[job].is_empty() || !self.nodes.take(gpus) {
+        if gpus == 0 || !held.is_empty() {
             return false;
         }
-        self.held[job].extend_from_slice(&self.nodes.chosen);
+        if !choose(cluster, self.gpus_per_node, gpus, held) {
+            held.clear();
+            return false;
+        }
+        cluster.assign(held, JobSlot(job as u32));
         self.ever_placed[job] = true;
         true
     }
 
-    /// Gives back every GPU `job` holds.
-    pub fn release(&mut self, job: JobIdx) {
-        let Some(held) = self.held.get_mut(job) else { return };
+    /// Gives back every GPU `job` holds (`held`, emptied).
+    pub fn release(&mut self, cluster: &mut Cluster, job: JobIdx, held: &mut Vec<GpuId>) {
         if held.is_empty() {
             return;
         }
-        self.nodes.give_back(held);
+        self.grow(job);
+        cluster.release(held, JobSlot(job as u32));
         held.clear();
         self.released[job] = true;
     }
@@ -216,58 +199,84 @@ impl YarnPlacement {
 mod tests {
     use super::*;
 
+    fn free_per_node(cluster: &Cluster) -> Vec<u32> {
+        (0..cluster.node_count()).map(|n| cluster.free_on_node(n)).collect()
+    }
+
+    /// `(node, GPUs)` of `held`, in order of first appearance.
+    fn by_node(cluster: &Cluster, held: &[GpuId]) -> Vec<(usize, u32)> {
+        let mut out: Vec<(usize, u32)> = Vec::new();
+        for &g in held {
+            match out.iter_mut().find(|(n, _)| *n == cluster.node_of(g)) {
+                Some((_, count)) => *count += 1,
+                None => out.push((cluster.node_of(g), 1)),
+            }
+        }
+        out
+    }
+
     #[test]
     fn a_multi_node_job_takes_whole_free_nodes_then_the_first_node_with_the_remainder() {
-        let mut p = YarnPlacement::new(4, 8);
-        assert!(p.place(0, 2));
-        assert_eq!(p.holdings(0), [(0, 2)]);
+        let mut cluster = Cluster::new(ClusterSpec::uniform(4, 8));
+        let mut p = YarnPlacement::new(8);
+        let mut held: Vec<Vec<GpuId>> = vec![Vec::new(); 4];
+        assert!(p.place(&mut cluster, 0, 2, &mut held[0]));
+        assert_eq!(held[0], [0, 1]);
         // 19 GPUs: two whole free nodes (1, 2), the remainder 3 on the first other node with
         // room, node 0, ahead of the free node 3.
-        assert!(p.place(1, 19));
-        assert_eq!(p.holdings(1), [(1, 8), (2, 8), (0, 3)]);
-        assert_eq!(p.free_per_node(), [3, 0, 0, 8]);
+        assert!(p.place(&mut cluster, 1, 19, &mut held[1]));
+        assert_eq!(by_node(&cluster, &held[1]), [(1, 8), (2, 8), (0, 3)]);
+        assert_eq!(free_per_node(&cluster), [3, 0, 0, 8]);
         // A whole-node job needs a completely free node: node 3.
-        assert!(p.place(2, 8));
-        assert_eq!(p.holdings(2), [(3, 8)]);
-        assert!(!p.place(3, 9), "no completely free node left");
-        p.release(1);
-        assert_eq!(p.free_per_node(), [6, 8, 8, 0]);
+        assert!(p.place(&mut cluster, 2, 8, &mut held[2]));
+        assert_eq!(by_node(&cluster, &held[2]), [(3, 8)]);
+        assert!(!p.place(&mut cluster, 3, 9, &mut held[3]), "no completely free node left");
+        assert!(held[3].is_empty());
+        p.release(&mut cluster, 1, &mut held[1]);
+        assert_eq!(free_per_node(&cluster), [6, 8, 8, 0]);
         assert!(p.was_released(1) && !p.was_released(0));
         p.end_pass();
         assert!(!p.was_released(1) && p.was_ever_placed(1) && !p.was_ever_placed(3));
+        assert_eq!(cluster.owner(0), Some(JobSlot(0)), "the engine's cluster says who holds a GPU");
     }
 
     #[test]
     fn small_jobs_take_the_first_node_that_fits() {
-        let mut p = YarnPlacement::new(2, 8);
-        assert!(p.place(0, 6));
-        assert!(p.place(1, 4), "node 0 has 2 left: node 1");
-        assert!(p.place(2, 2), "first fit: node 0");
-        assert_eq!(p.free_per_node(), [0, 4]);
-        assert!(!p.place(2, 1), "a placed job is not placed twice");
+        let mut cluster = Cluster::new(ClusterSpec::uniform(2, 8));
+        let mut p = YarnPlacement::new(8);
+        let mut held: Vec<Vec<GpuId>> = vec![Vec::new(); 3];
+        assert!(p.place(&mut cluster, 0, 6, &mut held[0]));
+        assert!(p.place(&mut cluster, 1, 4, &mut held[1]), "node 0 has 2 left: node 1");
+        assert!(p.place(&mut cluster, 2, 2, &mut held[2]), "first fit: node 0");
+        assert_eq!(held[2], [6, 7]);
+        assert_eq!(free_per_node(&cluster), [0, 4]);
     }
 
     #[test]
-    fn nodes_take_by_the_same_rule_and_reset_to_empty() {
-        let mut n = YarnNodes::new(4, 8);
+    fn a_trial_takes_by_the_same_rule_and_resets_to_empty() {
+        let mut n = YarnTrial::new(&ClusterSpec::uniform(4, 8));
         assert!(n.take(2) && n.take(19));
-        assert_eq!(n.free_per_node(), [3, 0, 0, 8]);
+        assert_eq!(free_per_node(n.cluster()), [3, 0, 0, 8]);
         assert!(!n.take(16), "one completely free node left");
         assert!(n.take(3), "first fit: node 0");
-        assert_eq!(n.free_per_node(), [0, 0, 0, 8]);
+        assert_eq!(free_per_node(n.cluster()), [0, 0, 0, 8]);
         assert!(!n.take(33), "more than the cluster");
+        assert!(n.cluster().owner(0).is_some(), "reserved GPUs are held, by no job of the run");
+        assert_eq!(n.cluster().free_gpus(), 8);
         n.reset();
-        assert_eq!(n.free_per_node(), [8; 4]);
+        assert_eq!(free_per_node(n.cluster()), [8; 4]);
         assert!(n.take(32));
     }
 
     #[test]
     fn fragmentation_refuses_what_counting_would_allow() {
-        let mut p = YarnPlacement::new(2, 8);
-        assert!(p.place(0, 6) && p.place(1, 6));
-        assert_eq!(p.free_per_node().iter().sum::<u32>(), 4);
-        assert!(!p.place(2, 4));
-        assert!(p.holdings(2).is_empty());
-        assert_eq!(p.free_per_node(), [2, 2], "a refused job takes nothing");
+        let mut cluster = Cluster::new(ClusterSpec::uniform(2, 8));
+        let mut p = YarnPlacement::new(8);
+        let mut held: Vec<Vec<GpuId>> = vec![Vec::new(); 3];
+        assert!(p.place(&mut cluster, 0, 6, &mut held[0]) && p.place(&mut cluster, 1, 6, &mut held[1]));
+        assert_eq!(cluster.free_gpus(), 4);
+        assert!(!p.place(&mut cluster, 2, 4, &mut held[2]));
+        assert!(held[2].is_empty());
+        assert_eq!(free_per_node(&cluster), [2, 2], "a refused job takes nothing");
     }
 }

@@ -82,12 +82,12 @@ pub struct Gandiva {
 impl Gandiva {
     /// `try_get_job_res`: places `j` on its requested GPUs; whether it got a set. A size that
     /// is not a class is an error (the original exits).
-    fn place(&mut self, sim: &EventSim, j: JobIdx) -> Result<bool, RunError> {
+    fn place(&mut self, sim: &mut EventSim, j: JobIdx) -> Result<bool, RunError> {
         let sets = self.sets.as_mut().expect("node sets exist from the first step");
-        let spec = &sim.job(j).spec;
-        sets.place(j, spec.gpus).ok_or_else(|| RunError::InvalidJob {
-            id: spec.id,
-            reason: format!("asks for {} GPUs, which is not one of Gandiva's node-set sizes {CLASSES:?}", spec.gpus),
+        let (id, gpus) = (sim.job(j).spec.id, sim.job(j).spec.gpus);
+        sets.place(sim, j, gpus).ok_or_else(|| RunError::InvalidJob {
+            id,
+            reason: format!("asks for {gpus} GPUs, which is not one of Gandiva's node-set sizes {CLASSES:?}"),
         })
     }
 
@@ -110,7 +110,7 @@ impl EventPolicy for Gandiva {
         let gpn = sim.gpus_per_node();
         let Self { sets, released, waited, finished, .. } = self;
         let sets = sets.get_or_insert_with(|| GandivaNodeSets::new(sim.total_gpus() / gpn, gpn));
-        sets.adjust();
+        sets.adjust(sim);
         let rotate = (now % ROTATION_S).trunc() == 0.0;
         finished.clear();
         for list in sets.classes_mut() {
@@ -135,7 +135,7 @@ impl EventPolicy for Gandiva {
                 set.jobs.retain(|j| !ended.contains(j));
             }
         }
-        *released = sets.release_empty();
+        *released = sets.release_empty(sim);
         for &j in finished.iter() {
             let job = sim.job(j);
             let late = job.end_time > job.deadline();

@@ -33,7 +33,7 @@
 
 use super::isclose;
 use super::overheads::{UnsupportedGpuCount, restart_overhead};
-use crate::core::events::{EventSim, JobIdx, JobStatus, YarnNodes};
+use crate::core::events::{EventSim, JobIdx, JobStatus, YarnTrial};
 use crate::core::{ClusterSpec, JobSpec, SimTime};
 
 /// How the next arrival and the earliest end are told apart when they (nearly) coincide (§2.2).
@@ -88,7 +88,7 @@ pub struct Family {
     to_start: Vec<JobIdx>,
     to_preempt: Vec<JobIdx>,
     /// The cluster's free GPUs per node for this decision's placement passes.
-    nodes: Option<YarnNodes>,
+    nodes: Option<YarnTrial>,
 }
 
 impl Family {
@@ -124,14 +124,14 @@ impl Family {
     }
 
     /// The free GPUs per node as the original's `empty_infra` leaves them: every GPU free.
-    pub fn empty_nodes(&mut self) -> &mut YarnNodes {
+    pub fn empty_nodes(&mut self) -> &mut YarnTrial {
         let nodes = self.nodes.as_mut().expect("the nodes exist once a decision started");
         nodes.reset();
         nodes
     }
 
     /// The free GPUs per node left by this decision's placements so far.
-    pub fn nodes(&mut self) -> &mut YarnNodes {
+    pub fn nodes(&mut self) -> &mut YarnTrial {
         self.nodes.as_mut().expect("the nodes exist once a decision started")
     }
 
@@ -177,7 +177,7 @@ impl Family {
             self.run.resize(n, false);
         }
         if self.nodes.is_none() {
-            self.nodes = Some(YarnNodes::new(sim.total_gpus() / sim.gpus_per_node(), sim.gpus_per_node()));
+            self.nodes = Some(YarnTrial::new(sim.cluster().spec()));
         }
         for &j in arrivals {
             sim.enqueue(j);
@@ -398,8 +398,8 @@ pub fn check_job(spec: &JobSpec, cluster: &ClusterSpec, needs_stages: bool) -> R
     let Some(node) = cluster.identical_node() else {
         return Err("the Muri policies place with MS-YARN on identical nodes".into());
     };
-    let count = cluster.nodes.len() as u32;
-    if !YarnNodes::new(count, node.gpus).take(spec.gpus) {
+    let count = cluster.nodes.len();
+    if !YarnTrial::new(cluster).take(spec.gpus) {
         return Err(format!(
             "asks for {} GPUs, which MS-YARN cannot place even on the empty cluster of {count} nodes x {} GPUs \
              (the original would never run it and leave it out of every metric)",
