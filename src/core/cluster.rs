@@ -301,12 +301,18 @@ impl Cluster {
     /// Every GPU free again, every CPU and memory holding given back (a node out of service
     /// stays out).
     pub fn free_all(&mut self) {
-        for (g, owner) in self.owner.iter_mut().enumerate() {
-            if owner.is_some_and(|o| o != OFFLINE) {
-                *owner = None;
-                self.guest[g] = None;
-                self.free_per_node[self.gpu_node[g] as usize] += 1;
-                self.free_total += 1;
+        for (n, node) in self.spec.nodes.iter().enumerate() {
+            if self.free_per_node[n] == node.gpus {
+                continue;
+            }
+            let first = self.node_first_gpu[n] as usize;
+            for g in first..first + node.gpus as usize {
+                if self.owner[g].is_some_and(|o| o != OFFLINE) {
+                    self.owner[g] = None;
+                    self.guest[g] = None;
+                    self.free_per_node[n] += 1;
+                    self.free_total += 1;
+                }
             }
         }
         self.held_cpus.fill(0.0);

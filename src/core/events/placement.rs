@@ -4,8 +4,9 @@
 //! Nodes are grouped into node sets; a set is filed under a size class by its free GPU count, so
 //! a job of `n` GPUs first tries a set of class `n`, then the first set of each larger class,
 //! then opens a new set on the lowest free nodes, and the job takes the lowest free GPUs of its
-//! set's nodes in the engine's [`Cluster`], where a set's load is read (the original counts it
-//! per set, `util`, which always equals that). Placement never changes a job's speed; it
+//! set's nodes in the engine's [`Cluster`]. A set counts the GPUs its jobs hold (the original's
+//! `util`), because its class lists are re-sorted by that at every placement; debug builds check
+//! the count against the cluster. Placement never changes a job's speed; it
 //! matters through the rank cache, which lets a job whose exact GPU ranks were already used since
 //! the last restart pay only the base overhead.
 
@@ -19,13 +20,15 @@ pub const CLASSES: [u32; 16] = [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 
 /// Index of a node set.
 pub type SetId = usize;
 
-/// Nodes that serve together. Who holds which of their GPUs is the engine's [`Cluster`]'s; a
-/// set's load (the original's `util`) is its GPUs held there.
+/// Nodes that serve together. Who holds which of their GPUs is the engine's [`Cluster`]'s.
 #[derive(Debug, Clone)]
 struct NodeSet {
     nodes: Vec<u32>,
     /// Jobs in placement order.
     jobs: Vec<JobIdx>,
+    /// GPUs its jobs hold (the original's `util`): what the cluster says of its nodes.
+    load: u32,
+    capacity: u32,
     /// The class tag (`num_gpus`): a new set keeps its first job's size even when filed
     /// elsewhere, which decides whether a release refiles it.
     tag: u32,
@@ -34,12 +37,13 @@ struct NodeSet {
 }
 
 impl NodeSet {
-    fn free(&self, cluster: &Cluster) -> u32 {
-        self.nodes.iter().map(|&n| cluster.free_on_node(n as usize)).sum()
+    fn free(&self) -> u32 {
+        self.capacity - self.load
     }
 
-    fn load(&self, cluster: &Cluster) -> u32 {
-        self.nodes.iter().map(|&n| cluster.spec().nodes[n as usize].gpus - cluster.free_on_node(n as usize)).sum()
+    /// Whether the count agrees with the cluster (for debug assertions).
+    fn agrees_with(&self, cluster: &Cluster) -> bool {
+        self.nodes.iter().map(|&n| cluster.free_on_node(n as usize)).sum::<u32>() == self.free()
     }
 }
 
@@ -64,8 +68,8 @@ fn class_for_free(free: u32) -> usize {
 }
 
 /// Python's stable sort of a class list by load (GPUs held), least loaded first.
-fn sort_by_load(list: &mut [SetId], sets: &[Option<NodeSet>], cluster: &Cluster) {
-    list.sort_by_key(|&s| sets[s].as_ref().map_or(0, |s| s.load(cluster)));
+fn sort_by_load(list: &mut [SetId], sets: &[Option<NodeSet>]) {
+    list.sort_by_key(|&s| sets[s].as_ref().map_or(0, |s| s.load));
 }
 
 impl BuddyPlacement {
@@ -93,7 +97,7 @@ impl BuddyPlacement {
         let own = CLASSES.iter().position(|&k| k == gpus)?;
         if !self.classes[own].is_empty() {
             let s = self.classes[own].remove(0);
-            if self.fits(cluster, s, gpus) {
+            if self.fits(s, gpus) {
                 return Some(self.add_to(cluster, s, job, gpus, own, held));
             }
             self.classes[own].push(s);
@@ -103,7 +107,7 @@ impl BuddyPlacement {
                 continue;
             }
             let s = self.classes[larger].remove(0);
-            if self.fits(cluster, s, gpus) {
+            if self.fits(s, gpus) {
                 return Some(self.add_to(cluster, s, job, gpus, own, held));
             }
             self.classes[larger].push(s);
@@ -117,7 +121,8 @@ impl BuddyPlacement {
         for &n in &nodes {
             self.node_set[n as usize] = Some(id);
         }
-        let set = NodeSet { nodes, jobs: Vec::new(), tag: gpus, filed: own };
+        let capacity = needed as u32 * self.gpus_per_node;
+        let set = NodeSet { nodes, jobs: Vec::new(), load: 0, capacity, tag: gpus, filed: own };
         if id == self.sets.len() {
             self.sets.push(Some(set));
         } else {
@@ -125,17 +130,17 @@ impl BuddyPlacement {
         }
         self.take_gpus(cluster, id, job, gpus, held);
         let set = self.set(id);
-        let free = set.free(cluster);
+        let free = set.free();
         let filed = if free > 0 { class_for_free(free) } else { own };
         set.filed = filed;
         self.classes[filed].push(id);
-        sort_by_load(&mut self.classes[own], &self.sets, cluster);
-        sort_by_load(&mut self.classes[filed], &self.sets, cluster);
+        sort_by_load(&mut self.classes[own], &self.sets);
+        sort_by_load(&mut self.classes[filed], &self.sets);
         Some(id)
     }
 
-    fn fits(&mut self, cluster: &Cluster, s: SetId, gpus: u32) -> bool {
-        self.set(s).free(cluster) >= gpus
+    fn fits(&mut self, s: SetId, gpus: u32) -> bool {
+        self.set(s).free() >= gpus
     }
 
     /// Gives `job` the lowest free GPUs of set `s`, node by node.
@@ -148,6 +153,8 @@ impl BuddyPlacement {
         }
         cluster.assign(held, JobSlot(job as u32));
         set.jobs.push(job);
+        set.load += gpus;
+        debug_assert!(set.agrees_with(cluster), "node set {s} miscounts its GPUs");
     }
 
     /// Adds `job` to set `s` (taken out of its list) and refiles the set by its free count; a
@@ -163,7 +170,7 @@ impl BuddyPlacement {
     ) -> SetId {
         self.take_gpus(cluster, s, job, gpus, held);
         let set = self.set(s);
-        let free = set.free(cluster);
+        let free = set.free();
         let filed = if free > 0 {
             let class = class_for_free(free);
             set.tag = CLASSES[class];
@@ -173,8 +180,8 @@ impl BuddyPlacement {
         };
         set.filed = filed;
         self.classes[filed].push(s);
-        sort_by_load(&mut self.classes[own], &self.sets, cluster);
-        sort_by_load(&mut self.classes[filed], &self.sets, cluster);
+        sort_by_load(&mut self.classes[own], &self.sets);
+        sort_by_load(&mut self.classes[filed], &self.sets);
         s
     }
 
@@ -182,12 +189,15 @@ impl BuddyPlacement {
     /// set returns its nodes.
     pub fn release(&mut self, cluster: &mut Cluster, s: SetId, job: JobIdx, held: &mut Vec<GpuId>) {
         cluster.release(held, JobSlot(job as u32));
+        let released = held.len() as u32;
         held.clear();
         let Some(set) = self.sets.get_mut(s).and_then(Option::as_mut) else { return };
+        set.load -= released;
+        debug_assert!(set.agrees_with(cluster), "node set {s} miscounts its GPUs");
         if let Some(k) = set.jobs.iter().position(|&j| j == job) {
             set.jobs.remove(k);
         }
-        let (load, free, tag, filed) = (set.load(cluster), set.free(cluster), set.tag, set.filed);
+        let (load, free, tag, filed) = (set.load, set.free(), set.tag, set.filed);
         if load == 0 {
             self.classes[filed].retain(|&x| x != s);
             if let Some(set) = self.sets[s].take() {
@@ -205,7 +215,7 @@ impl BuddyPlacement {
             set.tag = CLASSES[class];
             set.filed = class;
             self.classes[class].push(s);
-            sort_by_load(&mut self.classes[class], &self.sets, cluster);
+            sort_by_load(&mut self.classes[class], &self.sets);
         }
     }
 

@@ -90,6 +90,17 @@ pub fn choose(cluster: &Cluster, gpus_per_node: u32, gpus: u32, chosen: &mut Vec
     }
 }
 
+/// Whether the rule places `gpus` GPUs on an empty cluster of `nodes` nodes of `gpus_per_node`
+/// GPUs (checked for every job before a run, where building a cluster per job would cost more
+/// than the answer): whole nodes for each full node's worth, and one more for a remainder.
+pub fn yarn_fits_empty(nodes: u32, gpus_per_node: u32, gpus: u32) -> bool {
+    if gpus <= gpus_per_node {
+        return nodes > 0;
+    }
+    let whole = gpus / gpus_per_node;
+    whole + u32::from(!gpus.is_multiple_of(gpus_per_node)) <= nodes
+}
+
 /// A scratch copy of the cluster on which policies that re-place every job from an empty
 /// cluster at every decision try the rule, for admission and grouping passes as well as the
 /// final placement (the Muri family, `policies::events::muri`): GPUs taken here are reserved,
@@ -266,6 +277,18 @@ mod tests {
         n.reset();
         assert_eq!(free_per_node(n.cluster()), [8; 4]);
         assert!(n.take(32));
+    }
+
+    #[test]
+    fn the_empty_cluster_test_agrees_with_the_rule() {
+        for nodes in 1..5 {
+            for gpn in 1..9 {
+                for gpus in 0..50 {
+                    let rule = YarnTrial::new(&ClusterSpec::uniform(nodes, gpn)).take(gpus);
+                    assert_eq!(yarn_fits_empty(nodes, gpn, gpus), rule, "{gpus} GPUs on {nodes} x {gpn}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -33,7 +33,7 @@
 
 use super::isclose;
 use super::overheads::{UnsupportedGpuCount, restart_overhead};
-use crate::core::events::{EventSim, JobIdx, JobStatus, YarnTrial};
+use crate::core::events::{EventSim, JobIdx, JobStatus, YarnTrial, yarn_fits_empty};
 use crate::core::{ClusterSpec, JobSpec, SimTime};
 
 /// How the next arrival and the earliest end are told apart when they (nearly) coincide (§2.2).
@@ -398,8 +398,8 @@ pub fn check_job(spec: &JobSpec, cluster: &ClusterSpec, needs_stages: bool) -> R
     let Some(node) = cluster.identical_node() else {
         return Err("the Muri policies place with MS-YARN on identical nodes".into());
     };
-    let count = cluster.nodes.len();
-    if !YarnTrial::new(cluster).take(spec.gpus) {
+    let count = cluster.nodes.len() as u32;
+    if !yarn_fits_empty(count, node.gpus, spec.gpus) {
         return Err(format!(
             "asks for {} GPUs, which MS-YARN cannot place even on the empty cluster of {count} nodes x {} GPUs \
              (the original would never run it and leave it out of every metric)",
