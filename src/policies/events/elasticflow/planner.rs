@@ -114,6 +114,11 @@ impl Levels {
         self.rates.iter().rev().find(|l| i64::from(l.0) <= free).map_or(0, |l| l.0)
     }
 
+    /// The highest rate of the levels up to `gpus`: no period of a plan at that share runs faster.
+    fn top_rate(&self, gpus: u32) -> f64 {
+        self.rates.iter().take_while(|l| l.0 <= gpus).map(|l| l.1).fold(0.0, f64::max)
+    }
+
     /// `job`'s iterations per second at `gpus`, which need not be a level.
     fn rate(&self, job: &ElasticJob, gpus: u32) -> Result<f64, RunError> {
         match self.rates.iter().find(|l| l.0 == gpus) {
@@ -313,28 +318,31 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &Free, assign: Option<u32>) -> Res
         // timeline does not change while levels are tried, so once is enough.
         fill_zeros(a, &n[..before_ad], &mut sc.spare);
     }
+    // A share's walk adds, from the deadline back, one term per period: at most `top_rate`
+    // times the period's length, and the lengths' magnitudes sum to at most `reach`. A share
+    // whose bound stays below `left` (by a margin far above the sum's rounding error) cannot
+    // finish, so its walk is skipped: the levels tried and the one found are the walks'.
+    let top_key = n[..before_ad].last().map_or(e, |p| p.0).max(e);
+    let reach = (d - top_key).abs() + (top_key - e);
     while q <= total {
-        let mut done = 0.0;
-        let mut period_end = ad;
-        let mut share_from = None;
-        for &(t, free) in n[..before_ad].iter().rev() {
-            if t < e {
-                break;
-            }
-            let g = if free >= i64::from(q) { q } else { q.min(levels.fit(free)) };
-            if g == 0 {
+        if levels.top_rate(q) * reach * (1.0 + 1e-6) >= left {
+            let mut done = 0.0;
+            let mut period_end = ad;
+            for &(t, free) in n[..before_ad].iter().rev() {
+                if t < e {
+                    break;
+                }
+                let g = if free >= i64::from(q) { q } else { q.min(levels.fit(free)) };
+                if g == 0 {
+                    period_end = t;
+                    continue;
+                }
+                done += if period_end == ad { d - t } else { period_end - t } * levels.rate(job, g)?;
+                if done >= left {
+                    return layout(sc, p, input, Share { e, ad, left, from: t, q, previous });
+                }
                 period_end = t;
-                continue;
             }
-            done += if period_end == ad { d - t } else { period_end - t } * levels.rate(job, g)?;
-            if done >= left {
-                share_from = Some(t);
-                break;
-            }
-            period_end = t;
-        }
-        if let Some(from) = share_from {
-            return layout(sc, p, input, Share { e, ad, left, from, q, previous });
         }
         previous = q;
         q = levels.next(q);
@@ -706,7 +714,7 @@ impl MssPlanner {
 
     /// `get_marginal` (§5.2): the GPU time `j`'s plan with its next level forced now adds per
     /// added GPU. A job that cannot grow within `free` GPUs ranks last, one holding no GPU
-    /// first. A standing proposal is kept when the timeline agrees with the one it was planned
+    /// first (without a plan: the original plans it and discards the result). A standing proposal is kept when the timeline agrees with the one it was planned
     /// on from `unchanged_from` on and `j` sees no change before.
     fn propose(
         &mut self,
@@ -723,6 +731,12 @@ impl MssPlanner {
             self.proposed[j] = None;
             return Ok(());
         }
+        if job.gpus == 0 {
+            // First whatever its plan reads, which is made when the job is chosen.
+            self.marginal[j] = MAXSIZE;
+            self.proposed[j] = Some(f64::NEG_INFINITY);
+            return Ok(());
+        }
         if let Some(horizon) = self.proposed[j]
             && same_view(
                 (&self.previous, &self.free),
@@ -736,12 +750,8 @@ impl MssPlanner {
         let ends = self.plan_next(sim, j, now)?;
         let proposal = &mut self.scratch.alloc;
         merge(proposal);
-        self.marginal[j] = if job.gpus == 0 {
-            MAXSIZE
-        } else {
-            (gpu_time(proposal, ends.end) - gpu_time(job.allocations.points(), job.end_time))
-                / f64::from(next - job.gpus)
-        };
+        self.marginal[j] = (gpu_time(proposal, ends.end) - gpu_time(job.allocations.points(), job.end_time))
+            / f64::from(next - job.gpus);
         self.proposed[j] = Some(ends.horizon);
         Ok(())
     }
