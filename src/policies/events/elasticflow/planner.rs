@@ -545,6 +545,85 @@ fn same_view(
     }
 }
 
+/// What a scale-up changed in the timeline, for [`quick_view`]: each key of either timeline at
+/// which `new - old` differs from its value at the key before, with the steps of both there
+/// (`steps`), and at each key of either the smallest free count of both up to it (`lowest`).
+#[derive(Debug, Default)]
+struct Change {
+    steps: Vec<(SimTime, i64, i64)>,
+    lowest: Vec<(SimTime, i64)>,
+}
+
+impl Change {
+    fn of(&mut self, old: &Free, new: &Free) {
+        self.steps.clear();
+        self.lowest.clear();
+        let (mut i, mut k) = (0, 0);
+        let mut before: Option<(i64, i64)> = None;
+        let mut floor = i64::MAX;
+        loop {
+            let t = key(old, i).min(key(new, k));
+            if t == f64::INFINITY {
+                return;
+            }
+            let (mut o, mut n) = before.unwrap_or_default();
+            while key(old, i) == t {
+                o = old[i].1;
+                i += 1;
+            }
+            while key(new, k) == t {
+                n = new[k].1;
+                k += 1;
+            }
+            floor = floor.min(o).min(n);
+            self.lowest.push((t, floor));
+            if let Some((bo, bn)) = before
+                && n - o != bn - bo
+            {
+                self.steps.push((t, o - bo, n - bn));
+            }
+            before = Some((o, n));
+        }
+    }
+}
+
+/// [`same_view`] without its walk where `change` decides it. A view is the timeline plus the
+/// job's own plan, so where `new - old` keeps its value both views step alike: only at the keys
+/// of `change.steps` can one view have a key the other lacks. Where neither timeline has fewer
+/// free GPUs than the job's top level, that level fits in both. None when the second does not
+/// hold and the first found no difference.
+fn quick_view(
+    change: &Change,
+    (old, new): (&Free, &Free),
+    (own, end): (&[(SimTime, u32)], SimTime),
+    until: SimTime,
+    levels: &Levels,
+) -> Option<bool> {
+    let first = old.first()?.0;
+    if new.first().is_none_or(|p| p.0 != first) || own.first().is_none_or(|p| p.0 < first) {
+        return Some(false);
+    }
+    let mut m = 0;
+    for &(t, step_old, step_new) in change.steps.iter().take_while(|s| s.0 <= until) {
+        // The job's own GPUs in its view just before `t` and from `t` on (none from its end).
+        while own.get(m).is_some_and(|p| p.0 < t) {
+            m += 1;
+        }
+        let held_before = m.checked_sub(1).map_or(0, |i| i64::from(own[i].1));
+        let held_at = own.get(m).filter(|p| p.0 == t).map_or(held_before, |p| i64::from(p.1));
+        let mine = if t < end { held_at } else { 0 } - if t <= end { held_before } else { 0 };
+        if (step_old + mine != 0) != (step_new + mine != 0) {
+            return Some(false);
+        }
+    }
+    let seen = change.lowest.partition_point(|p| p.0 <= until);
+    let top = levels.rates.last().map_or(0, |l| l.0);
+    if seen > 0 && change.lowest[seen - 1].1 < i64::from(top) {
+        return None;
+    }
+    Some(true)
+}
+
 /// The first key from which `a` and `b` have the same points (infinity if none).
 fn agree_from(a: &Free, b: &Free) -> SimTime {
     let common = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
@@ -559,6 +638,8 @@ pub struct MssPlanner {
     /// The timeline before the last scale-up, which the standing proposals were planned on.
     previous: Free,
     without_job: Free,
+    /// How `free` differs from `previous`.
+    change: Change,
     scratch: Scratch,
     /// The plan handed to the simulation.
     committed: Allocation,
@@ -687,6 +768,7 @@ impl MssPlanner {
             self.proposed[j] = None;
             self.check_free(now, free)?;
             let unchanged_from = agree_from(&self.previous, &self.free);
+            self.change.of(&self.previous, &self.free);
             for k in 0..sim.runnable().len() {
                 let j = sim.runnable()[k];
                 if self.next[j] > sim.job(j).gpus {
@@ -737,15 +819,14 @@ impl MssPlanner {
             self.proposed[j] = Some(f64::NEG_INFINITY);
             return Ok(());
         }
-        if let Some(horizon) = self.proposed[j]
-            && same_view(
-                (&self.previous, &self.free),
-                (job.allocations.points(), job.end_time),
-                horizon.min(unchanged_from),
-                &self.levels[j],
-            )
-        {
-            return Ok(());
+        if let Some(horizon) = self.proposed[j] {
+            let timelines = (&self.previous, &self.free);
+            let plan = (job.allocations.points(), job.end_time);
+            let until = horizon.min(unchanged_from);
+            let quick = quick_view(&self.change, timelines, plan, until, &self.levels[j]);
+            if quick.unwrap_or_else(|| same_view(timelines, plan, until, &self.levels[j])) {
+                return Ok(());
+            }
         }
         let ends = self.plan_next(sim, j, now)?;
         let proposal = &mut self.scratch.alloc;
