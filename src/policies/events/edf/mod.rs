@@ -6,8 +6,8 @@
 //! [`EdfPlanner`] in deadline order on an empty cluster; each job gets its plan's GPUs now and
 //! its planned end as end event. Planning stops once no running job is left in deadline order
 //! and no GPU is free now: each later job is pending and gets no GPU now, and nothing reads a
-//! pending job's plan unless it gives GPUs now. A job is accepted when it first gets GPUs and declined when it
-//! completes after its deadline. Quirks kept for fidelity: decisions and completions are delayed
+//! pending job's plan unless it gives GPUs now. A job is accepted when it first gets GPUs and
+//! declined when it completes after its deadline. Quirks kept for fidelity: decisions and completions are delayed
 //! by slot coalescing (§2.3), a job completes when its (possibly coalesced) end event is
 //! processed and is logged with its planned end (§2.8), progress uses the early-finish rule of
 //! §2.4, the planner's stale free count at aligned ends (§4 (*)), and when an event brings

@@ -796,8 +796,9 @@ impl MssPlanner {
 
     /// `get_marginal` (§5.2): the GPU time `j`'s plan with its next level forced now adds per
     /// added GPU. A job that cannot grow within `free` GPUs ranks last, one holding no GPU
-    /// first (without a plan: the original plans it and discards the result). A standing proposal is kept when the timeline agrees with the one it was planned
-    /// on from `unchanged_from` on and `j` sees no change before.
+    /// first (without a plan: the original plans it and discards the result). A standing
+    /// proposal is kept when the timeline agrees with the one it was planned on from
+    /// `unchanged_from` on and `j` sees no change before ([`quick_view`], else [`same_view`]).
     fn propose(
         &mut self,
         sim: &EventSim,
