@@ -4,8 +4,10 @@
 //!
 //! At every decision all runnable jobs (plus the event's arrivals) are re-planned by the
 //! [`EdfPlanner`] in deadline order on an empty cluster; each job gets its plan's GPUs now and
-//! its planned end as end event. A job is accepted when it first gets GPUs and declined when it
-//! completes after its deadline. Quirks kept for fidelity: decisions and completions are delayed
+//! its planned end as end event. Planning stops once no running job is left in deadline order
+//! and no GPU is free now: each later job is pending and gets no GPU now, and nothing reads a
+//! pending job's plan unless it gives GPUs now. A job is accepted when it first gets GPUs and
+//! declined when it completes after its deadline. Quirks kept for fidelity: decisions and completions are delayed
 //! by slot coalescing (§2.3), a job completes when its (possibly coalesced) end event is
 //! processed and is logged with its planned end (§2.8), progress uses the early-finish rule of
 //! §2.4, the planner's stale free count at aligned ends (§4 (*)), and when an event brings
@@ -62,12 +64,12 @@ impl EventPolicy for Edf {
         let (total, slot) = (sim.total_gpus(), sim.slot());
         let planner = &mut self.planner;
         if arrivals.is_empty() {
-            sim.reorder_runnable(|jobs, runnable| planner.estimate_all(jobs, runnable, now, total, slot))?;
+            sim.reorder_runnable(|jobs, runnable| planner.estimate_now(jobs, runnable, now, total, slot))?;
         } else {
             self.candidates.clear();
             self.candidates.extend_from_slice(sim.runnable());
             self.candidates.extend_from_slice(arrivals);
-            planner.estimate_all(sim.jobs(), &mut self.candidates, now, total, slot)?;
+            planner.estimate_now(sim.jobs(), &mut self.candidates, now, total, slot)?;
             for &a in arrivals {
                 sim.enqueue(a);
             }
@@ -75,6 +77,7 @@ impl EventPolicy for Edf {
         sim.release_all();
         for k in 0..sim.runnable().len() {
             let j = sim.runnable()[k];
+            // Unplanned: pending, and no GPU now.
             let Some(plan) = self.planner.plan_of(j) else { continue };
             sim.set_allocations(j, &plan.allocations);
             sim.set_gpus(j, plan.allocations.points().first().map_or(0, |p| p.1));

@@ -15,7 +15,7 @@
 
 use crate::core::RunError;
 use crate::core::SimTime;
-use crate::core::events::{Allocation, ElasticJob, JobIdx, align};
+use crate::core::events::{Allocation, ElasticJob, JobIdx, JobStatus, align};
 use std::collections::HashMap;
 
 /// Free GPUs from each key on (`F` of §4): keys ascending and unique; between plans no key
@@ -28,6 +28,8 @@ pub struct Plan {
     pub allocations: Allocation,
     /// Unaligned planned end.
     pub end: SimTime,
+    /// The estimate that made it.
+    estimate: u64,
 }
 
 /// The levels of a job configuration with their rates, ascending.
@@ -69,6 +71,8 @@ pub struct EdfPlanner {
     table_of: HashMap<Vec<(u32, u64)>, u32>,
     /// `(deadline, job)` of the list being sorted.
     order: Vec<(SimTime, JobIdx)>,
+    /// Estimates made so far.
+    estimates: u64,
 }
 
 /// Index of key `t` in `free`, or where it would go: `near` when the keys before it are smaller
@@ -125,6 +129,35 @@ impl EdfPlanner {
         total_gpus: u32,
         slot: f64,
     ) -> Result<bool, RunError> {
+        self.estimate(jobs, list, start, total_gpus, slot, false)
+    }
+
+    /// [`EdfPlanner::estimate_all`] for a caller that reads the plans of running jobs and the
+    /// GPUs a plan gives now, not the verdict: planning stops once no running job is left in
+    /// the sorted list and no GPU is free now. Each later job is pending and would get no GPU
+    /// now (the free count now only falls as jobs are planned), so it keeps no plan
+    /// ([`EdfPlanner::plan_of`] gives none).
+    pub fn estimate_now(
+        &mut self,
+        jobs: &[ElasticJob],
+        list: &mut [JobIdx],
+        start: SimTime,
+        total_gpus: u32,
+        slot: f64,
+    ) -> Result<(), RunError> {
+        self.estimate(jobs, list, start, total_gpus, slot, true).map(|_| ())
+    }
+
+    fn estimate(
+        &mut self,
+        jobs: &[ElasticJob],
+        list: &mut [JobIdx],
+        start: SimTime,
+        total_gpus: u32,
+        slot: f64,
+        stop_when_idle: bool,
+    ) -> Result<bool, RunError> {
+        self.estimates += 1;
         self.free.clear();
         self.free.push((start, i64::from(total_gpus)));
         if self.plans.len() < jobs.len() {
@@ -140,8 +173,13 @@ impl EdfPlanner {
         for (entry, &(_, j)) in list.iter_mut().zip(&self.order) {
             *entry = j;
         }
+        let running = |&(_, j): &(SimTime, JobIdx)| jobs[j].status == JobStatus::Running;
+        let last_running = self.order.iter().rposition(running).map_or(0, |k| k + 1);
         let mut all_on_time = true;
         for k in 0..self.order.len() {
+            if stop_when_idle && k >= last_running && self.free[0].1 == 0 {
+                break;
+            }
             let (deadline, j) = self.order[k];
             all_on_time &= self.plan(&jobs[j], j, deadline, start, total_gpus, slot)?;
         }
@@ -162,9 +200,9 @@ impl EdfPlanner {
         Ok(Sizes { table, base })
     }
 
-    /// The plan of `j` from the last [`EdfPlanner::estimate_all`] that included it.
+    /// The plan of `j` from the last estimate, if that planned it.
     pub fn plan_of(&self, j: JobIdx) -> Option<&Plan> {
-        self.plans.get(j)
+        self.plans.get(j).filter(|plan| plan.estimate == self.estimates)
     }
 
     /// Plans one job on the current timeline and commits it there: `edf_sim_allocation`, whose
@@ -193,6 +231,7 @@ impl EdfPlanner {
         let mut left = job.iter_left;
         let free = &mut self.free;
         let plan = &mut self.plans[j];
+        plan.estimate = self.estimates;
         let alloc = &mut plan.allocations;
         alloc.reset(start, 0);
         let mut period_start = start;

@@ -114,6 +114,11 @@ impl Levels {
         self.rates.iter().rev().find(|l| i64::from(l.0) <= free).map_or(0, |l| l.0)
     }
 
+    /// The highest rate of the levels up to `gpus`: no period of a plan at that share runs faster.
+    fn top_rate(&self, gpus: u32) -> f64 {
+        self.rates.iter().take_while(|l| l.0 <= gpus).map(|l| l.1).fold(0.0, f64::max)
+    }
+
     /// `job`'s iterations per second at `gpus`, which need not be a level.
     fn rate(&self, job: &ElasticJob, gpus: u32) -> Result<f64, RunError> {
         match self.rates.iter().find(|l| l.0 == gpus) {
@@ -313,28 +318,31 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &Free, assign: Option<u32>) -> Res
         // timeline does not change while levels are tried, so once is enough.
         fill_zeros(a, &n[..before_ad], &mut sc.spare);
     }
+    // A share's walk adds, from the deadline back, one term per period: at most `top_rate`
+    // times the period's length, and the lengths' magnitudes sum to at most `reach`. A share
+    // whose bound stays below `left` (by a margin far above the sum's rounding error) cannot
+    // finish, so its walk is skipped: the levels tried and the one found are the walks'.
+    let top_key = n[..before_ad].last().map_or(e, |p| p.0).max(e);
+    let reach = (d - top_key).abs() + (top_key - e);
     while q <= total {
-        let mut done = 0.0;
-        let mut period_end = ad;
-        let mut share_from = None;
-        for &(t, free) in n[..before_ad].iter().rev() {
-            if t < e {
-                break;
-            }
-            let g = if free >= i64::from(q) { q } else { q.min(levels.fit(free)) };
-            if g == 0 {
+        if levels.top_rate(q) * reach * (1.0 + 1e-6) >= left {
+            let mut done = 0.0;
+            let mut period_end = ad;
+            for &(t, free) in n[..before_ad].iter().rev() {
+                if t < e {
+                    break;
+                }
+                let g = if free >= i64::from(q) { q } else { q.min(levels.fit(free)) };
+                if g == 0 {
+                    period_end = t;
+                    continue;
+                }
+                done += if period_end == ad { d - t } else { period_end - t } * levels.rate(job, g)?;
+                if done >= left {
+                    return layout(sc, p, input, Share { e, ad, left, from: t, q, previous });
+                }
                 period_end = t;
-                continue;
             }
-            done += if period_end == ad { d - t } else { period_end - t } * levels.rate(job, g)?;
-            if done >= left {
-                share_from = Some(t);
-                break;
-            }
-            period_end = t;
-        }
-        if let Some(from) = share_from {
-            return layout(sc, p, input, Share { e, ad, left, from, q, previous });
         }
         previous = q;
         q = levels.next(q);
@@ -537,6 +545,85 @@ fn same_view(
     }
 }
 
+/// What a scale-up changed in the timeline, for [`quick_view`]: each key of either timeline at
+/// which `new - old` differs from its value at the key before, with the steps of both there
+/// (`steps`), and at each key of either the smallest free count of both up to it (`lowest`).
+#[derive(Debug, Default)]
+struct Change {
+    steps: Vec<(SimTime, i64, i64)>,
+    lowest: Vec<(SimTime, i64)>,
+}
+
+impl Change {
+    fn of(&mut self, old: &Free, new: &Free) {
+        self.steps.clear();
+        self.lowest.clear();
+        let (mut i, mut k) = (0, 0);
+        let mut before: Option<(i64, i64)> = None;
+        let mut floor = i64::MAX;
+        loop {
+            let t = key(old, i).min(key(new, k));
+            if t == f64::INFINITY {
+                return;
+            }
+            let (mut o, mut n) = before.unwrap_or_default();
+            while key(old, i) == t {
+                o = old[i].1;
+                i += 1;
+            }
+            while key(new, k) == t {
+                n = new[k].1;
+                k += 1;
+            }
+            floor = floor.min(o).min(n);
+            self.lowest.push((t, floor));
+            if let Some((bo, bn)) = before
+                && n - o != bn - bo
+            {
+                self.steps.push((t, o - bo, n - bn));
+            }
+            before = Some((o, n));
+        }
+    }
+}
+
+/// [`same_view`] without its walk where `change` decides it. A view is the timeline plus the
+/// job's own plan, so where `new - old` keeps its value both views step alike: only at the keys
+/// of `change.steps` can one view have a key the other lacks. Where neither timeline has fewer
+/// free GPUs than the job's top level, that level fits in both. None when the second does not
+/// hold and the first found no difference.
+fn quick_view(
+    change: &Change,
+    (old, new): (&Free, &Free),
+    (own, end): (&[(SimTime, u32)], SimTime),
+    until: SimTime,
+    levels: &Levels,
+) -> Option<bool> {
+    let first = old.first()?.0;
+    if new.first().is_none_or(|p| p.0 != first) || own.first().is_none_or(|p| p.0 < first) {
+        return Some(false);
+    }
+    let mut m = 0;
+    for &(t, step_old, step_new) in change.steps.iter().take_while(|s| s.0 <= until) {
+        // The job's own GPUs in its view just before `t` and from `t` on (none from its end).
+        while own.get(m).is_some_and(|p| p.0 < t) {
+            m += 1;
+        }
+        let held_before = m.checked_sub(1).map_or(0, |i| i64::from(own[i].1));
+        let held_at = own.get(m).filter(|p| p.0 == t).map_or(held_before, |p| i64::from(p.1));
+        let mine = if t < end { held_at } else { 0 } - if t <= end { held_before } else { 0 };
+        if (step_old + mine != 0) != (step_new + mine != 0) {
+            return Some(false);
+        }
+    }
+    let seen = change.lowest.partition_point(|p| p.0 <= until);
+    let top = levels.rates.last().map_or(0, |l| l.0);
+    if seen > 0 && change.lowest[seen - 1].1 < i64::from(top) {
+        return None;
+    }
+    Some(true)
+}
+
 /// The first key from which `a` and `b` have the same points (infinity if none).
 fn agree_from(a: &Free, b: &Free) -> SimTime {
     let common = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
@@ -551,6 +638,8 @@ pub struct MssPlanner {
     /// The timeline before the last scale-up, which the standing proposals were planned on.
     previous: Free,
     without_job: Free,
+    /// How `free` differs from `previous`.
+    change: Change,
     scratch: Scratch,
     /// The plan handed to the simulation.
     committed: Allocation,
@@ -679,6 +768,7 @@ impl MssPlanner {
             self.proposed[j] = None;
             self.check_free(now, free)?;
             let unchanged_from = agree_from(&self.previous, &self.free);
+            self.change.of(&self.previous, &self.free);
             for k in 0..sim.runnable().len() {
                 let j = sim.runnable()[k];
                 if self.next[j] > sim.job(j).gpus {
@@ -706,8 +796,9 @@ impl MssPlanner {
 
     /// `get_marginal` (§5.2): the GPU time `j`'s plan with its next level forced now adds per
     /// added GPU. A job that cannot grow within `free` GPUs ranks last, one holding no GPU
-    /// first. A standing proposal is kept when the timeline agrees with the one it was planned
-    /// on from `unchanged_from` on and `j` sees no change before.
+    /// first (without a plan: the original plans it and discards the result). A standing
+    /// proposal is kept when the timeline agrees with the one it was planned on from
+    /// `unchanged_from` on and `j` sees no change before ([`quick_view`], else [`same_view`]).
     fn propose(
         &mut self,
         sim: &EventSim,
@@ -723,25 +814,26 @@ impl MssPlanner {
             self.proposed[j] = None;
             return Ok(());
         }
-        if let Some(horizon) = self.proposed[j]
-            && same_view(
-                (&self.previous, &self.free),
-                (job.allocations.points(), job.end_time),
-                horizon.min(unchanged_from),
-                &self.levels[j],
-            )
-        {
+        if job.gpus == 0 {
+            // First whatever its plan reads, which is made when the job is chosen.
+            self.marginal[j] = MAXSIZE;
+            self.proposed[j] = Some(f64::NEG_INFINITY);
             return Ok(());
+        }
+        if let Some(horizon) = self.proposed[j] {
+            let timelines = (&self.previous, &self.free);
+            let plan = (job.allocations.points(), job.end_time);
+            let until = horizon.min(unchanged_from);
+            let quick = quick_view(&self.change, timelines, plan, until, &self.levels[j]);
+            if quick.unwrap_or_else(|| same_view(timelines, plan, until, &self.levels[j])) {
+                return Ok(());
+            }
         }
         let ends = self.plan_next(sim, j, now)?;
         let proposal = &mut self.scratch.alloc;
         merge(proposal);
-        self.marginal[j] = if job.gpus == 0 {
-            MAXSIZE
-        } else {
-            (gpu_time(proposal, ends.end) - gpu_time(job.allocations.points(), job.end_time))
-                / f64::from(next - job.gpus)
-        };
+        self.marginal[j] = (gpu_time(proposal, ends.end) - gpu_time(job.allocations.points(), job.end_time))
+            / f64::from(next - job.gpus);
         self.proposed[j] = Some(ends.horizon);
         Ok(())
     }
