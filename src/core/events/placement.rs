@@ -28,6 +28,7 @@ struct NodeSet {
     jobs: Vec<JobIdx>,
     /// GPUs its jobs hold (the original's `util`): what the cluster says of its nodes.
     load: u32,
+    /// GPUs of its nodes.
     capacity: u32,
     /// The class tag (`num_gpus`): a new set keeps its first job's size even when filed
     /// elsewhere, which decides whether a release refiles it.
