@@ -60,19 +60,19 @@ pub fn choose(cluster: &Cluster, gpus_per_node: u32, gpus: u32, chosen: &mut Vec
     let gpn = gpus_per_node;
     if gpus > gpn {
         let whole = (gpus / gpn) as usize;
-        let taken: Vec<usize> = (0..nodes).filter(|&n| cluster.free_on_node(n) == gpn).take(whole).collect();
-        if taken.len() < whole {
-            return false;
-        }
+        let all_free = |n: usize| cluster.free_on_node(n) == gpn;
+        // The whole nodes are the first `whole` completely free ones, so a node is taken exactly
+        // when it is completely free and not past the last of them.
+        let Some(last_taken) = (0..nodes).filter(|&n| all_free(n)).nth(whole - 1) else { return false };
         let rest = gpus % gpn;
         let remainder = match rest {
             0 => None,
-            _ => match (0..nodes).find(|n| !taken.contains(n) && cluster.free_on_node(*n) >= rest) {
+            _ => match (0..nodes).find(|&n| !(all_free(n) && n <= last_taken) && cluster.free_on_node(n) >= rest) {
                 Some(n) => Some(n),
                 None => return false,
             },
         };
-        for &n in &taken {
+        for n in (0..=last_taken).filter(|&n| all_free(n)) {
             chosen.extend(cluster.free_gpus_on_node(n));
         }
         if let Some(n) = remainder {
