@@ -151,15 +151,18 @@ pub struct Matcher {
     pa: Vec<usize>,
     label: Vec<i8>,
     slack: Vec<usize>,
-    /// Per id: the slack of its slack edge, valid in the epoch recorded beside it.
+    /// Per id: the slack of its slack edge, as [`Self::dist`] computes it, current for every
+    /// top-level id with a slack edge (see [`Self::refresh_slacks`]).
     slack_z: Vec<f64>,
-    slack_epoch: Vec<u64>,
     /// Per id: the original endpoints of its slack edge's record and their pair's weight, so that
-    /// a new epoch's slack is recomputed from the (small) label table alone.
+    /// a dual update recomputes the slack from the (small) label table alone.
     slack_ends: Vec<(u32, u32)>,
     slack_w: Vec<f64>,
     /// Per blossom id: the scan (by `scans`) that last offered the scanned vertex's edge to it.
     offered: Vec<u64>,
+    /// Scratch of [`Self::add_blossom`]: the ids given a record, and per id its record's slack.
+    row_ids: Vec<usize>,
+    row_z: Vec<f64>,
     /// 64-bit words of a vertex set (bit `v` for vertex id `v`, `0..=n`).
     words: usize,
     /// `edge_bits[u·words ..]`: the vertices `v` with `weight(u, v) > 0`.
@@ -169,9 +172,10 @@ pub struct Matcher {
     /// The vertices whose top-level blossom is labelled inner. With the two sets above, a scan
     /// visits only the entries whose edges can matter (see [`Self::scan_until_tight`]).
     inner_bits: Vec<u64>,
+    /// The vertices whose top-level blossom is labelled outer ([`Self::reset_slack`] visits only
+    /// these).
+    outer_bits: Vec<u64>,
     scans: u64,
-    /// Counts dual updates (every vertex label changes); starts a fresh count per graph.
-    epoch: u64,
     vis: Vec<u64>,
     stamp: u64,
     flower: Vec<Vec<usize>>,
@@ -244,14 +248,11 @@ impl Matcher {
             self.slack_ends.resize(stride, (0, 0));
             self.slack_w.resize(stride, 0.0);
             self.offered.resize(stride, 0);
+            self.row_z.resize(stride, 0.0);
         }
         self.built.clear();
         self.built.resize(self.stride, 0);
         self.builds = 0;
-        // Epochs restart per graph: no cached slack may survive from the previous one.
-        self.slack_epoch.clear();
-        self.slack_epoch.resize(self.stride, u64::MAX);
-        self.epoch = 0;
         self.flower_from.clear();
         self.flower_from.resize(self.stride * (n + 1), 0);
         self.weight.clear();
@@ -264,6 +265,8 @@ impl Matcher {
         self.member_bits.resize(self.stride * words, 0);
         self.inner_bits.clear();
         self.inner_bits.resize(words, 0);
+        self.outer_bits.clear();
+        self.outer_bits.resize(words, 0);
         let mut w_max = 0.0f64;
         for u in 0..=n {
             let row = u * self.stride;
@@ -329,6 +332,15 @@ impl Matcher {
         }
     }
 
+    /// Marks the vertices of top-level id `x` as under an outer blossom (labels only become outer
+    /// within a phase, and the phase's start clears the set).
+    fn mark_outer(&mut self, x: usize) {
+        let w = self.words;
+        for (bits, &members) in self.outer_bits.iter_mut().zip(&self.member_bits[x * w..(x + 1) * w]) {
+            *bits |= members;
+        }
+    }
+
     fn ff(&self, b: usize, x: usize) -> usize {
         self.flower_from[b * (self.n + 1) + x]
     }
@@ -337,37 +349,47 @@ impl Matcher {
         self.flower_from[b * (self.n + 1) + x] = m;
     }
 
-    fn update_slack(&mut self, u: usize, x: usize) {
-        let z = self.dist(self.e(u, x));
-        if self.slack[x] == 0 || z < self.slack_dist(x) {
-            self.slack[x] = u;
-            self.slack_z[x] = z;
-            self.slack_epoch[x] = self.epoch;
-            let e = self.e(u, x);
-            self.slack_ends[x] = (e.u, e.v);
-            self.slack_w[x] = self.weight[e.u as usize * (self.n + 1) + e.v as usize];
+    /// Recomputes the slack of every top-level id's slack edge after a dual update. A slack reads
+    /// only vertex labels, which change only there, and vertex-pair weights, which never change;
+    /// the record `e(slack[x], x)` changes only when `x` is a blossom id (re)built, and its slack
+    /// is reset then. An id becomes top-level only when its blossom is expanded, which resets its
+    /// slack, or labels it inner, whose slack is never read (the dual step skips inner ids and a
+    /// tight one changes nothing). So `slack_z` is the original's `dist` wherever it is read.
+    fn refresh_slacks(&mut self) {
+        for x in 1..=self.nx {
+            if self.st[x] == x && self.slack[x] != 0 {
+                let (u, v) = self.slack_ends[x];
+                self.slack_z[x] = self.lab[u as usize] + self.lab[v as usize] - self.slack_w[x] * 2.0;
+            }
         }
     }
 
-    /// The slack of `x`'s slack edge `e(slack[x], x)`, as [`Self::dist`] computes it. Cached:
-    /// a slack reads only vertex labels, which change only in a dual update (a new epoch), and
-    /// vertex-to-vertex weights, which never change; the record `e(slack[x], x)` changes only
-    /// when `x` is a blossom id (re)built, whose slack is reset then.
-    fn slack_dist(&mut self, x: usize) -> f64 {
-        if self.slack_epoch[x] != self.epoch {
-            let (u, v) = self.slack_ends[x];
-            self.slack_z[x] = self.lab[u as usize] + self.lab[v as usize] - self.slack_w[x] * 2.0;
-            self.slack_epoch[x] = self.epoch;
-        }
-        self.slack_z[x]
-    }
-
+    /// `x`'s slack edge from scratch: the first outer vertex (ascending) outside `x` of the
+    /// smallest slack among those with an edge to `x`.
     fn reset_slack(&mut self, x: usize) {
         self.slack[x] = 0;
-        for u in 1..=self.n {
-            if self.st[u] != x && self.label[self.st[u]] == OUTER && self.e(u, x).w > 0.0 {
-                self.update_slack(u, x);
+        debug_assert!(self.outer_set_agrees(), "outer vertex set disagrees with the labels");
+        let mut best: Option<(usize, f64, Edge)> = None;
+        let w = self.words;
+        for k in 0..w {
+            let mut bits = self.outer_bits[k] & !self.member_bits[x * w + k];
+            while bits != 0 {
+                let u = k * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let e = self.e(u, x);
+                if e.w > 0.0 {
+                    let z = self.dist(e);
+                    if best.is_none_or(|(_, bz, _)| z < bz) {
+                        best = Some((u, z, e));
+                    }
+                }
             }
+        }
+        if let Some((u, z, e)) = best {
+            self.slack[x] = u;
+            self.slack_z[x] = z;
+            self.slack_ends[x] = (e.u, e.v);
+            self.slack_w[x] = self.weight[e.u as usize * (self.n + 1) + e.v as usize];
         }
     }
 
@@ -514,29 +536,46 @@ impl Matcher {
             }
         }
         self.mark_inner(b, false);
-        let (n, nx) = (self.n, self.nx);
-        for x in 1..=n {
-            self.set_ff(b, x, 0);
+        self.mark_outer(b);
+        let (n, nx, stride, words) = (self.n, self.nx, self.stride, self.words);
+        self.flower_from[b * (n + 1) + 1..(b + 1) * (n + 1)].fill(0);
+        // Entries are written for the ids that can read them later: not the ids inside `b` (read
+        // only through `b`'s own records until `b` is expanded, and then `b`'s id is free) nor free
+        // ids (a reused id is built later than `b`, so `e(b, id)` reads the id's row). Vertices
+        // come first, and `e(xs, x)` of a vertex `x` is `xs`'s row (built no earlier).
+        self.row_ids.clear();
+        for x in 1..=nx {
+            if self.st[x] != b && self.st[x] != 0 {
+                self.row_ids.push(x);
+            }
         }
-        for i in 0..self.flower[b].len() {
-            let xs = self.flower[b][i];
+        let split = self.row_ids.partition_point(|&x| x <= n);
+        let members = std::mem::take(&mut self.flower[b]);
+        let ids = std::mem::take(&mut self.row_ids);
+        for (i, &xs) in members.iter().enumerate() {
             // The original zeroes the row's weight fields first, so the first member's records
-            // are taken whatever they are. Its entry for `b` itself is never read.
-            for x in 1..=nx {
-                if x == b {
-                    continue;
-                }
-                let cur = self.e(b, x);
-                if i == 0 || !exceeds(cur.w, 0.0) || self.dist(self.e(xs, x)) < self.dist(cur) {
-                    self.set_e(b, x, self.e(xs, x));
-                }
+            // are taken whatever they are; a later member's replaces one without an edge or of a
+            // larger slack (kept in `row_z`: labels do not change here).
+            for (k, &x) in ids.iter().enumerate() {
+                let rec = if k < split { self.edge[xs * stride + x] } else { self.e(xs, x) };
+                let z = self.dist(rec);
+                let cell = b * stride + x;
+                let take = i == 0 || !exceeds(self.edge[cell].w, 0.0) || z < self.row_z[x];
+                self.edge[cell] = if take { rec } else { self.edge[cell] };
+                self.row_z[x] = if take { z } else { self.row_z[x] };
             }
-            for x in 1..=n {
-                if self.ff(xs, x) != 0 {
-                    self.set_ff(b, x, xs);
+            // `xs`'s members are the vertices `x` with `ff(xs, x) != 0`.
+            for k in 0..words {
+                let mut bits = self.member_bits[xs * words + k];
+                while bits != 0 {
+                    let x = k * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    self.flower_from[b * (n + 1) + x] = xs;
                 }
             }
         }
+        self.flower[b] = members;
+        self.row_ids = ids;
         self.reset_slack(b);
     }
 
@@ -553,6 +592,7 @@ impl Matcher {
             self.pa[xs] = self.e(xns, xs).u as usize;
             self.label[xs] = INNER;
             self.label[xns] = OUTER;
+            self.mark_outer(xns);
             self.slack[xs] = 0;
             self.reset_slack(xns);
             self.push_members(xns);
@@ -586,6 +626,7 @@ impl Matcher {
             self.slack[v] = 0;
             self.slack[nu] = 0;
             self.label[nu] = OUTER;
+            self.mark_outer(nu);
             self.mark_inner(nu, false);
             self.push_members(nu);
         } else if self.label[v] == OUTER {
@@ -625,19 +666,17 @@ impl Matcher {
             st,
             slack,
             slack_z,
-            slack_epoch,
             slack_ends,
             slack_w,
             offered,
             scans,
-            epoch,
             words,
             edge_bits,
             member_bits,
             inner_bits,
             ..
         } = self;
-        let (n, stride, epoch, scan, words) = (*n, *stride, *epoch, *scans, *words);
+        let (n, stride, scan, words) = (*n, *stride, *scans, *words);
         let row = &weight[u * (n + 1)..(u + 1) * (n + 1)];
         let st_u = st[u];
         let lab_u = lab[u];
@@ -673,22 +712,21 @@ impl Matcher {
                     let pair_w = weight[r.v as usize * (n + 1) + r.u as usize];
                     (lab[r.u as usize] + lab[r.v as usize] - pair_w * 2.0, (r.v, r.u), pair_w)
                 };
-                let s = slack[x];
-                if s != 0 && slack_epoch[x] != epoch {
-                    let (a, b) = slack_ends[x];
-                    slack_z[x] = lab[a as usize] + lab[b as usize] - slack_w[x] * 2.0;
-                    slack_epoch[x] = epoch;
-                }
-                if s == 0 || z < slack_z[x] {
+                if slack[x] == 0 || z < slack_z[x] {
                     slack[x] = u;
                     slack_z[x] = z;
-                    slack_epoch[x] = epoch;
                     slack_ends[x] = ends;
                     slack_w[x] = pair_w;
                 }
             }
         }
         None
+    }
+
+    /// Whether `outer_bits` holds exactly the vertices under an outer top-level id (checked in
+    /// debug builds).
+    fn outer_set_agrees(&self) -> bool {
+        (1..=self.n).all(|u| (self.outer_bits[u / 64] >> (u % 64) & 1 == 1) == (self.label[self.st[u]] == OUTER))
     }
 
     /// Whether the sets [`Self::scan_until_tight`] visits are exactly the entries the original's
@@ -709,12 +747,14 @@ impl Matcher {
         let n = self.n;
         self.label[..=self.nx].fill(UNLABELLED);
         self.inner_bits.fill(0);
+        self.outer_bits.fill(0);
         self.slack[..=self.nx].fill(0);
         self.queue.clear();
         for x in 1..=self.nx {
             if self.st[x] == x && self.mate[x] == 0 {
                 self.pa[x] = 0;
                 self.label[x] = OUTER;
+                self.mark_outer(x);
                 self.push_members(x);
             }
         }
@@ -742,7 +782,7 @@ impl Matcher {
             }
             for x in 1..=self.nx {
                 if self.st[x] == x && self.slack[x] != 0 {
-                    let z = self.slack_dist(x);
+                    let z = self.slack_z[x];
                     match self.label[x] {
                         UNLABELLED => d = py_min(d, z),
                         OUTER => d = py_min(d, z / 2.0),
@@ -771,13 +811,13 @@ impl Matcher {
                     }
                 }
             }
-            self.epoch += 1;
+            self.refresh_slacks();
             self.queue.clear();
             // The bound is read once: blossoms formed during the scan are not visited in it.
             let nx = self.nx;
             for x in 1..=nx {
                 let s = self.slack[x];
-                if self.st[x] == x && s != 0 && self.st[s] != x && !exceeds(self.slack_dist(x), 0.0) {
+                if self.st[x] == x && s != 0 && self.st[s] != x && !exceeds(self.slack_z[x], 0.0) {
                     let e = self.e(s, x);
                     if self.found_edge(e) {
                         return true;
