@@ -418,6 +418,20 @@ impl Muri {
             return;
         }
         let n = class.groups.len();
+        // A pair's weight is a function of the two groups' keys: look each pair of distinct keys
+        // up once (a class of 256 groups has about 8 distinct keys in the paper's traces).
+        let mut kinds: Vec<u128> = Vec::new();
+        let kind: Vec<usize> = graph
+            .iter()
+            .map(|key| {
+                kinds.iter().position(|k| k == key).unwrap_or_else(|| {
+                    kinds.push(*key);
+                    kinds.len() - 1
+                })
+            })
+            .collect();
+        let t = kinds.len();
+        let mut pair_weight: Vec<Option<f64>> = vec![None; t * t];
         let mut members: Vec<GroupJob<'_>> = Vec::with_capacity(MAX_GROUP);
         self.weights.reset(n);
         for u in 0..n {
@@ -426,11 +440,13 @@ impl Muri {
                 if u == v || size > p {
                     continue;
                 }
-                let pair = || class.groups[u].iter().chain(&class.groups[v]);
-                let w = self.memo.value(Timing::UsedRatio, self.memo.key(pair()), || {
-                    members.clear();
-                    members.extend(pair().map(|&j| group_job(sim, &self.family, j)));
-                    used_ratio(&members, &rule)
+                let w = *pair_weight[kind[u] * t + kind[v]].get_or_insert_with(|| {
+                    let pair = || class.groups[u].iter().chain(&class.groups[v]);
+                    self.memo.value(Timing::UsedRatio, self.memo.key(pair()), || {
+                        members.clear();
+                        members.extend(pair().map(|&j| group_job(sim, &self.family, j)));
+                        used_ratio(&members, &rule)
+                    })
                 });
                 self.weights.offer(u, v, w, edge_threshold(lbd, size, MULTI_RESOURCE));
             }

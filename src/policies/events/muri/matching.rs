@@ -111,8 +111,9 @@ pub enum Emitted {
     Single(usize),
 }
 
-/// One edge record of the table: the original endpoints it stands for and the weight field it
-/// carries (which the blossom code tests and zeroes independently of the slack's weight).
+/// One edge record of the table: the original endpoints it stands for and their ordered pair's
+/// weight. (The original zeroes a blossom row's weight fields before filling it, so its first
+/// member's records are taken unconditionally; here that is the first member's pass.)
 #[derive(Clone, Copy, Debug)]
 struct Edge {
     u: u32,
@@ -154,8 +155,9 @@ pub struct Matcher {
     /// Per id: the slack of its slack edge, as [`Self::dist`] computes it, current for every
     /// top-level id with a slack edge (see [`Self::refresh_slacks`]).
     slack_z: Vec<f64>,
-    /// Per id: the original endpoints of its slack edge's record and their pair's weight, so that
-    /// a dual update recomputes the slack from the (small) label table alone.
+    /// Per blossom id: the original endpoints of its slack edge's record and their pair's weight,
+    /// so that a dual update recomputes the slack from the (small) label table alone (a vertex's
+    /// slack edge is the pair `(slack[x], x)`).
     slack_ends: Vec<(u32, u32)>,
     slack_w: Vec<f64>,
     /// Per blossom id: the scan (by `scans`) that last offered the scanned vertex's edge to it.
@@ -314,10 +316,13 @@ impl Matcher {
         self.edge[x * self.stride + y] = e;
     }
 
-    /// Slack of an edge record: the weight is read at the record's original endpoints.
+    /// Slack of an edge record: the weight of the record's original endpoints, which its weight
+    /// field holds (vertex records are the pairs', a reversed read looks the reversed pair up,
+    /// and a blossom's records are copies of these).
     fn dist(&self, e: Edge) -> f64 {
         let (u, v) = (e.u as usize, e.v as usize);
-        self.lab[u] + self.lab[v] - self.weight[u * (self.n + 1) + v] * 2.0
+        debug_assert_eq!(e.w.to_bits(), self.weight[u * (self.n + 1) + v].to_bits());
+        self.lab[u] + self.lab[v] - e.w * 2.0
     }
 
     /// Marks the vertices of top-level id `x` as under an inner blossom, or not.
@@ -358,8 +363,14 @@ impl Matcher {
     fn refresh_slacks(&mut self) {
         for x in 1..=self.nx {
             if self.st[x] == x && self.slack[x] != 0 {
-                let (u, v) = self.slack_ends[x];
-                self.slack_z[x] = self.lab[u as usize] + self.lab[v as usize] - self.slack_w[x] * 2.0;
+                self.slack_z[x] = if x <= self.n {
+                    // A vertex's slack edge is the pair itself (only blossoms keep their ends).
+                    let u = self.slack[x];
+                    self.lab[u] + self.lab[x] - self.weight[u * (self.n + 1) + x] * 2.0
+                } else {
+                    let (u, v) = self.slack_ends[x];
+                    self.lab[u as usize] + self.lab[v as usize] - self.slack_w[x] * 2.0
+                };
             }
         }
     }
@@ -389,7 +400,7 @@ impl Matcher {
             self.slack[x] = u;
             self.slack_z[x] = z;
             self.slack_ends[x] = (e.u, e.v);
-            self.slack_w[x] = self.weight[e.u as usize * (self.n + 1) + e.v as usize];
+            self.slack_w[x] = e.w;
         }
     }
 
@@ -696,26 +707,30 @@ impl Matcher {
                 if !exceeds(z, 0.0) {
                     return Some(v);
                 }
-                // The slack of `e(u, x)` (for a blossom `x`, its copied record's, the same for
-                // every member `v`: offered once per scan, as later offers of an equal slack
-                // change nothing) against `x`'s current slack edge, as `update_slack` compares
-                // them.
-                let (z, ends, pair_w) = if x == v {
-                    (z, (u as u32, v as u32), w)
-                } else if offered[x] == scan {
+                // The slack of `e(u, x)` against `x`'s current slack edge (the original's
+                // `update_slack`): for a vertex, the pair's; for a blossom `x`, its copied
+                // record's, the same for every member `v`, so offered once per scan (later offers
+                // of an equal slack change nothing).
+                if x == v {
+                    if slack[x] == 0 || z < slack_z[x] {
+                        slack[x] = u;
+                        slack_z[x] = z;
+                    }
                     continue;
-                } else {
-                    offered[x] = scan;
-                    // `e(u, x)` of a blossom `x` (built after every vertex): its row, reversed.
-                    debug_assert!(built[x] > built[u]);
-                    let r = edge[x * stride + u];
-                    let pair_w = weight[r.v as usize * (n + 1) + r.u as usize];
-                    (lab[r.u as usize] + lab[r.v as usize] - pair_w * 2.0, (r.v, r.u), pair_w)
-                };
+                }
+                if offered[x] == scan {
+                    continue;
+                }
+                offered[x] = scan;
+                // `e(u, x)` of a blossom `x` (built after every vertex): its row, reversed.
+                debug_assert!(built[x] > built[u]);
+                let r = edge[x * stride + u];
+                let pair_w = weight[r.v as usize * (n + 1) + r.u as usize];
+                let z = lab[r.u as usize] + lab[r.v as usize] - pair_w * 2.0;
                 if slack[x] == 0 || z < slack_z[x] {
                     slack[x] = u;
                     slack_z[x] = z;
-                    slack_ends[x] = ends;
+                    slack_ends[x] = (r.v, r.u);
                     slack_w[x] = pair_w;
                 }
             }
