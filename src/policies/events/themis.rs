@@ -162,19 +162,22 @@ fn central_share(least: f64, price: f64) -> f64 {
 fn central_shares(terms: &[Term], total: f64, x: &mut [f64]) {
     let free = |x: &f64| *x < 1.0;
     let fixed: f64 = terms.iter().zip(x.iter()).filter(|(_, x)| !free(x)).map(|(t, _)| t.gpus).sum();
-    let slack = |price: f64| {
-        let used: f64 = terms
-            .iter()
-            .zip(x.iter())
-            .filter(|(_, x)| free(x))
-            .map(|(t, &x)| t.gpus * central_share(x, price * t.gpus))
-            .sum();
-        total - fixed - used
-    };
     let least_used: f64 = terms.iter().zip(x.iter()).filter(|(_, x)| free(x)).map(|(t, x)| t.gpus * x).sum();
     if !x.iter().any(free) || total - fixed - least_used <= 0.0 {
         return;
     }
+    // The free terms' GPUs and least shares, gathered once for the bisection's many sums; each
+    // sum's terms are computed into `used` (independent, so the loop vectorises) and then added
+    // in order, the same sum as a fold over the terms.
+    let (gpus, least): (Vec<f64>, Vec<f64>) =
+        terms.iter().zip(x.iter()).filter(|(_, x)| free(x)).map(|(t, &x)| (t.gpus, x)).unzip();
+    let mut used = vec![0.0; gpus.len()];
+    let mut slack = |price: f64| {
+        for ((u, &g), &l) in used.iter_mut().zip(&gpus).zip(&least) {
+            *u = g * central_share(l, price * g);
+        }
+        total - fixed - used.iter().sum::<f64>()
+    };
     let (mut lo, mut hi) = (0.0, 1.0);
     while hi * slack(hi) < 1.0 {
         lo = hi;
