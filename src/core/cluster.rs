@@ -263,39 +263,14 @@ impl Cluster {
         self.release(gpus, RESERVED);
     }
 
-    /// Nodes all of whose GPUs are free.
-    pub fn whole_free_nodes(&self) -> u32 {
-        (0..self.node_count()).filter(|&n| self.is_whole_free(n)).count() as u32
-    }
-
     fn is_whole_free(&self, node: usize) -> bool {
         self.free_per_node[node] == self.spec.nodes[node].gpus
     }
 
-    /// Reserves the `count` lowest nodes all of whose GPUs are free, for a policy that hands
-    /// whole nodes to groups of jobs taking turns on them (Gandiva's node sets); `None`
-    /// (nothing reserved) when fewer are free.
-    pub fn reserve_whole_nodes(&mut self, count: u32) -> Option<Vec<u32>> {
-        let nodes: Vec<u32> =
-            (0..self.node_count()).filter(|&n| self.is_whole_free(n)).take(count as usize).map(|n| n as u32).collect();
-        if nodes.len() < count as usize {
-            return None;
-        }
-        for &n in &nodes {
-            let first = self.node_first_gpu[n as usize];
-            let gpus: Vec<GpuId> = (first..first + self.spec.nodes[n as usize].gpus).collect();
-            self.reserve(&gpus);
-        }
-        Some(nodes)
-    }
-
-    /// Gives back whole `nodes` reserved by [`Cluster::reserve_whole_nodes`].
-    pub fn unreserve_nodes(&mut self, nodes: &[u32]) {
-        for &n in nodes {
-            let first = self.node_first_gpu[n as usize];
-            let gpus: Vec<GpuId> = (first..first + self.spec.nodes[n as usize].gpus).collect();
-            self.unreserve(&gpus);
-        }
+    /// The GPUs of `node`.
+    fn node_gpus(&self, node: u32) -> Vec<GpuId> {
+        let first = self.node_first_gpu[node as usize];
+        (first..first + self.spec.nodes[node as usize].gpus).collect()
     }
 
     /// Every GPU free again, every CPU and memory holding given back (a node out of service
@@ -388,6 +363,43 @@ impl Cluster {
             self.free_per_node[node] += 1;
             self.free_total += 1;
             self.first_free_node = self.first_free_node.min(node);
+        }
+    }
+}
+
+/// Whole nodes set aside for a policy that hands them to groups of jobs taking turns on them
+/// (Gandiva's node sets): the cluster knows those GPUs are in use, held by no job. The engine
+/// lends its cluster through this interface alone ([`crate::core::events::EventSim::whole_nodes`]).
+pub trait WholeNodes {
+    /// Nodes all of whose GPUs are free.
+    fn whole_free_nodes(&self) -> u32;
+    /// Reserves the `count` lowest nodes all of whose GPUs are free; `None` (nothing reserved)
+    /// when fewer are free.
+    fn reserve_whole_nodes(&mut self, count: u32) -> Option<Vec<u32>>;
+    /// Gives back whole `nodes` reserved by [`WholeNodes::reserve_whole_nodes`].
+    fn unreserve_nodes(&mut self, nodes: &[u32]);
+}
+
+impl WholeNodes for Cluster {
+    fn whole_free_nodes(&self) -> u32 {
+        (0..self.node_count()).filter(|&n| self.is_whole_free(n)).count() as u32
+    }
+
+    fn reserve_whole_nodes(&mut self, count: u32) -> Option<Vec<u32>> {
+        let nodes: Vec<u32> =
+            (0..self.node_count()).filter(|&n| self.is_whole_free(n)).take(count as usize).map(|n| n as u32).collect();
+        if nodes.len() < count as usize {
+            return None;
+        }
+        for &n in &nodes {
+            self.reserve(&self.node_gpus(n));
+        }
+        Some(nodes)
+    }
+
+    fn unreserve_nodes(&mut self, nodes: &[u32]) {
+        for &n in nodes {
+            self.unreserve(&self.node_gpus(n));
         }
     }
 }

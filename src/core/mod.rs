@@ -13,7 +13,7 @@ pub mod metrics;
 pub mod policy;
 pub mod stop;
 
-pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, HostShare, NodeGroup, NodeSpec};
+pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, HostShare, NodeGroup, NodeSpec, WholeNodes};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
 pub use executor::{Executor, NodeChange, Observation, Simulated};
 pub use job::{ActiveJob, JobId, JobLife, JobSlot, JobSpec, JobTable};

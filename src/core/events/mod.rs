@@ -44,7 +44,7 @@ pub use yarn_placement::{YarnPlacement, YarnTrial, yarn_fits_empty};
 use super::metrics::RunTotals;
 use super::{
     Cluster, ClusterSpec, JobRecord, JobSpec, RecordSink, RunError, RunOutput, RunSummary, RunTables, SimTime,
-    StopFlag, TimelineRow,
+    StopFlag, TimelineRow, WholeNodes,
 };
 use crate::profiles::ThroughputTable;
 use std::sync::Arc;
@@ -509,23 +509,13 @@ impl EventSim {
     }
 }
 
-/// Whole nodes for policies with their own placement (Gandiva's node sets): they are set aside
-/// in the engine's cluster, so that it knows every GPU that is in use, without job holdings
-/// (the jobs of such a set take turns on its GPUs).
 impl EventSim {
-    /// Nodes all of whose GPUs are free.
-    pub fn whole_free_nodes(&self) -> u32 {
-        self.cluster.whole_free_nodes()
-    }
-
-    /// Sets aside the `count` lowest whole free nodes; `None` (nothing taken) when fewer are free.
-    pub fn reserve_whole_nodes(&mut self, count: u32) -> Option<Vec<u32>> {
-        self.cluster.reserve_whole_nodes(count)
-    }
-
-    /// Gives back nodes set aside by [`EventSim::reserve_whole_nodes`].
-    pub fn unreserve_nodes(&mut self, nodes: &[u32]) {
-        self.cluster.unreserve_nodes(nodes);
+    /// The engine's cluster, for policies with their own placement on whole nodes (Gandiva's
+    /// node sets): they set nodes aside there, so that it knows every GPU that is in use, without
+    /// job holdings (the jobs of such a set take turns on its GPUs). Only the whole-node verbs
+    /// are lent; GPU holdings stay the engine's.
+    pub fn whole_nodes(&mut self) -> &mut impl WholeNodes {
+        &mut self.cluster
     }
 }
 

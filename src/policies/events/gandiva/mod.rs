@@ -85,7 +85,7 @@ impl Gandiva {
     fn place(&mut self, sim: &mut EventSim, j: JobIdx) -> Result<bool, RunError> {
         let sets = self.sets.as_mut().expect("node sets exist from the first step");
         let (id, gpus) = (sim.job(j).spec.id, sim.job(j).spec.gpus);
-        sets.place(sim, j, gpus).ok_or_else(|| RunError::InvalidJob {
+        sets.place(sim.whole_nodes(), j, gpus).ok_or_else(|| RunError::InvalidJob {
             id,
             reason: format!("asks for {gpus} GPUs, which is not one of Gandiva's node-set sizes {CLASSES:?}"),
         })
@@ -110,7 +110,7 @@ impl EventPolicy for Gandiva {
         let gpn = sim.gpus_per_node();
         let Self { sets, released, waited, finished, .. } = self;
         let sets = sets.get_or_insert_with(|| GandivaNodeSets::new(sim.total_gpus() / gpn, gpn));
-        sets.adjust(sim);
+        sets.adjust(sim.whole_nodes());
         let rotate = (now % ROTATION_S).trunc() == 0.0;
         finished.clear();
         for list in sets.classes_mut() {
@@ -135,7 +135,7 @@ impl EventPolicy for Gandiva {
                 set.jobs.retain(|j| !ended.contains(j));
             }
         }
-        *released = sets.release_empty(sim);
+        *released = sets.release_empty(sim.whole_nodes());
         for &j in finished.iter() {
             let job = sim.job(j);
             let late = job.end_time > job.deadline();

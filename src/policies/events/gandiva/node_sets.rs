@@ -20,46 +20,8 @@
 //! successful last expansion of a single-node class); demands and occupations of all classes are
 //! computed once per adjustment.
 
-use crate::core::Cluster;
-use crate::core::events::{CLASSES, EventSim, JobIdx};
-
-/// Where node sets get their nodes: whole free nodes, set aside until given back.
-pub trait WholeNodes {
-    fn free_whole_nodes(&self) -> u32;
-    /// The `count` lowest whole free nodes, set aside; `None` (nothing taken) when fewer are free.
-    fn take_whole_nodes(&mut self, count: u32) -> Option<Vec<u32>>;
-    fn give_back_nodes(&mut self, nodes: &[u32]);
-}
-
-/// The engine's cluster, in a run.
-impl WholeNodes for EventSim {
-    fn free_whole_nodes(&self) -> u32 {
-        self.whole_free_nodes()
-    }
-
-    fn take_whole_nodes(&mut self, count: u32) -> Option<Vec<u32>> {
-        self.reserve_whole_nodes(count)
-    }
-
-    fn give_back_nodes(&mut self, nodes: &[u32]) {
-        self.unreserve_nodes(nodes);
-    }
-}
-
-/// A bare cluster, for node sets on their own.
-impl WholeNodes for Cluster {
-    fn free_whole_nodes(&self) -> u32 {
-        self.whole_free_nodes()
-    }
-
-    fn take_whole_nodes(&mut self, count: u32) -> Option<Vec<u32>> {
-        self.reserve_whole_nodes(count)
-    }
-
-    fn give_back_nodes(&mut self, nodes: &[u32]) {
-        self.unreserve_nodes(nodes);
-    }
-}
+use crate::core::WholeNodes;
+use crate::core::events::{CLASSES, JobIdx};
 
 /// One node set: its jobs (those within `capacity` run, the rest wait their turn).
 #[derive(Debug, Clone, PartialEq)]
@@ -126,7 +88,7 @@ impl GandivaNodeSets {
     /// A new, empty set of class `gpus` on free nodes; `None` when too few are free.
     fn open(&self, cluster: &mut impl WholeNodes, gpus: u32) -> Option<NodeSet> {
         let count = self.nodes_for(gpus);
-        let nodes = cluster.take_whole_nodes(count)?;
+        let nodes = cluster.reserve_whole_nodes(count)?;
         Some(NodeSet::new(nodes, count * self.gpus_per_node / gpus))
     }
 
@@ -232,7 +194,7 @@ impl GandivaNodeSets {
         let mut jobs = Vec::new();
         for set in list.drain(..count) {
             jobs.extend(set.jobs);
-            cluster.give_back_nodes(&set.nodes);
+            cluster.unreserve_nodes(&set.nodes);
         }
         for job in jobs {
             list[0].add(job);
@@ -247,7 +209,7 @@ impl GandivaNodeSets {
         for list in &mut self.classes {
             list.retain(|s| {
                 if s.jobs.is_empty() {
-                    cluster.give_back_nodes(&s.nodes);
+                    cluster.unreserve_nodes(&s.nodes);
                     released = true;
                 }
                 !s.jobs.is_empty()
@@ -260,7 +222,7 @@ impl GandivaNodeSets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::ClusterSpec;
+    use crate::core::{Cluster, ClusterSpec};
 
     fn jobs(p: &GandivaNodeSets, gpus: u32) -> Vec<Vec<JobIdx>> {
         let c = CLASSES.iter().position(|&k| k == gpus).unwrap();
