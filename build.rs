@@ -64,8 +64,11 @@ fn git_commit(root: &Path) -> String {
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
+    // HEAD and the branch it names move with each commit; git's index is left out because
+    // `git status` rewrites it, which would recompile the crate for nothing. The `-dirty` mark
+    // is therefore refreshed whenever `src` or the commit changes, which is when it can.
     if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        for file in ["HEAD", "index", "packed-refs"] {
+        for file in ["HEAD", "packed-refs"] {
             println!("cargo:rerun-if-changed={dir}/{file}");
         }
         if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
