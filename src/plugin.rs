@@ -34,7 +34,8 @@
 //! [`crate::core::Admission`], [`crate::core::events::EventPolicy`]) and the job and cluster
 //! types those traits read. Everything else in the library may change between minor versions.
 //!
-//! Options. Each policy names a type `O` for its options: serde reads it from the spec (a bare
+//! Options. Each policy names a type `O` for its options: serde reads it from the spec through
+//! the same parser as a built-in's options, so errors carry the spec's line and column (a bare
 //! name reads it from an empty map, so give fields `#[serde(default)]`), and its serialisation is
 //! what run keys hash and the runs table's `policy_params` records, so every field it writes must
 //! be documented in [`About::options`]. Run keys do not hash a policy's code: after changing it,
@@ -42,16 +43,11 @@
 
 use crate::core::events::EventPolicy;
 use crate::core::{Admission, Placement, Scheduler};
-use crate::policies::{
-    AdmissionOptions, BuildContext, Kind, OptionDoc, OwnPlacement, Params, PlacementOptions, PolicyInfo, PolicyOptions,
-    SchedulerOptions,
-};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::node::{NodeError, PolicyNode};
+use crate::policies::{BuildContext, Built, Engine, Kind, OptionDoc, OwnPlacement, Params, PolicyConfig, PolicyInfo};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 /// What `blox list` and spec errors say about a registered policy.
@@ -86,7 +82,7 @@ impl About {
 /// [`crate::cli::main_with`] (or [`install`] it before using the library directly).
 #[derive(Default)]
 pub struct Registry {
-    entries: Vec<Entry>,
+    entries: Vec<&'static PolicyInfo>,
 }
 
 impl Registry {
@@ -100,11 +96,7 @@ impl Registry {
         O: DeserializeOwned + Serialize + Send + Sync + 'static,
         F: Fn(&O, &BuildContext) -> Box<dyn Scheduler> + Send + Sync + 'static,
     {
-        let build = Arc::new(build);
-        self.with(about, Kind::Scheduler, EngineMode::Rounds, move |options: O| {
-            let build = build.clone();
-            Make::Scheduler(Arc::new(move |ctx| build(&options, ctx)))
-        })
+        self.with(about, Kind::Scheduler, Engine::Rounds, move |options: &O, ctx| Built::Order(build(options, ctx)))
     }
 
     /// An event-engine policy (`engine: {mode: events}`), which makes every decision itself and
@@ -114,11 +106,7 @@ impl Registry {
         O: DeserializeOwned + Serialize + Send + Sync + 'static,
         F: Fn(&O) -> Box<dyn EventPolicy> + Send + Sync + 'static,
     {
-        let build = Arc::new(build);
-        self.with(about, Kind::Scheduler, EngineMode::Events, move |options: O| {
-            let build = build.clone();
-            Make::EventScheduler(Arc::new(move || build(&options)))
-        })
+        self.with(about, Kind::Scheduler, Engine::Events, move |options: &O, _| Built::Event(build(options)))
     }
 
     /// A round-engine placement.
@@ -127,11 +115,7 @@ impl Registry {
         O: DeserializeOwned + Serialize + Send + Sync + 'static,
         F: Fn(&O) -> Box<dyn Placement> + Send + Sync + 'static,
     {
-        let build = Arc::new(build);
-        self.with(about, Kind::Placement, EngineMode::Rounds, move |options: O| {
-            let build = build.clone();
-            Make::Placement(Arc::new(move || build(&options)))
-        })
+        self.with(about, Kind::Placement, Engine::Rounds, move |options: &O, _| Built::Placement(build(options)))
     }
 
     /// A round-engine admission policy.
@@ -140,19 +124,25 @@ impl Registry {
         O: DeserializeOwned + Serialize + Send + Sync + 'static,
         F: Fn(&O) -> Box<dyn Admission> + Send + Sync + 'static,
     {
-        let build = Arc::new(build);
-        self.with(about, Kind::Admission, EngineMode::Rounds, move |options: O| {
-            let build = build.clone();
-            Make::Admission(Arc::new(move || build(&options)))
-        })
+        self.with(about, Kind::Admission, Engine::Rounds, move |options: &O, _| Built::Admission(build(options)))
     }
 
-    fn with<O, M>(mut self, about: About, kind: Kind, engine: EngineMode, make: M) -> Self
+    /// A descriptor like a built-in's, whose parser reads `O` and keeps `make` beside it.
+    fn with<O, M>(mut self, about: About, kind: Kind, engine: Engine, make: M) -> Self
     where
         O: DeserializeOwned + Serialize + Send + Sync + 'static,
-        M: Fn(O) -> Make + Send + Sync + 'static,
+        M: Fn(&O, &BuildContext) -> Built + Send + Sync + 'static,
     {
-        let placement = (engine == EngineMode::Events).then_some(OwnPlacement { name: "own", alternatives: &[] });
+        let placement = (engine == Engine::Events).then_some(OwnPlacement { name: "own", alternatives: &[] });
+        let make: Arc<Make<O>> = Arc::new(make);
+        let documented = about.options;
+        let parse = move |node: &PolicyNode| -> Result<Box<dyn PolicyConfig>, NodeError> {
+            let options = O::deserialize(node)?;
+            let written = serde_json::to_value(&options)
+                .map_err(|e| NodeError::new(node.at, format!("cannot record its options: {e}")))?;
+            let params = params_of(documented, written).map_err(|message| NodeError::new(node.at, message))?;
+            Ok(Box::new(Configured { options, params, make: make.clone() }))
+        };
         let info = PolicyInfo {
             name: about.name,
             kind,
@@ -161,60 +151,57 @@ impl Registry {
             options: about.options,
             source: about.source,
             placement,
+            parse: Box::leak(Box::new(parse)),
         };
-        let parse = move |info: &'static PolicyInfo, value: Value| -> Result<(Params, Make), String> {
-            let options: O = serde_json::from_value(value).map_err(|e| e.to_string())?;
-            let written = serde_json::to_value(&options).map_err(|e| format!("cannot record its options: {e}"))?;
-            Ok((params_of(info, written)?, make(options)))
-        };
-        self.entries.push(Entry { info: Box::leak(Box::new(info)), parse: Box::new(parse) });
+        self.entries.push(Box::leak(Box::new(info)));
         self
     }
 }
 
 /// The options a policy's type wrote, as run keys hash them; every one must be documented.
-fn params_of(info: &'static PolicyInfo, written: Value) -> Result<Params, String> {
+fn params_of(documented: &'static [OptionDoc], written: Value) -> Result<Params, String> {
     let map = match written {
         Value::Object(map) => map,
         Value::Null => return Ok(Params::new()),
         other => return Err(format!("its options must be a map (a struct), not {other}")),
     };
     map.into_iter()
-        .map(|(key, value)| match info.options.iter().find(|o| o.name == key) {
+        .map(|(key, value)| match documented.iter().find(|o| o.name == key) {
             Some(doc) => Ok((doc.name, value)),
             None => Err(format!("option `{key}` is not documented in the policy's `About::options`")),
         })
         .collect()
 }
 
-/// Builds a round scheduler for a run's context.
-type MakeScheduler = dyn Fn(&BuildContext) -> Box<dyn Scheduler> + Send + Sync;
+/// Builds a registered policy from its options for one run.
+type Make<O> = dyn Fn(&O, &BuildContext) -> Built + Send + Sync;
 
-/// A policy built from parsed options, once per run.
-#[derive(Clone)]
-enum Make {
-    Scheduler(Arc<MakeScheduler>),
-    EventScheduler(Arc<dyn Fn() -> Box<dyn EventPolicy> + Send + Sync>),
-    Placement(Arc<dyn Fn() -> Box<dyn Placement> + Send + Sync>),
-    Admission(Arc<dyn Fn() -> Box<dyn Admission> + Send + Sync>),
+/// A registered policy as a spec configured it.
+struct Configured<O> {
+    options: O,
+    params: Params,
+    make: Arc<Make<O>>,
 }
 
-type Parse = dyn Fn(&'static PolicyInfo, Value) -> Result<(Params, Make), String> + Send + Sync;
+impl<O: Send + Sync + 'static> PolicyConfig for Configured<O> {
+    fn params(&self) -> Params {
+        self.params.clone()
+    }
 
-struct Entry {
-    info: &'static PolicyInfo,
-    parse: Box<Parse>,
+    fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
+        Ok((self.make)(&self.options, ctx))
+    }
 }
 
-static INSTALLED: OnceLock<Vec<Entry>> = OnceLock::new();
+static INSTALLED: OnceLock<Vec<&'static PolicyInfo>> = OnceLock::new();
 
 /// Makes `registry`'s policies known to this process's spec parser, `blox list` and runner.
 /// Once per process; [`crate::cli::main_with`] calls it. Fails on a second call, and on a name
 /// that a built-in policy or another registered one of the same kind already has.
 pub fn install(registry: Registry) -> Result<(), String> {
     let mut seen: Vec<(Kind, &str)> = crate::policies::ALL.iter().map(|info| (info.kind, info.name)).collect();
-    for entry in &registry.entries {
-        let (kind, name) = (entry.info.kind, entry.info.name);
+    for info in &registry.entries {
+        let (kind, name) = (info.kind, info.name);
         if seen.contains(&(kind, name)) {
             return Err(format!("cannot register {} `{name}`: a {} of that name exists", kind.noun(), kind.noun()));
         }
@@ -225,77 +212,5 @@ pub fn install(registry: Registry) -> Result<(), String> {
 
 /// The registered policies' descriptors, in registration order.
 pub(crate) fn registered() -> impl Iterator<Item = &'static PolicyInfo> {
-    INSTALLED.get().into_iter().flatten().map(|entry| entry.info)
-}
-
-/// A registered policy of `kind` named `name`, configured by `options` (a map; empty for a bare
-/// name). `None` when no such policy is registered.
-pub(crate) fn configure(kind: Kind, name: &str, options: Value) -> Option<Result<PluginOptions, String>> {
-    let entry = INSTALLED.get()?.iter().find(|e| e.info.kind == kind && e.info.name == name)?;
-    Some((entry.parse)(entry.info, options).map(|(params, make)| PluginOptions { info: entry.info, params, make }))
-}
-
-/// A registered policy as a spec configured it.
-#[derive(Clone)]
-pub struct PluginOptions {
-    info: &'static PolicyInfo,
-    params: Params,
-    make: Make,
-}
-
-impl PartialEq for PluginOptions {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.info, other.info) && self.params == other.params
-    }
-}
-
-impl fmt::Debug for PluginOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PluginOptions").field("name", &self.info.name).field("params", &self.params).finish()
-    }
-}
-
-impl PolicyOptions for PluginOptions {
-    fn info(&self) -> &'static PolicyInfo {
-        self.info
-    }
-
-    fn params(&self) -> Params {
-        self.params.clone()
-    }
-}
-
-impl SchedulerOptions for PluginOptions {
-    fn build(&self, ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
-        match &self.make {
-            Make::Scheduler(make) => Some(make(ctx)),
-            _ => None,
-        }
-    }
-
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        match &self.make {
-            Make::EventScheduler(make) => Some(make()),
-            _ => None,
-        }
-    }
-}
-
-impl PlacementOptions for PluginOptions {
-    fn build(&self) -> Option<Box<dyn Placement>> {
-        match &self.make {
-            Make::Placement(make) => Some(make()),
-            _ => None,
-        }
-    }
-}
-
-impl AdmissionOptions for PluginOptions {
-    fn build(&self) -> Box<dyn Admission> {
-        match &self.make {
-            Make::Admission(make) => make(),
-            // Only `Registry::admission` registers admissions, and it always builds this variant.
-            _ => unreachable!("a registered admission builds an admission"),
-        }
-    }
+    INSTALLED.get().into_iter().flatten().copied()
 }

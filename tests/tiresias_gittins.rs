@@ -139,8 +139,11 @@ measure: {track: all}
     let out = blox(&["run", "s.yaml", "--out", "out"]);
     assert!(out.status.success(), "{}\n{}", text(&out.stdout), text(&out.stderr));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("Gittins-K8: Gittins index over 1001 job sizes"), "{stderr}");
-    assert!(stderr.contains("Gittins-local: Gittins index over 4 job sizes"), "{stderr}");
+    assert!(
+        stderr.contains("Gittins-K8: GPU-time distribution from dataset tiresias/yarn-gput1000.csv: 1001 job sizes"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Gittins-local: GPU-time distribution from sizes.csv: 4 job sizes"), "{stderr}");
     let rows = blox::results::read_runs(&dir.path().join("out/gittins")).unwrap();
     assert_eq!(rows.len(), 3);
     for row in &rows {

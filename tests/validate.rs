@@ -127,7 +127,7 @@ fn events_mode_needs_iterations_models_and_curves() {
     std::fs::write(dir.path().join("t.csv"), std::fs::read(dir.path().join("traces/example.csv")).unwrap()).unwrap();
     assert_rejected(
         &blox(&["validate", "s.yaml"], dir.path()),
-        "s.yaml:5:13: workload `trace-t` at seed 1, cluster `2x8`: the events engine cannot run it on `gpu: a100` (elasticflow-a100.csv): job 0 (`0` in",
+        "s.yaml:5:13: workload `trace-t` at seed 1, cluster `2x8`: policy `EDF` cannot run job 0 (`0` in t.csv) on `gpu: a100` (elasticflow-a100.csv): ",
     );
     assert!(text(&blox(&["validate", "s.yaml"], dir.path()).stderr).contains("has no iteration count"));
 
@@ -138,7 +138,7 @@ fn events_mode_needs_iterations_models_and_curves() {
         format!("{header}0,0,7246,resnet50,5896,256,1,3930,0\n1,10,900,lstm,5896,64,2,600,0\n"),
     )
     .unwrap();
-    let message = "job 1 (`1` in t.csv): model `lstm` is not one of ElasticFlow's models (vgg16, resnet50,";
+    let message = "job 1 (`1` in t.csv) on `gpu: a100` (elasticflow-a100.csv): model `lstm` is not one of ElasticFlow's models (vgg16, resnet50,";
     assert_rejected(&blox(&["validate", "s.yaml"], dir.path()), message);
     assert_rejected(&blox(&["run", "s.yaml", "--out", "out", "-q"], dir.path()), message);
 
@@ -149,7 +149,7 @@ fn events_mode_needs_iterations_models_and_curves() {
         .unwrap();
     assert_rejected(
         &blox(&["validate", "s.yaml"], dir.path()),
-        "on `gpu: t4` (elasticflow-t4.csv): job 0 (`0` in t.csv): the throughput table `elasticflow-t4.csv` has no curve for resnet50 at global batch 256",
+        "job 0 (`0` in t.csv) on `gpu: t4` (elasticflow-t4.csv): the throughput table `elasticflow-t4.csv` has no curve for resnet50 at global batch 256",
     );
 }
 
@@ -166,7 +166,7 @@ fn themis_needs_a_rate_at_each_job_s_own_gpu_count() {
         format!("{header}0,0,7246,resnet50,5896,256,1,3930,0\n1,10,900,gpt2,5896,128,3,600,0\n"),
     )
     .unwrap();
-    let message = "job 1 (`1` in t.csv): policy `Themis` (themis) runs it at the 3 GPUs it asks for, and `elasticflow-a100.csv` has no rate for gpt2 at global batch 128 on 3 GPUs";
+    let message = "policy `Themis` cannot run job 1 (`1` in t.csv) on `gpu: a100` (elasticflow-a100.csv): themis runs it at the 3 GPUs it asks for, and its throughput curve has no rate for gpt2 at global batch 128 on 3 GPUs";
     assert_rejected(&blox(&["validate", "s.yaml"], dir.path()), message);
     assert_rejected(&blox(&["run", "s.yaml", "--out", "out", "-q"], dir.path()), message);
     // Without Themis the elastic policies pick measured counts themselves.
@@ -197,7 +197,7 @@ fn whole_job_policies_run_jobs_without_curves() {
     assert_eq!(runs.len(), 3);
     assert!(runs.iter().all(|r| r.summary.tracked_jobs == 2 && r.summary.tracked_finished == 2), "{runs:?}");
     std::fs::write(dir.path().join("s.yaml"), EVENTS_SPEC).unwrap();
-    let message = "job 0 (`0` in t.csv): model `resnet18` is not one of ElasticFlow's models";
+    let message = "policy `EDF` cannot run job 0 (`0` in t.csv) on `gpu: a100` (elasticflow-a100.csv): model `resnet18` is not one of ElasticFlow's models";
     assert_rejected(&blox(&["validate", "s.yaml"], dir.path()), message);
 }
 
@@ -211,7 +211,7 @@ fn events_mode_generator_on_a_t4_cluster_is_an_error() {
     std::fs::write(dir.path().join("s.yaml"), &spec).unwrap();
     assert_rejected(
         &blox(&["validate", "s.yaml"], dir.path()),
-        "workload `elasticflow-generator-20jobs-100lam` at seed 1, cluster `2x8`: the events engine cannot run it on `gpu: t4`",
+        "workload `elasticflow-generator-20jobs-100lam` at seed 1, cluster `2x8`: policy `EDF` cannot run job 0 on `gpu: t4`",
     );
     std::fs::write(dir.path().join("s.yaml"), spec.replace(", gpu: t4", "")).unwrap();
     assert!(ok_line(&blox(&["validate", "s.yaml"], dir.path())).contains("ok, 1 run"));

@@ -13,8 +13,8 @@ mod summary;
 mod trace;
 mod validate;
 
-use crate::policies::Kind;
-use crate::spec::{EngineMode, Spec, SpecError, SpecSource};
+use crate::policies::{Engine, Kind};
+use crate::spec::{Spec, SpecError, SpecSource};
 use crate::workload::WorkloadSpec;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -209,12 +209,12 @@ fn list() -> Result<ExitCode, String> {
         text += &format!("{}:\n", kind.heading());
         for info in kind.policies() {
             line(&mut text, info.name, info.summary);
-            if info.engine == EngineMode::Rounds
+            if info.engine == Engine::Rounds
                 && let Some(own) = &info.placement
             {
                 line(&mut text, "", &format!("engine: rounds; placement: its own ({})", own.name));
             }
-            if info.engine == EngineMode::Events {
+            if info.engine == Engine::Events {
                 let mut engine = "engine: events".to_string();
                 if let Some(own) = &info.placement {
                     engine += &format!("; placement: its own ({})", own.name);

@@ -3,16 +3,16 @@
 
 use super::{emit, read_spec};
 use crate::core::JobSpec;
-use crate::core::RunError;
-use crate::core::events::ElasticJob;
+use crate::core::events::{ElasticJob, EventPolicy};
 use crate::data;
-use crate::policies::{GpuTimeSource, SchedulerSpec};
+use crate::policies::{BuildContext, InputReader, InputSource};
 use crate::profiles::ThroughputTable;
+use crate::spec::inputs::{InputFiles, declared};
 use crate::spec::{ClusterEntry, EngineMode, Spec, SpecError, SpecSource, TrackSpec};
 use crate::text::escape_control;
 use crate::workload::{TraceParams, WorkloadContext, WorkloadSpec, check_simulable, describe_read};
 use clap::Args;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -64,20 +64,20 @@ fn grid_size(spec: &Spec, runs: usize) -> String {
     format!("{} ({}{note})", count(runs, "run", "runs"), axes.join(" x "))
 }
 
-/// Fetches (or checks in the cache) every dataset file the spec's workloads and policies (Gittins
-/// distributions) name, once and before any run starts, so that parallel runs find them in place.
+/// Fetches (or checks in the cache) every dataset file the spec's workloads and policies name,
+/// once and before any run starts, so that parallel runs find them in place.
 pub(super) fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
     let traces = spec.workloads.value.iter().filter_map(|w| match &w.value {
-        WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(reference.as_str()),
-        WorkloadSpec::GavelGenerator(p) => Some(p.throughputs.dataset_reference()),
+        WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(reference.clone()),
+        WorkloadSpec::GavelGenerator(p) => Some(p.throughputs.dataset_reference().to_string()),
         _ => None,
     });
-    let distributions = spec.policies.value.iter().filter_map(|p| match p.scheduler.value.gpu_time_source() {
-        Some(GpuTimeSource::Dataset(reference)) => Some(reference.as_str()),
-        _ => None,
+    let policies = spec.policies.value.iter().flat_map(declared).filter_map(|input| match input.source {
+        InputSource::Dataset(reference) => Some(reference),
+        InputSource::Path(_) => None,
     });
-    let references = traces.chain(distributions);
-    for reference in references {
+    let references: BTreeSet<String> = traces.chain(policies).collect();
+    for reference in &references {
         let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
         data::resolve(reference, &data::FetchOptions { quiet, ..options })
             .map_err(|e| format!("dataset `{}`: {e}", escape_control(reference)))?;
@@ -90,10 +90,11 @@ pub(super) fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
 /// finite workload's last job, and in events mode jobs without iterations, batch or known model,
 /// or without a throughput curve for their cluster's GPU type. Returns what reading each trace
 /// workload gave at its first grid point (loads and seeds can change transforms' results; the
-/// runs table has every point) and the size of each policy's GPU-time distribution (read here so
-/// that a bad file fails before any run).
+/// runs table has every point) and the files each policy reads (read and parsed here, so that a
+/// bad file fails before any run).
 pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String, String> {
     let mut text = String::new();
+    let files = InputFiles::new(&source.base_dir);
     for (index, workload) in spec.workloads.value.iter().enumerate() {
         let at = |message: String| {
             let position =
@@ -169,7 +170,7 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
                     let names: Vec<String> = loaded.jobs.iter().map(|j| j.source_id.clone()).collect();
                     let jobs = loaded.into_job_stream().map_err(|e| e.to_string())?;
                     let where_ = point_name(cluster, load, seed);
-                    let count = check_jobs(spec, cluster, jobs, &|id| {
+                    let count = check_jobs(spec, &files, (cluster, load, seed), jobs, &|id| {
                         names.get(id as usize).map(|n| format!(" (`{n}` in {})", path.display())).unwrap_or_default()
                     })
                     .map_err(|e| at(format!("workload `{label}` at {where_}: {e}")))?;
@@ -180,7 +181,7 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
                 for &(cluster, load, seed) in &points {
                     let jobs = workload.jobs(&context(cluster, load, seed)).map_err(|e| at(e.to_string()))?;
                     let where_ = point_name(cluster, load, seed);
-                    let count = check_jobs(spec, cluster, jobs, &|_| String::new())
+                    let count = check_jobs(spec, &files, (cluster, load, seed), jobs, &|_| String::new())
                         .map_err(|e| at(format!("workload `{label}` at {where_}: {e}")))?;
                     check_window(spec, source, &label, &where_, count)?;
                 }
@@ -189,66 +190,63 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
         }
     }
     for policy in &spec.policies.value {
-        if let Some(distribution) = policy.scheduler.value.gpu_time_source() {
-            let read = distribution.load(&source.base_dir)?;
-            text += &format!("{}: Gittins index over {} job sizes\n", policy.label.value.0, read.len());
+        for input in declared(policy).into_iter().filter(|input| input.parse.is_some()) {
+            let read = files.read(&input).map_err(|e| format!("policy `{}`: {e}", policy.label.value.0))?;
+            let (label, what, source) = (&policy.label.value.0, input.what, input.source.describe());
+            text += &format!("{label}: {what} from {source}: {}\n", read.summary());
         }
     }
     Ok(text)
 }
 
-/// Checks one finite job stream as a run on `cluster` would meet it: in events mode every job
-/// must be one the event engine can run. Returns the number of jobs. `name` adds where a job
-/// comes from to messages.
+/// Checks one finite job stream as a run at `point` (cluster, load, seed) would meet it: in
+/// events mode every job must be one each event policy can run ([`EventPolicy::check_job`]).
+/// Returns the number of jobs. `name` adds where a job comes from to messages.
 fn check_jobs(
     spec: &Spec,
-    cluster: &ClusterEntry,
+    files: &InputFiles,
+    point: (&ClusterEntry, Option<f64>, u64),
     jobs: impl Iterator<Item = JobSpec>,
     name: &dyn Fn(u64) -> String,
 ) -> Result<u64, String> {
     if spec.engine.mode != EngineMode::Events {
         return Ok(jobs.count() as u64);
     }
+    let (cluster, load, seed) = point;
     // Spec validation has checked that an events-mode cluster has one GPU type with a profile.
     let gpu = cluster.gpu_type().map_or("", |t| t.name());
     let Some(table) = ThroughputTable::for_gpu(gpu) else {
         return Err(format!("cluster `{}`: no throughput profile for `gpu: {gpu}`", cluster.label()));
     };
-    // Themis rates every job at the GPU count it asks for (its isolated finish time).
-    let themis = spec.policies.value.iter().find(|p| matches!(p.scheduler.value, SchedulerSpec::Themis(_)));
-    // Each policy may refuse jobs up front (the Muri family: trace fields, GPU counts).
-    let policies: Vec<_> = spec
+    let cluster_spec = cluster.cluster_spec();
+    let ctx = BuildContext {
+        load,
+        base_dir: files.base_dir(),
+        round_seconds: spec.engine.slot_s.0,
+        cluster: &cluster_spec,
+        seed,
+        inputs: files,
+    };
+    let policies = spec
         .policies
         .value
         .iter()
-        .filter_map(|p| Some((p.label.value.0.as_str(), p.scheduler.value.options().build_event(None)?)))
-        .collect();
-    // Policies that resize jobs need every job's throughput curve; whole-job ones run any job.
-    let needs_curves = policies.iter().any(|(_, policy)| policy.needs_curves());
-    let cluster_spec = cluster.cluster_spec();
+        .map(|p| Ok((p.label.value.0.as_str(), p.scheduler.value.build_event(&ctx)?)))
+        .collect::<Result<Vec<(&str, Box<dyn EventPolicy>)>, String>>()?;
     let mut count = 0u64;
     for job in jobs {
         count += 1;
+        let job = ElasticJob::new(job, table);
         for (label, policy) in &policies {
             if let Err(reason) = policy.check_job(&job, &cluster_spec) {
-                return Err(format!("policy `{label}` cannot run job {}{}: {reason}", job.id, name(job.id)));
+                let id = job.spec.id;
+                return Err(format!(
+                    "policy `{label}` cannot run job {id}{} on `gpu: {gpu}` ({}): {reason}",
+                    name(id),
+                    table.source()
+                ));
             }
         }
-        let job = ElasticJob::new(job, table);
-        let (id, gpus) = (job.spec.id, job.spec.gpus);
-        let reason = match (job.scaling(), themis) {
-            (Err(RunError::InvalidJob { reason, .. }), _) if needs_curves => format!("job {id}{}: {reason}", name(id)),
-            (Ok(scaling), Some(policy)) if scaling.curve.iterations_per_s(gpus).is_none() => format!(
-                "job {id}{}: policy `{}` (themis) runs it at the {gpus} GPUs it asks for, and `{}` has no rate for {} at global batch {} on {gpus} GPUs",
-                name(id),
-                policy.label.value.0,
-                table.source(),
-                job.spec.model.as_deref().unwrap_or_default(),
-                job.spec.batch_size.unwrap_or_default(),
-            ),
-            _ => continue,
-        };
-        return Err(format!("the events engine cannot run it on `gpu: {gpu}` ({}): {reason}", table.source()));
     }
     Ok(count)
 }

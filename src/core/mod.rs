@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod engine;
 pub mod events;
 pub mod executor;
+pub mod input;
 pub mod job;
 pub mod metrics;
 pub mod policy;

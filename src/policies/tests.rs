@@ -1,118 +1,55 @@
-//! The registry's own consistency: spec enums and descriptors pair one to one, documented options
-//! are the parsed ones and all reach the canonical form, engines agree with what gets built.
+//! The registry's own consistency: every descriptor's documented options are its options type's
+//! fields and all reach the canonical form, and what a policy builds is what its descriptor says.
 
 use super::*;
-use serde::de::value::{MapAccessDeserializer, MapDeserializer};
-use serde::de::{IntoDeserializer, Visitor};
-
-/// A deserializer that records what a derived `Deserialize` asks for: an enum's variant names or
-/// a struct's field names. The names come back as the error.
-struct Shape;
-
-#[derive(Debug)]
-enum Asked {
-    Names(&'static [&'static str]),
-    Other(String),
-}
-
-impl fmt::Display for Asked {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            Asked::Names(names) => write!(f, "asked for {}", names.join(", ")),
-            Asked::Other(message) => f.write_str(message),
-        }
-    }
-}
-
-impl std::error::Error for Asked {}
-
-impl de::Error for Asked {
-    fn custom<T: fmt::Display>(message: T) -> Self {
-        Asked::Other(message.to_string())
-    }
-}
-
-impl<'de> Deserializer<'de> for Shape {
-    type Error = Asked;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Asked> {
-        Err(Asked::Other("neither an enum nor a struct".into()))
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &str,
-        variants: &'static [&'static str],
-        _visitor: V,
-    ) -> Result<V::Value, Asked> {
-        Err(Asked::Names(variants))
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _name: &str,
-        fields: &'static [&'static str],
-        _visitor: V,
-    ) -> Result<V::Value, Asked> {
-        Err(Asked::Names(fields))
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
-        unit unit_struct newtype_struct seq tuple tuple_struct map identifier ignored_any
-    }
-}
-
-impl IntoDeserializer<'_, Asked> for Shape {
-    type Deserializer = Self;
-    fn into_deserializer(self) -> Self {
-        self
-    }
-}
-
-fn asked<T>(result: Result<T, Asked>) -> &'static [&'static str] {
-    match result {
-        Err(Asked::Names(names)) => names,
-        Err(other) => panic!("{other}"),
-        Ok(_) => panic!("parsed from nothing"),
-    }
-}
-
-/// The names of `T`'s serde variants, in declaration order.
-fn variant_names<T: Registered>() -> &'static [&'static str] {
-    asked(T::deserialize_variant(Shape))
-}
-
-/// The fields of the options struct of `T`'s variant `name`.
-fn option_fields<T: Registered>(name: &str) -> &'static [&'static str] {
-    let entry = MapDeserializer::new(std::iter::once((name, Shape)));
-    asked(T::deserialize_variant(MapAccessDeserializer::new(entry)))
-}
+use crate::core::ClusterSpec;
+use crate::profiles::GpuTimeDistribution;
+use crate::profiles::gavel::GavelThroughputs;
+use std::sync::Arc;
 
 fn parse<T: for<'de> Deserialize<'de>>(yaml: &str) -> Result<T, String> {
     serde_saphyr::from_str(yaml).map_err(|e| e.to_string())
 }
 
-/// Every variant of `T` has exactly one descriptor of its kind and every descriptor a variant,
-/// under the same name and in the same order; each option a descriptor documents is a field of
-/// its options, parses from its example and reaches the canonical form.
-fn check_kind<T: Registered + for<'de> Deserialize<'de>>(
-    info_of: fn(&T) -> &'static PolicyInfo,
-    canonical_of: fn(&T) -> Value,
-) {
-    let names = T::KIND.names();
-    assert_eq!(variant_names::<T>(), names.as_slice(), "{:?}: serde variants and descriptors differ", T::KIND);
-    for info in T::KIND.policies() {
-        let documented: Vec<&str> = info.options.iter().map(|o| o.name).collect();
-        let mut fields = option_fields::<T>(info.name).to_vec();
-        let mut sorted = documented.clone();
+fn node(yaml: &str) -> node::PolicyNode {
+    serde_saphyr::from_str(yaml).unwrap()
+}
+
+/// The fields of a policy's options type, from the error an unknown field gets.
+fn option_fields(info: &PolicyInfo) -> Vec<String> {
+    let error = match (info.parse)(&node("{not_an_option: 1}")) {
+        Err(error) => error.message,
+        Ok(_) => panic!("`{}` took an unknown option", info.name),
+    };
+    match error.split_once("expected one of ") {
+        Some((_, names)) => names.split(", ").map(|n| n.trim_matches('`').to_string()).collect(),
+        None => {
+            assert!(error.contains("takes no options"), "`{}`: {error}", info.name);
+            Vec::new()
+        }
+    }
+}
+
+/// Each option a descriptor documents is a field of its options, parses from its example and
+/// reaches the canonical form; no two descriptors of a kind share a name.
+#[test]
+fn descriptors_document_every_option_and_every_option_reaches_the_canonical_form() {
+    let mut seen = std::collections::HashSet::new();
+    for info in ALL {
+        assert!(seen.insert((info.kind, info.name)), "{} `{}` is listed twice", info.kind.noun(), info.name);
+        let mut documented: Vec<&str> = info.options.iter().map(|o| o.name).collect();
+        documented.sort();
+        let mut fields = option_fields(info);
         fields.sort();
-        sorted.sort();
-        assert_eq!(fields, sorted, "`{}`: documented options differ from its Options' fields", info.name);
+        assert_eq!(fields, documented, "`{}`: documented options differ from its Options' fields", info.name);
         let yaml = info.example();
-        let spec: T = parse(&yaml).unwrap_or_else(|e| panic!("{yaml}: {e}"));
-        assert_eq!(info_of(&spec).name, info.name, "{yaml}");
-        let canonical = canonical_of(&spec);
+        let canonical = match info.kind {
+            Kind::Scheduler => parse::<SchedulerSpec>(&yaml).map(|p| p.canonical()),
+            Kind::Placement => parse::<PlacementSpec>(&yaml).map(|p| p.canonical()),
+            Kind::Admission => parse::<AdmissionSpec>(&yaml).map(|p| p.canonical()),
+            Kind::Overhead => parse::<OverheadSpec>(&yaml).map(|p| p.canonical()),
+        }
+        .unwrap_or_else(|e| panic!("{yaml}: {e}"));
         let params: Vec<&str> = match &canonical {
             Value::String(name) => {
                 assert_eq!(name, info.name);
@@ -121,64 +58,59 @@ fn check_kind<T: Registered + for<'de> Deserialize<'de>>(
             Value::Object(map) => map[info.name].as_object().unwrap().keys().map(String::as_str).collect(),
             other => panic!("{other}"),
         };
-        assert_eq!(params, sorted, "`{}`: an option is missing from the canonical form", info.name);
+        assert_eq!(params, documented, "`{}`: an option is missing from the canonical form", info.name);
     }
 }
 
-#[test]
-fn spec_enums_and_descriptors_pair_one_to_one() {
-    check_kind::<SchedulerSpec>(SchedulerSpec::info, SchedulerSpec::canonical);
-    check_kind::<PlacementSpec>(PlacementSpec::info, PlacementSpec::canonical);
-    check_kind::<AdmissionSpec>(AdmissionSpec::info, AdmissionSpec::canonical);
-    check_kind::<OverheadSpec>(OverheadSpec::info, OverheadSpec::canonical);
-    let mut seen = std::collections::HashSet::new();
-    for info in ALL {
-        assert!(seen.insert((info.kind, info.name)), "{} `{}` is listed twice", info.kind.noun(), info.name);
+/// Hands every policy that reads a file a valid one of the kind it declares.
+struct TestInputs;
+
+impl InputReader for TestInputs {
+    fn read(&self, input: &PolicyInput) -> Result<crate::policies::ParsedInput, String> {
+        match input.what {
+            "Gavel throughput oracle" => Ok(Arc::new(GavelThroughputs::default())),
+            "GPU-time distribution" => Ok(Arc::new(GpuTimeDistribution::from_samples(vec![10, 20]).unwrap())),
+            other => Err(format!("no test input for {other}")),
+        }
     }
 }
 
+/// What each policy builds is what its descriptor promises: round schedulers an order or a
+/// whole decision (then they bring a placement), event schedulers an event policy with their
+/// own placement, placements for their engine, and admission and overhead only for rounds.
 #[test]
 fn engines_agree_with_what_gets_built() {
-    let cluster = crate::core::ClusterSpec::uniform(2, 4);
-    let oracle = std::sync::Arc::new(crate::profiles::gavel::GavelThroughputs::default());
+    let cluster = ClusterSpec::uniform(2, 4);
     let ctx = BuildContext {
         load: Some(1.0),
         base_dir: std::path::Path::new("."),
         round_seconds: 300.0,
         cluster: &cluster,
         seed: 0,
-        gavel_oracle: Some(&oracle),
+        inputs: &TestInputs,
     };
-    for info in Kind::Scheduler.policies() {
-        let spec: SchedulerSpec = parse(&info.example()).unwrap();
-        let events = info.engine == EngineMode::Events;
-        let whole_decision = spec.build_decision(&ctx).is_some();
-        assert_eq!(spec.build(&ctx).is_some() || whole_decision, !events, "{}", info.name);
-        assert!(
-            !(spec.build(&ctx).is_some() && whole_decision),
-            "{}: an order or a whole decision, not both",
-            info.name
-        );
-        assert_eq!(spec.build_event(None).is_some(), events, "{}", info.name);
-        assert_eq!(
-            info.placement.is_some(),
-            events || whole_decision,
-            "{}: event schedulers and whole-round decisions, and only they, bring a placement",
-            info.name
-        );
-        for alternative in info.placement.iter().flat_map(|own| own.alternatives) {
-            assert_eq!((alternative.kind, alternative.engine), (Kind::Placement, EngineMode::Events), "{}", info.name);
-        }
-    }
-    for info in Kind::Placement.policies() {
-        let spec: PlacementSpec = parse(&info.example()).unwrap();
-        let events = info.engine == EngineMode::Events;
-        assert_eq!(spec.build().is_some(), !events, "{}", info.name);
-        assert_eq!(spec.event_placement().is_some(), events, "{}", info.name);
-    }
     for info in ALL {
-        if matches!(info.kind, Kind::Admission | Kind::Overhead) {
-            assert_eq!(info.engine, EngineMode::Rounds, "{}: the event engine has no such slot", info.name);
+        let built = match info.kind {
+            Kind::Scheduler => parse::<SchedulerSpec>(&info.example()).unwrap().build(&ctx),
+            Kind::Placement => parse::<PlacementSpec>(&info.example()).unwrap().build(&ctx),
+            Kind::Admission => parse::<AdmissionSpec>(&info.example()).unwrap().build(&ctx),
+            Kind::Overhead => parse::<OverheadSpec>(&info.example()).unwrap().build(&ctx),
+        }
+        .unwrap_or_else(|e| panic!("{}: {e}", info.name));
+        let brings_placement = info.placement.is_some();
+        let agrees = match (&built, info.kind, info.engine) {
+            (Built::Order(_), Kind::Scheduler, Engine::Rounds) => !brings_placement,
+            (Built::Round(_) | Built::Event(_), Kind::Scheduler, _) => brings_placement,
+            (Built::Placement(_), Kind::Placement, Engine::Rounds) => true,
+            (Built::EventPlacement(_), Kind::Placement, Engine::Events) => true,
+            (Built::Admission(_), Kind::Admission, Engine::Rounds) => true,
+            (Built::Overhead(_), Kind::Overhead, Engine::Rounds) => true,
+            _ => false,
+        };
+        assert!(agrees, "`{}` ({:?}, {:?}) builds something else", info.name, info.kind, info.engine);
+        assert_eq!(matches!(built, Built::Event(_)), info.engine == Engine::Events && info.kind == Kind::Scheduler);
+        for alternative in info.placement.iter().flat_map(|own| own.alternatives) {
+            assert_eq!((alternative.kind, alternative.engine), (Kind::Placement, Engine::Events), "{}", info.name);
         }
     }
 }
@@ -216,14 +148,14 @@ fn canonical_forms_are_the_name_and_its_sorted_options() {
 
 #[test]
 fn names_parse_bare_or_with_options_and_errors_list_the_registered_names() {
-    assert_eq!(parse::<SchedulerSpec>("tiresias").unwrap(), SchedulerSpec::Tiresias(tiresias::Options::default()));
+    let bare = parse::<SchedulerSpec>("tiresias").unwrap();
+    assert_eq!(bare, Chosen::named(&tiresias::INFO));
+    assert_eq!(parse::<SchedulerSpec>("tiresias:").unwrap(), bare, "a name with no options");
     let spec: SchedulerSpec =
         parse("{tiresias: {starvation_knob: 8, gittins: {dataset: tiresias/yarn-gput1000.csv}}}").unwrap();
-    let options = tiresias::Options {
-        starvation_knob: Some(Positive(8.0)),
-        gittins: Some(GpuTimeSource::Dataset("tiresias/yarn-gput1000.csv".into())),
-    };
-    assert_eq!(spec, SchedulerSpec::Tiresias(options));
+    assert_eq!(spec.name(), "tiresias");
+    assert_eq!(spec.inputs().len(), 1, "the Gittins distribution is declared");
+    assert_eq!(spec.inputs()[0].source, InputSource::Dataset("tiresias/yarn-gput1000.csv".into()));
     let unknown = parse::<SchedulerSpec>("sjf").unwrap_err();
     assert!(
         unknown.contains(&format!("unknown scheduler `sjf`, expected one of {}", Kind::Scheduler.names().join(", "))),
@@ -242,4 +174,24 @@ fn names_parse_bare_or_with_options_and_errors_list_the_registered_names() {
         assert!(parse::<SchedulerSpec>(bad).is_err(), "{bad}");
     }
     assert!(parse::<AdmissionSpec>("load-based").unwrap_err().contains("threshold"));
+}
+
+/// Errors inside a policy's options point at the option, for built-ins as for the policies a
+/// program registers (both go through [`node`]).
+#[test]
+fn option_errors_carry_the_position_of_the_option() {
+    #[derive(Debug, Deserialize)]
+    struct Holder {
+        #[allow(dead_code)]
+        scheduler: SchedulerSpec,
+    }
+    node::take_recorded();
+    let yaml = "scheduler:\n  tiresias:\n    starvation_knob: lots\n";
+    assert!(serde_saphyr::from_str::<Holder>(yaml).is_err());
+    let error = node::take_recorded().expect("the policy error is recorded with its position");
+    assert_eq!((error.at.line, error.at.column), (3, 22), "{error:?}");
+    assert_eq!(error.message, "scheduler `tiresias`: expected a number, found `lots`");
+    assert!(serde_saphyr::from_str::<Holder>("scheduler: {tiresis: {}}\n").is_err());
+    let error = node::take_recorded().unwrap();
+    assert_eq!((error.at.line, error.at.column), (1, 13), "{error:?}");
 }

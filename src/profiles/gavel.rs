@@ -10,9 +10,32 @@
 //! not a finite, non-negative number is an error naming the worker type and the key. A zero
 //! means "cannot run" (K80 x ResNet-50 bs 128 at scale factors 2-8; pairs that do not fit).
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
+
+/// Which of the dataset's two throughput files defines the steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThroughputFile {
+    /// `simulation_throughputs.json`, the simulator's oracle.
+    #[default]
+    Simulation,
+    /// `physical_cluster_throughputs.json` (73 entries differ).
+    PhysicalCluster,
+}
+
+impl ThroughputFile {
+    /// The file as `blox data` names it.
+    pub fn dataset_reference(self) -> &'static str {
+        match self {
+            ThroughputFile::Simulation => "gavel-throughputs/simulation_throughputs.json",
+            ThroughputFile::PhysicalCluster => "gavel-throughputs/physical_cluster_throughputs.json",
+        }
+    }
+}
 
 /// A job type at a scale factor (GPUs), as the table keys it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -56,6 +79,12 @@ impl fmt::Display for GavelProfileError {
 impl std::error::Error for GavelProfileError {}
 
 impl GavelThroughputs {
+    /// [`GavelThroughputs::parse`] as a policy input's parser.
+    pub fn parse_input(bytes: &[u8], name: &str) -> Result<crate::core::input::ParsedInput, String> {
+        let text = std::str::from_utf8(bytes).map_err(|e| format!("{name}: not UTF-8 text: {e}"))?;
+        Ok(Arc::new(Self::parse(text, name).map_err(|e| e.to_string())?))
+    }
+
     /// Parses the JSON text of a Gavel throughput file; `source` names it in errors.
     pub fn parse(text: &str, source: &str) -> Result<Self, GavelProfileError> {
         let error = |message: String| GavelProfileError { source: source.to_string(), message };
@@ -135,6 +164,12 @@ fn parse_key(key: &str) -> Option<JobKey> {
 /// A finite, non-negative number of steps per second.
 fn rate(value: &Value) -> Option<f64> {
     value.as_f64().filter(|r| r.is_finite() && *r >= 0.0)
+}
+
+impl crate::core::input::InputData for GavelThroughputs {
+    fn summary(&self) -> String {
+        format!("throughputs of {} GPU types", self.worker_types().len())
+    }
 }
 
 #[cfg(test)]

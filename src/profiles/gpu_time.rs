@@ -9,6 +9,7 @@ use crate::trace::TraceError;
 use crate::trace::input::{Table, TableOptions};
 use std::io::BufRead;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Sorted job sizes (GPU-seconds, whole and positive) with their prefix sums.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,18 +36,7 @@ impl GpuTimeDistribution {
     }
 
     /// Reads a CSV whose `duration` column holds one job size per row (whole GPU-seconds >= 1);
-    /// other columns are ignored. Errors name the file, line and column.
-    pub fn read(file: &Path) -> Result<Self, TraceError> {
-        let input = std::fs::File::open(file).map_err(|e| TraceError {
-            file: file.to_owned(),
-            line: None,
-            column: None,
-            message: e.to_string(),
-        })?;
-        Self::parse(file, Box::new(std::io::BufReader::new(input)))
-    }
-
-    /// [`GpuTimeDistribution::read`] from any input; `file` names it in errors.
+    /// other columns are ignored. Errors name `file`, the line and the column.
     pub fn parse(file: &Path, input: Box<dyn BufRead + '_>) -> Result<Self, TraceError> {
         let mut table = Table::open(file, input, TableOptions::default())?;
         let column = table.require(&["duration"])?;
@@ -59,6 +49,12 @@ impl GpuTimeDistribution {
         }
         let header = table.header_line();
         Self::from_samples(samples).ok_or_else(|| table.errors().at(Some(header), None, "no job size below the header"))
+    }
+
+    /// [`GpuTimeDistribution::parse`] as a policy input's parser ([`crate::policies::PolicyInput`]).
+    pub fn parse_input(bytes: &[u8], name: &str) -> Result<crate::core::input::ParsedInput, String> {
+        let distribution = Self::parse(Path::new(name), Box::new(bytes)).map_err(|e| e.to_string())?;
+        Ok(Arc::new(distribution))
     }
 
     /// The samples, ascending.
@@ -87,6 +83,12 @@ impl GpuTimeDistribution {
     /// Sum of the samples with index in `from..to`.
     pub fn sum(&self, from: usize, to: usize) -> u128 {
         self.prefix[to] - self.prefix[from]
+    }
+}
+
+impl crate::core::input::InputData for GpuTimeDistribution {
+    fn summary(&self) -> String {
+        format!("{} job sizes", self.len())
     }
 }
 

@@ -24,7 +24,7 @@ use crate::live;
 use crate::results::store::{self, SetAside, SetAsideReason};
 use crate::results::{self, AttemptRow, Provenance, RunRow};
 use crate::spec::grid::{RunPlan, expand};
-use crate::spec::inputs::InputDigests;
+use crate::spec::inputs::{InputDigests, InputFiles};
 use crate::spec::{EngineMode, LiveSpec, Spec, SpecSource};
 use crate::workload::WorkloadContext;
 use progress::Progress;
@@ -182,6 +182,7 @@ pub fn run_with(
         Some(live) if !selected.is_empty() => Some(start_live(&live.value, &source.base_dir, &experiment_dir)?),
         _ => None,
     };
+    let files = InputFiles::new(&source.base_dir);
     let progress = Progress::new(selected.len(), options.quiet);
     let threads = match live {
         Some(_) => 1,
@@ -214,15 +215,7 @@ pub fn run_with(
                         let outcome = if control.interrupt.is_stopped() {
                             Outcome::NotStarted
                         } else {
-                            run_one(
-                                plan,
-                                &source.base_dir,
-                                &experiment_dir,
-                                &provenance,
-                                options.force,
-                                live.as_ref(),
-                                stop,
-                            )
+                            run_one(plan, &files, &experiment_dir, &provenance, options.force, live.as_ref(), stop)
                         };
                         let timed_out = progress.end(key, |timed_out| describe(&outcome, timed_out, control));
                         let _ = slots[i].set(finish_outcome(outcome, timed_out, control, &experiment_dir, key));
@@ -259,7 +252,7 @@ pub fn run_with(
     for (plan, outcome) in selected.iter().zip(outcomes) {
         let key = plan.info.run_key.clone();
         if let Outcome::Executed { .. } = outcome
-            && let Some(file) = inputs.changed_input(&now, &plan.workload, &plan.policy.scheduler.value)
+            && let Some(file) = inputs.changed_input(&now, &plan.workload, &plan.policy)
         {
             changed.push((key.clone(), SetAsideReason::InputChanged(file.display().to_string())));
         }
@@ -367,7 +360,7 @@ fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result
 
 fn run_one(
     plan: &RunPlan,
-    base_dir: &Path,
+    files: &InputFiles,
     experiment_dir: &Path,
     provenance: &Provenance,
     force: bool,
@@ -392,7 +385,7 @@ fn run_one(
         Err(e) => return Outcome::Failed(e.to_string()),
     };
     let simulated =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(plan, base_dir, live, stop, &mut jobs)));
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate(plan, files, live, stop, &mut jobs)));
     let (tables, attempts) = match simulated {
         Ok(Ok(tables)) => tables,
         Ok(Err(e)) => return Outcome::Failed(e),
@@ -414,24 +407,25 @@ type RunResult = (RunTables, Option<Vec<AttemptRow>>);
 
 fn simulate(
     plan: &RunPlan,
-    base_dir: &Path,
+    files: &InputFiles,
     live: Option<&live::scheduler::Scheduler>,
     stop: StopFlag,
     sink: &mut dyn RecordSink,
 ) -> Result<RunResult, String> {
+    let base_dir = files.base_dir();
     let context =
         WorkloadContext { load: plan.load, seed: plan.seed, base_dir, cluster_gpus: plan.config.cluster.total_gpus() };
     let jobs = plan.workload.jobs(&context).map_err(|e| e.to_string())?;
     let cut_short = jobs.cut_short();
-    let scheduler = &plan.policy.scheduler.value;
-    let wrong_engine = || format!("scheduler `{}` does not run on the {} engine", scheduler.name(), plan.mode.name());
+    let ctx = plan.build_context(base_dir, files);
     let mut attempts = None;
     let output: Result<_, RunError> = match plan.mode {
         EngineMode::Live => {
             let live = live.ok_or("live: no scheduler is listening")?;
-            let policies = plan.policies(base_dir, None).ok_or_else(wrong_engine)?;
+            let policies = plan.round_policies(&ctx)?;
             if policies.decision.timing() != RoundTiming::Fixed {
-                return Err(format!("scheduler `{}` does not run live (its rounds are not fixed)", scheduler.name()));
+                let name = plan.policy.scheduler.value.name();
+                return Err(format!("scheduler `{name}` does not run live (its rounds are not fixed)"));
             }
             // A run redone (after a failure or a restarted scheduler) starts afresh: its
             // attempts never find an earlier try's checkpoints.
@@ -444,19 +438,13 @@ fn simulate(
             output
         }
         EngineMode::Rounds => {
-            let oracle = scheduler
-                .gavel_oracle()
-                .map(|file| crate::workload::gavel_generator::read_throughputs(file).map(std::sync::Arc::new))
-                .transpose()
-                .map_err(|e| format!("scheduler `{}`: {e}", scheduler.name()))?;
-            let policies = plan.policies(base_dir, oracle.as_ref()).ok_or_else(wrong_engine)?;
+            let policies = plan.round_policies(&ctx)?;
             Engine::new(plan.config.clone(), policies, jobs).and_then(|engine| engine.with_stop(stop).run_into(sink))
         }
         EngineMode::Events => {
-            let gpu_time = scheduler.gpu_time_source().map(|source| source.load(base_dir)).transpose()?;
-            let policy = scheduler.build_event(gpu_time.as_ref()).ok_or_else(wrong_engine)?;
+            let (policy, placement) = plan.event_policy(&ctx)?;
             EventEngine::new(plan.event_config()?, policy, jobs)
-                .and_then(|engine| engine.with_placement(plan.event_placement()).with_stop(stop).run_into(sink))
+                .and_then(|engine| engine.with_placement(placement).with_stop(stop).run_into(sink))
         }
     };
     // A streamed trace that ended before its file did would leave the run silently short.

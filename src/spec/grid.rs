@@ -11,11 +11,10 @@
 use super::inputs::InputDigests;
 use super::{ClusterEntry, EngineMode, PolicyEntry, Spec, TrackSpec};
 use crate::core::engine::Policies;
-use crate::core::events::{EventConfig, EventPlacement};
-use crate::core::{OrderThenPlace, RoundPolicy, RunConfig, Tracking};
-use crate::policies::{BuildContext, OverheadSpec, PlacementSpec};
+use crate::core::events::{EventConfig, EventPlacement, EventPolicy};
+use crate::core::{RunConfig, Tracking};
+use crate::policies::{BuildContext, InputReader, OverheadSpec, PlacementSpec};
 use crate::profiles::ThroughputTable;
-use crate::profiles::gavel::GavelThroughputs;
 use crate::results::RunInfo;
 use crate::workload::WorkloadSpec;
 use serde_json::json;
@@ -40,32 +39,34 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    /// The round engine's policies; `None` when the scheduler is event-driven (or is a Gavel
-    /// policy and `gavel_oracle` was not read).
-    pub fn policies(&self, base_dir: &Path, gavel_oracle: Option<&Arc<GavelThroughputs>>) -> Option<Policies> {
-        let ctx = BuildContext {
+    /// What the run's policies are built with; `inputs` reads the files they declared.
+    pub fn build_context<'a>(&'a self, base_dir: &'a Path, inputs: &'a dyn InputReader) -> BuildContext<'a> {
+        BuildContext {
             load: self.load,
             base_dir,
             round_seconds: self.config.round_seconds,
             cluster: &self.config.cluster,
             seed: self.seed,
-            gavel_oracle,
-        };
-        let scheduler = &self.policy.scheduler.value;
-        let decision: Box<dyn RoundPolicy> = match scheduler.build_decision(&ctx) {
-            Some(decision) => decision,
-            None => Box::new(OrderThenPlace {
-                scheduler: scheduler.build(&ctx)?,
-                placement: self.policy.placement.value.build()?,
-            }),
-        };
-        Some(Policies { admission: self.policy.admission.build(), decision, overhead: self.overhead.build() })
+            inputs,
+        }
     }
 
-    /// The event engine's placement: the spec's when it names one for the event engine (yarn),
-    /// else the buddy placement, which policies with their own placement override.
-    pub fn event_placement(&self) -> EventPlacement {
-        self.policy.placement.value.event_placement().unwrap_or(EventPlacement::Elastic)
+    /// The round engine's policies (rounds and live mode).
+    pub fn round_policies(&self, ctx: &BuildContext) -> Result<Policies, String> {
+        let decision = self.policy.scheduler.value.build_round(ctx, &self.policy.placement.value)?;
+        Ok(Policies {
+            admission: self.policy.admission.build_admission(ctx)?,
+            decision,
+            overhead: self.overhead.build_overhead(ctx)?,
+        })
+    }
+
+    /// The event engine's policy and its placement: the spec's when it names one for the event
+    /// engine (yarn), else the buddy placement, which policies with their own placement override.
+    pub fn event_policy(&self, ctx: &BuildContext) -> Result<(Box<dyn EventPolicy>, EventPlacement), String> {
+        let policy = self.policy.scheduler.value.build_event(ctx)?;
+        let placement = self.policy.placement.value.build_event_placement(ctx)?.unwrap_or(EventPlacement::Elastic);
+        Ok((policy, placement))
     }
 
     /// The event engine's configuration: the cluster, the slot and its GPU type's throughputs;
@@ -155,7 +156,7 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             "blox_version": env!("CARGO_PKG_VERSION"),
                             "blox_source": crate::version::SOURCE_HASH,
                             "label": policy.label.value.0,
-                            "inputs": [inputs.of_workload(workload), inputs.of_scheduler(&policy.scheduler.value)],
+                            "inputs": [inputs.of_workload(workload), inputs.of_policy(policy)],
                             "engine": engine_json,
                             "policy": policy_params,
                             "cluster": cluster_json,

@@ -1,18 +1,20 @@
 //! Content digests of the files a spec's runs read, so that a run key changes when an input's
 //! contents change and a rerun never takes results computed from an older file for complete.
 //!
-//! Local files (a trace's `path`, a `csv:` workload, a GPU-time distribution's `path`) are
-//! hashed once per sweep; dataset references (`dataset: NAME/PATH`) are pinned by the registry's
-//! SHA-256, so they need neither I/O nor a download.
+//! Local files (a trace's `path`, a `csv:` workload, the files policies declare with a `path`)
+//! are hashed once per sweep; dataset references (`dataset: NAME/PATH`) are pinned by the
+//! registry's SHA-256, so they need neither I/O nor a download. What a policy reads comes from
+//! its own declaration ([`crate::policies::PolicyConfig::inputs`]), so no policy is named here.
 
-use super::Spec;
+use super::{PolicyEntry, Spec};
 use crate::data;
-use crate::policies::{GpuTimeSource, SchedulerSpec};
+use crate::policies::{InputReader, InputSource, ParsedInput, PolicyInput};
 use crate::workload::{TraceParams, WorkloadSpec};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 /// The SHA-256 of every input file of a spec, by where the spec names it.
 #[derive(Debug, Clone, Default)]
@@ -24,7 +26,7 @@ pub struct InputDigests {
 /// One input of a run: a local file, or a registered dataset file.
 enum Input<'a> {
     Path(Cow<'a, Path>),
-    Dataset(&'a str),
+    Dataset(Cow<'a, str>),
 }
 
 impl InputDigests {
@@ -33,7 +35,7 @@ impl InputDigests {
     pub fn of(spec: &Spec, base_dir: &Path) -> Result<Self, String> {
         let mut digests = InputDigests { base_dir: base_dir.to_path_buf(), files: BTreeMap::new() };
         let workloads = spec.workloads.value.iter().filter_map(|w| workload_input(&w.value));
-        let policies = spec.policies.value.iter().flat_map(|p| policy_inputs(&p.scheduler.value, base_dir));
+        let policies = spec.policies.value.iter().flat_map(|p| policy_inputs(p, base_dir));
         for input in workloads.chain(policies) {
             if let Input::Path(path) = input {
                 let local = base_dir.join(path);
@@ -54,23 +56,18 @@ impl InputDigests {
         workload_input(workload).map(|input| self.digest(input))
     }
 
-    /// The digests of the files `scheduler` reads (a GPU-time distribution, an external
-    /// policy's script), if it reads any.
-    pub fn of_scheduler(&self, scheduler: &SchedulerSpec) -> Option<String> {
+    /// The digests of the files `policy`'s policies read (a GPU-time distribution, an external
+    /// policy's script), if they read any.
+    pub fn of_policy(&self, policy: &PolicyEntry) -> Option<String> {
         let digests: Vec<String> =
-            policy_inputs(scheduler, &self.base_dir).into_iter().map(|input| self.digest(input)).collect();
+            policy_inputs(policy, &self.base_dir).into_iter().map(|input| self.digest(input)).collect();
         (!digests.is_empty()).then(|| digests.join(","))
     }
 
-    /// The local file a run of `workload` and `scheduler` read whose digest differs between
+    /// The local file a run of `workload` and `policy` read whose digest differs between
     /// `self` (taken before the runs) and `now` (after them), if any.
-    pub fn changed_input(
-        &self,
-        now: &InputDigests,
-        workload: &WorkloadSpec,
-        scheduler: &SchedulerSpec,
-    ) -> Option<PathBuf> {
-        let inputs = workload_input(workload).into_iter().chain(policy_inputs(scheduler, &self.base_dir));
+    pub fn changed_input(&self, now: &InputDigests, workload: &WorkloadSpec, policy: &PolicyEntry) -> Option<PathBuf> {
+        let inputs = workload_input(workload).into_iter().chain(policy_inputs(policy, &self.base_dir));
         inputs.into_iter().find_map(|input| match input {
             Input::Path(path) if self.digest(Input::Path(path.clone())) != now.digest(Input::Path(path.clone())) => {
                 Some(self.base_dir.join(path))
@@ -86,7 +83,7 @@ impl InputDigests {
             Input::Path(path) => {
                 self.files.get(&self.base_dir.join(path)).cloned().unwrap_or_else(|| "unhashed".into())
             }
-            Input::Dataset(reference) => match data::lookup(reference) {
+            Input::Dataset(reference) => match data::lookup(&reference) {
                 Ok((_, file)) => file.sha256.to_owned(),
                 Err(_) => format!("unknown dataset {reference}"),
             },
@@ -98,26 +95,86 @@ fn workload_input(workload: &WorkloadSpec) -> Option<Input<'_>> {
     match workload {
         WorkloadSpec::Csv(p) => Some(Input::Path(Cow::Borrowed(&p.path))),
         WorkloadSpec::Trace(TraceParams { path: Some(path), .. }) => Some(Input::Path(Cow::Borrowed(path))),
-        WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => Some(Input::Dataset(reference)),
-        WorkloadSpec::GavelGenerator(p) => Some(Input::Dataset(p.throughputs.dataset_reference())),
+        WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => {
+            Some(Input::Dataset(Cow::Borrowed(reference)))
+        }
+        WorkloadSpec::GavelGenerator(p) => Some(Input::Dataset(Cow::Borrowed(p.throughputs.dataset_reference()))),
         _ => None,
     }
 }
 
-fn policy_inputs<'a>(scheduler: &'a SchedulerSpec, base_dir: &Path) -> Vec<Input<'a>> {
-    let mut inputs = Vec::new();
-    match scheduler.gpu_time_source() {
-        Some(GpuTimeSource::Path(path)) => inputs.push(Input::Path(Cow::Borrowed(path))),
-        Some(GpuTimeSource::Dataset(reference)) => inputs.push(Input::Dataset(reference)),
-        None => {}
+/// Reads the files policies declare ([`crate::policies::PolicyConfig::inputs`]), each once per
+/// sweep and shared by every run that uses it: a local path against the spec's directory, a
+/// dataset from the cache (fetched and verified first when missing).
+pub struct InputFiles {
+    base_dir: PathBuf,
+    read: Mutex<HashMap<(PathBuf, &'static str), ParsedInput>>,
+}
+
+impl InputFiles {
+    pub fn new(base_dir: &Path) -> Self {
+        Self { base_dir: base_dir.to_path_buf(), read: Mutex::default() }
     }
-    if let Some(file) = scheduler.gavel_oracle() {
-        inputs.push(Input::Dataset(file.dataset_reference()));
+
+    /// The spec file's directory.
+    pub fn base_dir(&self) -> &Path {
+        &self.base_dir
     }
-    if let SchedulerSpec::External(external) = scheduler {
-        inputs.extend(external.files(base_dir).into_iter().map(|p| Input::Path(Cow::Owned(p))));
+
+    /// Where `source` is on this machine.
+    pub fn local_path(&self, source: &InputSource) -> Result<PathBuf, String> {
+        match source {
+            InputSource::Path(path) => Ok(self.base_dir.join(path)),
+            InputSource::Dataset(reference) => data::FetchOptions::from_env(None)
+                .and_then(|options| data::resolve(reference, &data::FetchOptions { quiet: true, ..options }))
+                .map_err(|e| format!("dataset `{reference}`: {e}")),
+        }
     }
+}
+
+impl InputReader for InputFiles {
+    fn read(&self, input: &PolicyInput) -> Result<ParsedInput, String> {
+        let what = input.what;
+        let Some(parse) = input.parse else {
+            return Err(format!(
+                "{what} ({}) is read by the policy's own program, not by blox",
+                input.source.describe()
+            ));
+        };
+        let path = self.local_path(&input.source).map_err(|e| format!("{what}: {e}"))?;
+        // Held while parsing, so that runs starting together parse a file once.
+        let mut read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(parsed) = read.get(&(path.clone(), what)) {
+            return Ok(parsed.clone());
+        }
+        let bytes = std::fs::read(&path).map_err(|e| format!("{what}: {}: {e}", path.display()))?;
+        let parsed = parse(&bytes, &path.display().to_string()).map_err(|e| format!("{what}: {e}"))?;
+        read.insert((path, what), parsed.clone());
+        Ok(parsed)
+    }
+}
+
+/// Every file the policies of `policy` declare.
+pub fn declared(policy: &PolicyEntry) -> Vec<PolicyInput> {
+    let mut inputs = policy.scheduler.value.inputs();
+    inputs.extend(policy.placement.value.inputs());
+    inputs.extend(policy.admission.inputs());
     inputs
+}
+
+/// The files run keys hash for `policy`: what its policies parse, and the files only their own
+/// programs read where an argument names an existing file.
+fn policy_inputs(policy: &PolicyEntry, base_dir: &Path) -> Vec<Input<'static>> {
+    declared(policy)
+        .into_iter()
+        .filter_map(|input| match input.source {
+            InputSource::Path(path) if input.parse.is_some() || base_dir.join(&path).is_file() => {
+                Some(Input::Path(Cow::Owned(path)))
+            }
+            InputSource::Path(_) => None,
+            InputSource::Dataset(reference) => Some(Input::Dataset(Cow::Owned(reference))),
+        })
+        .collect()
 }
 
 #[cfg(test)]

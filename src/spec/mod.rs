@@ -11,7 +11,8 @@ pub mod inputs;
 
 use crate::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec};
 use crate::figures::declare::FigureSpec;
-use crate::policies::{AdmissionSpec, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
+use crate::policies::node;
+use crate::policies::{AdmissionSpec, Engine, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
 use crate::profiles::ThroughputTable;
 use crate::text::escape_control;
 use crate::workload::WorkloadSpec;
@@ -306,10 +307,10 @@ pub enum EngineMode {
 
 impl EngineMode {
     /// The engine whose policies this mode runs: live mode runs round policies.
-    pub fn policy_engine(self) -> EngineMode {
+    pub fn policy_engine(self) -> Engine {
         match self {
-            EngineMode::Live => EngineMode::Rounds,
-            mode => mode,
+            EngineMode::Rounds | EngineMode::Live => Engine::Rounds,
+            EngineMode::Events => Engine::Events,
         }
     }
 }
@@ -726,7 +727,13 @@ impl SpecSource {
 impl Spec {
     /// Parses and validates a spec.
     pub fn parse(source: &SpecSource) -> Result<Spec, SpecError> {
+        node::take_recorded();
         let spec: Spec = serde_saphyr::from_str(&source.text).map_err(|e| {
+            // A policy's error travels as text through the YAML reader; its position beside it.
+            if let Some(error) = node::take_recorded() {
+                let position = (error.at.line > 0).then_some((error.at.line, error.at.column));
+                return SpecError { file: source.file.clone(), position, message: error.message };
+            }
             let position = e.location().filter(|l| l.line() > 0).map(|l| (l.line(), l.column()));
             SpecError { file: source.file.clone(), position, message: yaml_message(&e, &source.text, position) }
         })?;
@@ -992,7 +999,7 @@ impl Spec {
                 ));
             }
             let placement = p.placement.value.info();
-            if placement.engine == EngineMode::Events && !scheduler.accepts(placement) {
+            if placement.engine == Engine::Events && !scheduler.accepts(placement) {
                 return Err((
                     p.placement.referenced,
                     format!(
@@ -1003,8 +1010,7 @@ impl Spec {
                     ),
                 ));
             }
-            let round_placement =
-                placement.engine == EngineMode::Rounds && p.placement.value != PlacementSpec::default();
+            let round_placement = placement.engine == Engine::Rounds && p.placement.value != PlacementSpec::default();
             if mode == EngineMode::Live && scheduler.placement.is_some() {
                 return Err((
                     p.scheduler.referenced,
@@ -1027,7 +1033,7 @@ impl Spec {
             if mode == EngineMode::Events && (round_placement || p.admission != AdmissionSpec::default()) {
                 let alternatives: Vec<String> = Kind::Placement
                     .policies()
-                    .filter(|placement| placement.engine == EngineMode::Events)
+                    .filter(|placement| placement.engine == Engine::Events)
                     .map(|placement| format!("`{}`", placement.name))
                     .collect();
                 return Err((
@@ -1131,7 +1137,7 @@ fn yaml_message(error: &serde_saphyr::Error, text: &str, position: Option<(u64, 
         }
         E::DuplicateMappingKey { key: None, .. } => "a key is given twice in this mapping; keep one".into(),
         E::NullIntoString { .. } => "expected a text value, found nothing (null)".into(),
-        E::InvalidScalar { ty, .. } => format!("expected {}{}", type_in_words(ty), found()),
+        E::InvalidScalar { ty, .. } => format!("expected {}{}", node::in_words(ty), found()),
         E::Unexpected { expected, .. } => {
             let what = match *expected {
                 "sequence start" => "a list (`[a, b]`, or one `- item` per line)",
@@ -1142,7 +1148,7 @@ fn yaml_message(error: &serde_saphyr::Error, text: &str, position: Option<(u64, 
             format!("expected {what}{}", found())
         }
         E::SerdeInvalidType { unexpected, expected, .. } | E::SerdeInvalidValue { unexpected, expected, .. } => {
-            format!("expected {}, found {unexpected}", type_in_words(expected))
+            format!("expected {}, found {unexpected}", node::in_words(expected))
         }
         E::Budget { breach, .. } => {
             let what = match breach {
@@ -1161,25 +1167,6 @@ fn yaml_message(error: &serde_saphyr::Error, text: &str, position: Option<(u64, 
         }
         other => strip_location(&other.render_with_formatter(&serde_saphyr::UserMessageFormatter)),
     }
-}
-
-/// What a Rust type the parser expected means in a spec.
-fn type_in_words(expected: &str) -> String {
-    let words = match expected.trim() {
-        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number",
-        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a whole number >= 0",
-        "f32" | "f64" | "floating point" => "a number",
-        "bool" | "a boolean" | "boolean" => "true or false",
-        "char" => "a single character",
-        "a string" | "string" | "String" => "a text value",
-        "nonzero usize" | "a nonzero usize" | "nonzero u64" | "a nonzero u64" => "a whole number >= 1",
-        other => {
-            return other
-                .strip_prefix("struct ")
-                .map_or_else(|| other.to_string(), |name| format!("a mapping ({name})"));
-        }
-    };
-    words.to_string()
 }
 
 /// The plain or quoted scalar that starts at 1-based `line`:`column` of `text`, if any.
@@ -1230,7 +1217,7 @@ mod tests {
         assert_eq!(number(1e-300), "1e-300");
         assert_eq!(number(0.5), "0.5");
         assert_eq!(number(100_000.0), "100000");
-        assert_eq!(type_in_words("i64"), "a whole number");
-        assert_eq!(type_in_words("struct PolicyEntry"), "a mapping (PolicyEntry)");
+        assert_eq!(node::in_words("i64"), "a whole number");
+        assert_eq!(node::in_words("struct PolicyEntry"), "a mapping (PolicyEntry)");
     }
 }

@@ -29,6 +29,7 @@ use super::WorkloadError;
 use super::python_random::PyRandom;
 use crate::core::JobSpec;
 use crate::data;
+pub use crate::profiles::gavel::ThroughputFile;
 use crate::profiles::gavel::{GavelThroughputs, JobKey};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -111,27 +112,6 @@ pub enum Arrivals {
     Static,
     /// A Poisson process at the grid's load (jobs per hour).
     Poisson,
-}
-
-/// Which of the dataset's two throughput files defines the steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ThroughputFile {
-    /// `simulation_throughputs.json`, the simulator's oracle.
-    #[default]
-    Simulation,
-    /// `physical_cluster_throughputs.json` (73 entries differ).
-    PhysicalCluster,
-}
-
-impl ThroughputFile {
-    /// The file as `blox data` names it.
-    pub fn dataset_reference(self) -> &'static str {
-        match self {
-            ThroughputFile::Simulation => "gavel-throughputs/simulation_throughputs.json",
-            ThroughputFile::PhysicalCluster => "gavel-throughputs/physical_cluster_throughputs.json",
-        }
-    }
 }
 
 /// Parameters of the `gavel-generator` workload; the seed comes from the grid, and with Poisson

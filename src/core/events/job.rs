@@ -138,6 +138,14 @@ impl ElasticJob {
     }
 
     /// The job's measured scaling, or an error naming the job and why it has none.
+    /// Why the job has no throughput curve to be resized along, if it has none.
+    pub fn require_curve(&self) -> Result<(), String> {
+        match &self.speed {
+            Speed::Scaling(_) => Ok(()),
+            Speed::Solo { no_curve, .. } => Err(no_curve.clone()),
+        }
+    }
+
     pub fn scaling(&self) -> Result<&Scaling, RunError> {
         match &self.speed {
             Speed::Scaling(scaling) => Ok(scaling),

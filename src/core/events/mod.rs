@@ -12,8 +12,8 @@
 //! policies read it through accessors and change it through the original's verbs (enqueue,
 //! start, preempt, finish, place, ...), so the engine keeps the job lists and placements
 //! consistent. A job is resizable along ElasticFlow's throughput curve or, without one, runs
-//! whole at its own size ([`Speed`]); policies that need curves say so
-//! ([`EventPolicy::needs_curves`]). An [`EventPolicy`] decides at each decision point; its hooks
+//! whole at its own size ([`Speed`]); policies that need curves refuse jobs without one
+//! ([`EventPolicy::check_job`]). An [`EventPolicy`] decides at each decision point; its hooks
 //! default to the EDF family's behaviour. One decision at time `now`:
 //!
 //! 1. [`EventPolicy::advance`]: progress since the previous decision (may move ends to `now`);
@@ -79,19 +79,12 @@ const MAX_DECISIONS: u64 = 10_000_000;
 /// A scheduling policy of the event-driven family. Hooks other than [`EventPolicy::decide`]
 /// default to the EDF family (edf, edf-accessctrl, ef, ef-accessctrl).
 pub trait EventPolicy: Send {
-    /// Whether every job must have a measured throughput curve ([`ElasticJob::scaling`]): the
-    /// engine then refuses, before the run, the first job without one, naming it and why.
-    /// Default: the EDF family resizes jobs along their curves. Whole-job policies that run a
-    /// job at its own size return false.
-    fn needs_curves(&self) -> bool {
-        true
-    }
-
     /// Why the policy cannot run `job` on `cluster`, if it cannot: the engine refuses, before the
-    /// run, the first such job, naming it (and `blox validate` reports it with the spec). Default:
-    /// any job (what [`EventPolicy::needs_curves`] asks is checked apart). The Muri family asks
-    /// for its trace fields and a GPU count MS-YARN can place and its overhead table knows.
-    fn check_job(&self, _job: &JobSpec, _cluster: &ClusterSpec) -> Result<(), String> {
+    /// run, the first such job, naming it (and `blox validate` reports it with the spec).
+    /// Default: any job. Policies that resize jobs ask for a throughput curve
+    /// ([`ElasticJob::require_curve`]); the Muri family for its trace fields and a GPU count
+    /// MS-YARN can place and its overhead table knows.
+    fn check_job(&self, _job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
         Ok(())
     }
 
@@ -700,11 +693,10 @@ impl EventEngine {
                 });
             }
             last_arrival = spec.arrival;
-            policy.check_job(&spec, &config.cluster).map_err(|reason| RunError::InvalidJob { id: spec.id, reason })?;
             let job = ElasticJob::new(spec, &config.throughput);
-            if policy.needs_curves() {
-                job.scaling()?;
-            }
+            policy
+                .check_job(&job, &config.cluster)
+                .map_err(|reason| RunError::InvalidJob { id: job.spec.id, reason })?;
             jobs.push(job);
         }
         let total_gpus = config.cluster.total_gpus();

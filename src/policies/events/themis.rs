@@ -42,37 +42,30 @@
 //! nor counts preemptions; blox records the first round a job ran and every round a running job
 //! is left out.
 
-use crate::core::events::{EventPolicy, EventSim, JobIdx};
-use crate::core::{RunError, SimTime};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, Speed};
+use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::BUDDY_OR_YARN;
-use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "themis",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "finish-time fairness: each slot-long round minimises the largest rho, fitting jobs by share",
     options: &[],
     source: "ElasticFlow's themis (Themis, NSDI'20; scheduler.py themis_sim_jobs)",
     placement: Some(BUDDY_OR_YARN),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(Themis::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(Themis::default())))
     }
 }
 
@@ -237,9 +230,19 @@ impl Themis {
 }
 
 impl EventPolicy for Themis {
-    /// Every job runs on the GPUs it asks for; a job without a curve at its solo speed.
-    fn needs_curves(&self) -> bool {
-        false
+    /// Every job runs on the GPUs it asks for; one with a curve at its rate there (its isolated
+    /// finish time), one without at its solo speed.
+    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+        match &job.speed {
+            Speed::Scaling(scaling) if scaling.curve.iterations_per_s(job.spec.gpus).is_none() => Err(format!(
+                "themis runs it at the {} GPUs it asks for, and its throughput curve has no rate for {} at global batch {} on {} GPUs",
+                job.spec.gpus,
+                job.spec.model.as_deref().unwrap_or_default(),
+                job.spec.batch_size.unwrap_or_default(),
+                job.spec.gpus
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Progress is accounted at the end of each round (in [`EventPolicy::next_decision`]), after

@@ -51,16 +51,18 @@
 use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
 use crate::policies::events::BUDDY_OR_YARN;
-use crate::policies::{GpuTimeSource, Kind, OptionDoc, Params, PolicyInfo, PolicyOptions, Positive, SchedulerOptions};
+use crate::policies::{
+    BuildContext, Built, Engine, InputSource, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo, PolicyInput, Positive,
+    parse_options,
+};
 use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
 use serde::Deserialize;
 use std::sync::Arc;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "tiresias",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "discretized 2D-LAS, 3 queues at 3250/7200 GPU-s",
     options: &[
         OptionDoc {
@@ -76,6 +78,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     ],
     source: "ElasticFlow's dlas-gpu (Tiresias, NSDI'19; scheduler.py dlas_sim_jobs)",
     placement: Some(BUDDY_OR_YARN),
+    parse: &parse_options::<Options>,
 };
 
 /// Options of `tiresias`; the default (plain `tiresias`) is ElasticFlow's `dlas-gpu`.
@@ -89,14 +92,10 @@ pub struct Options {
     /// Tiresias' `dlas-gpu-gittins`: order each queue by the Gittins index of this GPU-time
     /// distribution.
     #[serde(default)]
-    pub gittins: Option<GpuTimeSource>,
+    pub gittins: Option<InputSource>,
 }
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-
+impl PolicyConfig for Options {
     /// Only the options given: plain `tiresias` stays a bare name.
     fn params(&self) -> Params {
         let Options { starvation_knob, gittins } = self;
@@ -109,23 +108,27 @@ impl PolicyOptions for Options {
         }
         params
     }
-}
 
-impl SchedulerOptions for Options {
-    fn build_event(&self, gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+    fn inputs(&self) -> Vec<PolicyInput> {
+        self.gittins.iter().map(|source| gittins_input(source.clone())).collect()
+    }
+
+    fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
         let mut policy = Tiresias::default();
         if let Some(k) = self.starvation_knob {
             policy = policy.with_starvation_knob(k.0);
         }
-        if let Some(distribution) = gpu_time {
-            policy = policy.with_gittins(distribution);
+        if let Some(source) = &self.gittins {
+            let distribution: Arc<GpuTimeDistribution> = ctx.input(&gittins_input(source.clone()))?;
+            policy = policy.with_gittins(&distribution);
         }
-        Some(Box::new(policy))
+        Ok(Built::Event(Box::new(policy)))
     }
+}
 
-    fn gpu_time_source(&self) -> Option<&GpuTimeSource> {
-        self.gittins.as_ref()
-    }
+/// The job-size distribution a Gittins index is computed over.
+fn gittins_input(source: InputSource) -> PolicyInput {
+    PolicyInput { what: "GPU-time distribution", source, parse: Some(GpuTimeDistribution::parse_input) }
 }
 
 /// GPU-seconds after which a job leaves queue 0 and queue 1 (the last queue has no limit).
@@ -348,11 +351,6 @@ impl Tiresias {
 }
 
 impl EventPolicy for Tiresias {
-    /// Every job runs on the GPUs it asks for, against its duration.
-    fn needs_curves(&self) -> bool {
-        false
-    }
-
     /// §8.3 step 3: running jobs progress by the seconds since the last decision less their
     /// overhead, and drop at most one queue; pending jobs with attained service starve for the
     /// seconds since the last decision.

@@ -5,32 +5,26 @@
 //! itself is the engine's ([`crate::core::events::YarnPlacement`]); this file registers it.
 
 use crate::core::events::EventPlacement;
-use crate::policies::{Kind, PlacementOptions, PolicyInfo, PolicyOptions};
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "yarn",
     kind: Kind::Placement,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "Tiresias' MS-YARN: whole free nodes plus one node with the remainder, else the first node that fits; a picked job that does not fit waits (default: the buddy placement)",
     options: &[],
     source: "ElasticFlow's --scheme=yarn (Tiresias, NSDI'19)",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl PlacementOptions for Options {
-    fn event_placement(&self) -> Option<EventPlacement> {
-        Some(EventPlacement::Yarn)
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::EventPlacement(EventPlacement::Yarn))
     }
 }

@@ -21,37 +21,30 @@
 //! widest first instead (placement never changes speed).
 
 use super::planner::EdfPlanner;
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
-use crate::core::{RunError, SimTime};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::BUDDY;
-use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "edf-admission",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "EDF with admission control: an arrival enters iff the EDF plan meets every deadline",
     options: &[],
     source: "ElasticFlow's edf-accessctrl (ASPLOS'23 baseline, scheduler.py one_queue_edf_sim_jobs_access_control)",
     placement: Some(BUDDY),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(EdfAdmission::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(EdfAdmission::default())))
     }
 }
 
@@ -131,6 +124,11 @@ impl EdfAdmission {
 }
 
 impl EventPolicy for EdfAdmission {
+    /// Jobs are resized along their throughput curves, so every job needs one.
+    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+        job.require_curve()
+    }
+
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
         sim.release_all();
         let mut admitted = false;

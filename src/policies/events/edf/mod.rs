@@ -18,38 +18,31 @@
 pub mod edf_admission;
 pub mod planner;
 
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
-use crate::core::{RunError, SimTime};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::BUDDY;
-use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use planner::EdfPlanner;
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "edf",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "earliest deadline first, elastic widths, no admission control",
     options: &[],
     source: "ElasticFlow's edf (ASPLOS'23 baseline, scheduler.py one_queue_edf_sim_jobs)",
     placement: Some(BUDDY),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(Edf::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(Edf::default())))
     }
 }
 
@@ -60,6 +53,11 @@ pub struct Edf {
 }
 
 impl EventPolicy for Edf {
+    /// Jobs are resized along their throughput curves, so every job needs one.
+    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+        job.require_curve()
+    }
+
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
         let (total, slot) = (sim.total_gpus(), sim.slot());
         let planner = &mut self.planner;

@@ -21,37 +21,30 @@
 
 use super::place_by_class;
 use super::planner::MssPlanner;
-use crate::core::events::{EventPolicy, EventSim, JobIdx};
-use crate::core::{RunError, SimTime};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx};
+use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::BUDDY;
-use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "edf-elastic",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "EDF + elastic scaling: ElasticFlow's planner without admission control",
     options: &[],
     source: "ElasticFlow's ef (ASPLOS'23 Figure 9 baseline, scheduler.py ef_sim_jobs)",
     placement: Some(BUDDY),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(EdfElastic::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(EdfElastic::default())))
     }
 }
 
@@ -66,6 +59,11 @@ pub struct EdfElastic {
 }
 
 impl EventPolicy for EdfElastic {
+    /// Jobs are resized along their throughput curves, so every job needs one.
+    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+        job.require_curve()
+    }
+
     /// Ending jobs that hold a placement finish; late iff the logged end is after the deadline.
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
         for &j in ends {

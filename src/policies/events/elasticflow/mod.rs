@@ -34,38 +34,31 @@
 pub mod edf_elastic;
 pub mod planner;
 
-use crate::core::events::{CLASSES, EventPolicy, EventSim, JobIdx};
-use crate::core::{RunError, SimTime};
+use crate::core::events::{CLASSES, ElasticJob, EventPolicy, EventSim, JobIdx};
+use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::BUDDY;
-use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use planner::MssPlanner;
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "elasticflow",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "minimum satisfactory shares, all-or-nothing admission, leftover GPUs by marginal GPU time",
     options: &[],
     source: "ElasticFlow (ASPLOS'23) itself: ef-accessctrl of its simulator (scheduler.py ef_sim_jobs_access_control)",
     placement: Some(BUDDY),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(ElasticFlow::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(ElasticFlow::default())))
     }
 }
 
@@ -109,6 +102,11 @@ fn place_by_class(sim: &mut EventSim, order: &[JobIdx]) -> Result<(), RunError> 
 }
 
 impl EventPolicy for ElasticFlow {
+    /// Jobs are resized along their throughput curves, so every job needs one.
+    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+        job.require_curve()
+    }
+
     /// Ending jobs that hold a placement finish; late iff the unaligned planned end is after
     /// the deadline (§6.3).
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {

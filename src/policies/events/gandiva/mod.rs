@@ -29,35 +29,28 @@ pub mod node_sets;
 
 use crate::core::events::{CLASSES, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
-use crate::policies::{Kind, OwnPlacement, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, OwnPlacement, PolicyConfig, PolicyInfo, parse_options};
 use node_sets::GandivaNodeSets;
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gandiva",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "node sets per job size, over-subscription with 60 s time slicing, non-elastic",
     options: &[],
     source: "ElasticFlow's gandiva (Gandiva, OSDI'18; scheduler.py gandiva_sim_jobs)",
     placement: Some(OwnPlacement { name: "gandiva", alternatives: &[] }),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(Gandiva::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(Gandiva::default())))
     }
 }
 
@@ -98,11 +91,6 @@ impl Gandiva {
 }
 
 impl EventPolicy for Gandiva {
-    /// Every job runs on the GPUs it asks for, against its duration.
-    fn needs_curves(&self) -> bool {
-        false
-    }
-
     /// `gandiva_node_set_adjust` then `time_slicing_execute` (§9.2, §9.3): the running jobs of
     /// each set progress by the step less their overhead; finished ones complete at their
     /// back-computed end, sets left empty release their nodes.

@@ -28,36 +28,29 @@
 //! opportunistic job's GPUs as busy only when no guaranteed job is on any of them.
 
 use super::family::{Coincidence, Family, check_job, job_overhead};
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
-use crate::policies::{Kind, OwnPlacement, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, OwnPlacement, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "antman",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "AntMan as Muri runs it: guaranteed jobs on their own GPUs, one opportunistic job per GPU beside them, no preemption",
     options: &[],
     source: "Muri's antman (AntMan, OSDI'20; Muri run_sim.py antman_sim_jobs)",
     placement: Some(OwnPlacement { name: "antman", alternatives: &[] }),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(Antman::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(Antman::default())))
     }
 }
 
@@ -327,11 +320,8 @@ pub enum CoRunner<'a> {
 }
 
 impl EventPolicy for Antman {
-    fn needs_curves(&self) -> bool {
-        false
-    }
-
-    fn check_job(&self, spec: &JobSpec, cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
+        let spec = &job.spec;
         check_job(spec, cluster, true)?;
         match spec.priority {
             Some(0) => {
@@ -464,7 +454,9 @@ mod tests {
     fn jobs_without_a_known_class_are_refused() {
         use crate::policies::events::muri::family::testing::job;
         let cluster = ClusterSpec::uniform(8, 8);
-        let with = |gpus, priority| JobSpec { priority, ..job(0, 0.0, gpus, 10.0, "vgg16", 100.0, [50.0, 40.0, 10.0]) };
+        let table = crate::profiles::ThroughputTable::for_gpu("a100").unwrap();
+        let spec = |gpus, priority| JobSpec { priority, ..job(0, 0.0, gpus, 10.0, "vgg16", 100.0, [50.0, 40.0, 10.0]) };
+        let with = |gpus, priority| ElasticJob::new(spec(gpus, priority), table);
         let policy = Antman::default();
         assert_eq!(policy.check_job(&with(8, Some(0)), &cluster), Ok(()));
         assert_eq!(policy.check_job(&with(16, Some(0)), &cluster), Ok(()));
@@ -479,7 +471,7 @@ mod tests {
         let err = policy.check_job(&with(16, Some(0)), &six).unwrap_err();
         assert!(err.contains("more than a node's 6 but not whole nodes"), "{err}");
         assert_eq!(policy.check_job(&with(16, Some(1)), &six), Ok(()), "opportunistic jobs take any GPUs");
-        let bare = JobSpec { stage_times: None, ..with(4, Some(0)) };
+        let bare = ElasticJob::new(JobSpec { stage_times: None, ..spec(4, Some(0)) }, table);
         assert!(policy.check_job(&bare, &cluster).unwrap_err().starts_with("has no stage times"));
     }
 

@@ -38,8 +38,8 @@
 use super::family::{Coincidence, Family, check_job, job_overhead};
 use super::group_time::{GroupJob, GroupTimeRule, MAX_GROUP, Ordering, group_iteration_time, used_ratio};
 use super::matching::{Emitted, Matcher, WeightMatrix, edge_threshold};
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
-use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::{OptionDoc, Params};
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Deserializer, de};
@@ -565,11 +565,8 @@ fn group_job<'a>(sim: &'a EventSim, family: &Family, j: JobIdx) -> GroupJob<'a> 
 }
 
 impl EventPolicy for Muri {
-    fn needs_curves(&self) -> bool {
-        false
-    }
-
-    fn check_job(&self, spec: &JobSpec, cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
+        let spec = &job.spec;
         check_job(spec, cluster, true)
     }
 
@@ -623,6 +620,7 @@ impl EventPolicy for Muri {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::JobSpec;
     use crate::policies::events::muri::family::testing::{finishes, job, run};
     use crate::policies::events::muri::group_time::solo_iteration_time;
 

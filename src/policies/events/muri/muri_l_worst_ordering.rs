@@ -11,20 +11,18 @@
 
 use super::MURI_YARN;
 use super::interleave::{self, Muri, PackingNum, Params4, Variant, WeightLbd};
-use crate::core::events::EventPolicy;
-use crate::policies::{Kind, Params, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, Params, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "muri-l-worst-ordering",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "Muri-L ablation: groups run (and are matched) at the worst stage order of their jobs",
     options: interleave::OPTIONS,
     source: "Muri's multi-resource-blossom-same-gpu-unaware-worstordering (Muri, SIGCOMM'22; run_sim.py multi_resource_blossom_same_sim_jobs)",
     placement: Some(MURI_YARN),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -48,21 +46,15 @@ impl Default for Options {
     }
 }
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-
+impl PolicyConfig for Options {
     fn params(&self) -> Params {
         let Options { packing_num, autopack, weight_lbd } = self;
         interleave::params(*packing_num, *autopack, *weight_lbd)
     }
-}
 
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
         let params =
             Params4 { packing_num: self.packing_num.0, autopack: self.autopack, weight_lbd: self.weight_lbd.0 };
-        Some(Box::new(Muri::new(Variant::WORST_ORDERING, params)))
+        Ok(Built::Event(Box::new(Muri::new(Variant::WORST_ORDERING, params))))
     }
 }

@@ -8,34 +8,26 @@
 
 use super::MURI_YARN;
 use super::srtf::ShortestFirst;
-use crate::core::events::EventPolicy;
-use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "muri-srsf",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "Muri's SRSF: smallest remaining GPU time first at every arrival and completion, skip what does not fit",
     options: &[],
     source: "Muri's shortest-gpu (Muri, SIGCOMM'22; run_sim.py shortest_first_sim_jobs)",
     placement: Some(MURI_YARN),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(ShortestFirst::new(true)))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(ShortestFirst::new(true))))
     }
 }

@@ -16,36 +16,29 @@
 
 use super::MURI_YARN;
 use super::family::{Coincidence, Family, check_job, job_overhead};
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
-use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
-use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::{ClusterSpec, RunError, SimTime};
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "muri-srtf",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "Muri's SRTF: shortest remaining time first at every arrival and completion, skip what does not fit",
     options: &[],
     source: "Muri's shortest (Muri, SIGCOMM'22; run_sim.py shortest_first_sim_jobs)",
     placement: Some(MURI_YARN),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(ShortestFirst::new(false)))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(ShortestFirst::new(false))))
     }
 }
 
@@ -73,11 +66,8 @@ impl ShortestFirst {
 }
 
 impl EventPolicy for ShortestFirst {
-    fn needs_curves(&self) -> bool {
-        false
-    }
-
-    fn check_job(&self, spec: &JobSpec, cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
+        let spec = &job.spec;
         check_job(spec, cluster, false)
     }
 

@@ -37,38 +37,31 @@
 
 use super::MURI_YARN;
 use super::family::{Coincidence, Family, check_job, job_overhead};
-use crate::core::events::{EventPolicy, EventSim, JobIdx};
-use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx};
+use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::themis::{Term, fair_shares};
-use crate::policies::{Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 use std::cmp::Ordering;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "muri-themis",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "Muri's Themis: finish-time fair shares re-solved at every arrival and completion, used as run priorities",
     options: &[],
     source: "Muri's themis (Themis, NSDI'20; Muri, SIGCOMM'22; run_sim.py themis_sim_jobs)",
     placement: Some(MURI_YARN),
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(MuriThemis::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(MuriThemis::default())))
     }
 }
 
@@ -189,11 +182,8 @@ impl MuriThemis {
 }
 
 impl EventPolicy for MuriThemis {
-    fn needs_curves(&self) -> bool {
-        false
-    }
-
-    fn check_job(&self, spec: &JobSpec, cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
+        let spec = &job.spec;
         check_job(spec, cluster, false)
     }
 

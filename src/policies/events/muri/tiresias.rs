@@ -26,21 +26,20 @@
 //! arrival is handled (a run in which such a job already finished fails, as the original crashes).
 
 use super::family::{Coincidence, Family, check_job, job_overhead};
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
-use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
-use crate::policies::{Kind, OwnPlacement, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::profiles::GpuTimeDistribution;
-use crate::spec::EngineMode;
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::{ClusterSpec, RunError, SimTime};
+use crate::policies::{BuildContext, Built, Engine, Kind, OwnPlacement, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "muri-tiresias",
     kind: Kind::Scheduler,
-    engine: EngineMode::Events,
+    engine: Engine::Events,
     summary: "Muri's Tiresias: discretized 2D-LAS, 3 queues at 3250/7200 GPU-s, GPU counting, exact event times",
     options: &[],
     source: "Muri's dlas-gpu (Tiresias, NSDI'19; Muri run_sim.py dlas_sim_jobs)",
     placement: Some(GPU_COUNT),
+    parse: &parse_options::<Options>,
 };
 
 /// No placement: jobs run whenever the cluster has enough GPUs left (the original's `free_gpu`
@@ -51,15 +50,9 @@ const GPU_COUNT: OwnPlacement = OwnPlacement { name: "count", alternatives: &[] 
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build_event(&self, _gpu_time: Option<&GpuTimeDistribution>) -> Option<Box<dyn EventPolicy>> {
-        Some(Box::new(MuriTiresias::new()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(MuriTiresias::new())))
     }
 }
 
@@ -193,11 +186,8 @@ impl Default for MuriTiresias {
 }
 
 impl EventPolicy for MuriTiresias {
-    fn needs_curves(&self) -> bool {
-        false
-    }
-
-    fn check_job(&self, spec: &JobSpec, cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
+        let spec = &job.spec;
         check_job(spec, cluster, false)
     }
 

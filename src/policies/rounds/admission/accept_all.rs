@@ -2,33 +2,27 @@
 //! Source: Blox `admission_control/accept_all.py` (config name `AcceptAll`).
 
 use crate::core::{Admission, AdmissionContext, JobSpec};
-use crate::policies::{AdmissionOptions, Kind, PolicyInfo, PolicyOptions};
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "accept-all",
     kind: Kind::Admission,
-    engine: EngineMode::Rounds,
+    engine: Engine::Rounds,
     summary: "admit every arrival at once",
     options: &[],
     source: "Blox AcceptAll (admission_control/accept_all.py)",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl AdmissionOptions for Options {
-    fn build(&self) -> Box<dyn Admission> {
-        Box::new(AcceptAll)
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Admission(Box::new(AcceptAll)))
     }
 }
 

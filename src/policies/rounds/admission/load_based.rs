@@ -11,15 +11,16 @@
 //! Figures 12 and 13.
 
 use crate::core::{Admission, AdmissionContext, JobSpec};
-use crate::policies::{AdmissionOptions, Kind, OptionDoc, Params, PolicyInfo, PolicyOptions, Positive};
-use crate::spec::EngineMode;
+use crate::policies::{
+    BuildContext, Built, Engine, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo, Positive, parse_options,
+};
 use serde::Deserialize;
 use std::collections::VecDeque;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "load-based",
     kind: Kind::Admission,
-    engine: EngineMode::Rounds,
+    engine: Engine::Rounds,
     summary: "FIFO backlog; admit while GPU demand <= threshold x cluster GPUs",
     options: &[OptionDoc {
         name: "threshold",
@@ -28,6 +29,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     }],
     source: "Blox LoadBasedAccept (admission_control/load_based_accept.py), EuroSys'24 Figures 12 and 13",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -36,20 +38,14 @@ pub struct Options {
     pub threshold: Positive,
 }
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-
+impl PolicyConfig for Options {
     fn params(&self) -> Params {
         let Options { threshold } = self;
         Params::from([("threshold", threshold.0.into())])
     }
-}
 
-impl AdmissionOptions for Options {
-    fn build(&self) -> Box<dyn Admission> {
-        Box::new(LoadBased::new(self.threshold.0))
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Admission(Box::new(LoadBased::new(self.threshold.0))))
     }
 }
 

@@ -18,12 +18,11 @@ pub mod mechanism;
 pub mod min_total_duration;
 pub mod packing;
 
-use crate::core::{RoundPolicy, Scheduler};
 use crate::policies::{
-    BuildContext, Kind, OptionDoc, OwnPlacement, Params, PolicyInfo, PolicyOptions, SchedulerOptions,
+    BuildContext, Built, Engine, InputSource, Kind, OptionDoc, OwnPlacement, Params, PolicyConfig, PolicyInfo,
+    PolicyInput, parse_options,
 };
-use crate::spec::EngineMode;
-use crate::workload::gavel_generator::ThroughputFile;
+use crate::profiles::gavel::{GavelThroughputs, ThroughputFile};
 use mechanism::{Allocator, Mechanism};
 use serde::Deserialize;
 
@@ -40,10 +39,19 @@ fn throughputs_param(file: ThroughputFile) -> Params {
     Params::from([("throughputs", serde_json::to_value(file).expect("serialisable"))])
 }
 
-/// The mechanism running `allocator`; `None` until the runner has read the oracle.
-fn mechanism(ctx: &BuildContext, allocator: Box<dyn Allocator>) -> Option<Box<dyn RoundPolicy>> {
-    let oracle = ctx.gavel_oracle?.clone();
-    Some(Box::new(Mechanism::new(allocator, oracle, ctx.cluster, ctx.round_seconds, ctx.seed)))
+/// The oracle a Gavel policy reads: the `gavel-throughputs` dataset's file `file`.
+fn oracle_input(file: ThroughputFile) -> PolicyInput {
+    PolicyInput {
+        what: "Gavel throughput oracle",
+        source: InputSource::Dataset(file.dataset_reference().to_string()),
+        parse: Some(GavelThroughputs::parse_input),
+    }
+}
+
+/// The mechanism running `allocator` over the oracle `file`.
+fn mechanism(ctx: &BuildContext, file: ThroughputFile, allocator: Box<dyn Allocator>) -> Result<Built, String> {
+    let oracle = ctx.input(&oracle_input(file))?;
+    Ok(Built::Round(Box::new(Mechanism::new(allocator, oracle, ctx.cluster, ctx.round_seconds, ctx.seed))))
 }
 
 macro_rules! gavel_policy {
@@ -54,11 +62,12 @@ macro_rules! gavel_policy {
             pub const INFO: PolicyInfo = PolicyInfo {
                 name: $name,
                 kind: Kind::Scheduler,
-                engine: EngineMode::Rounds,
+                engine: Engine::Rounds,
                 summary: $summary,
                 options: &[THROUGHPUTS_OPTION],
                 source: $source,
                 placement: Some(MECHANISM),
+                parse: &parse_options::<Options>,
             };
 
             #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
@@ -68,29 +77,19 @@ macro_rules! gavel_policy {
                 pub throughputs: ThroughputFile,
             }
 
-            impl PolicyOptions for Options {
-                fn info(&self) -> &'static PolicyInfo {
-                    &INFO
-                }
-
+            impl PolicyConfig for Options {
                 fn params(&self) -> Params {
                     throughputs_param(self.throughputs)
                 }
-            }
 
-            impl SchedulerOptions for Options {
-                fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
-                    None
+                fn inputs(&self) -> Vec<PolicyInput> {
+                    vec![oracle_input(self.throughputs)]
                 }
 
-                fn build_decision(&self, ctx: &BuildContext) -> Option<Box<dyn RoundPolicy>> {
+                fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
                     #[allow(clippy::redundant_closure_call)]
                     let allocator: Box<dyn Allocator> = ($allocator)(ctx);
-                    mechanism(ctx, allocator)
-                }
-
-                fn gavel_oracle(&self) -> Option<ThroughputFile> {
-                    Some(self.throughputs)
+                    mechanism(ctx, self.throughputs, allocator)
                 }
             }
         }
@@ -218,7 +217,7 @@ pub mod gavel_allox {
     pub const INFO: PolicyInfo = PolicyInfo {
         name: "gavel-allox",
         kind: Kind::Scheduler,
-        engine: EngineMode::Rounds,
+        engine: Engine::Rounds,
         summary: "AlloX as Gavel ran it: waiting single-GPU jobs assigned to free GPUs by minimum total completion time, never preempted",
         options: &[
             THROUGHPUTS_OPTION,
@@ -230,6 +229,7 @@ pub mod gavel_allox {
         ],
         source: "Gavel allox / allox_alpha=a (policies/allox.py AlloXPolicy); docs/gavel-semantics.md 9.5",
         placement: Some(MECHANISM),
+        parse: &parse_options::<Options>,
     };
 
     #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -251,29 +251,19 @@ pub mod gavel_allox {
         }
     }
 
-    impl PolicyOptions for Options {
-        fn info(&self) -> &'static PolicyInfo {
-            &INFO
-        }
-
+    impl PolicyConfig for Options {
         fn params(&self) -> Params {
             let mut params = throughputs_param(self.throughputs);
             params.insert("alpha", self.alpha.0.into());
             params
         }
-    }
 
-    impl SchedulerOptions for Options {
-        fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
-            None
+        fn inputs(&self) -> Vec<PolicyInput> {
+            vec![oracle_input(self.throughputs)]
         }
 
-        fn build_decision(&self, ctx: &BuildContext) -> Option<Box<dyn RoundPolicy>> {
-            mechanism(ctx, Box::new(allox::Allox::new(self.alpha.0)))
-        }
-
-        fn gavel_oracle(&self) -> Option<ThroughputFile> {
-            Some(self.throughputs)
+        fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
+            mechanism(ctx, self.throughputs, Box::new(allox::Allox::new(self.alpha.0)))
         }
     }
 }

@@ -6,14 +6,15 @@
 //! `# TODO: Add time for checkpoint and restore`), which is the default `none`.
 
 use crate::core::{JobSpec, OverheadModel};
-use crate::policies::{Kind, OptionDoc, OverheadOptions, Params, PolicyInfo, PolicyOptions, Seconds};
-use crate::spec::EngineMode;
+use crate::policies::{
+    BuildContext, Built, Engine, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo, Seconds, parse_options,
+};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "fixed",
     kind: Kind::Overhead,
-    engine: EngineMode::Rounds,
+    engine: Engine::Rounds,
     summary: "seconds of no progress after each (re)launch",
     options: &[
         OptionDoc { name: "first_launch_s", example: "30", meaning: "after a job's first launch (default 0)" },
@@ -25,6 +26,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     ],
     source: "blox's model of checkpoint restore and start-up, which Blox leaves as a TODO",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -40,20 +42,17 @@ fn zero_seconds() -> Seconds {
     Seconds(0.0)
 }
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-
+impl PolicyConfig for Options {
     fn params(&self) -> Params {
         let Options { first_launch_s, resume_s } = self;
         Params::from([("first_launch_s", first_launch_s.0.into()), ("resume_s", resume_s.0.into())])
     }
-}
 
-impl OverheadOptions for Options {
-    fn build(&self) -> Option<Box<dyn OverheadModel>> {
-        Some(Box::new(FixedOverhead { first_launch_s: self.first_launch_s.0, resume_s: self.resume_s.0 }))
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Overhead(Some(Box::new(FixedOverhead {
+            first_launch_s: self.first_launch_s.0,
+            resume_s: self.resume_s.0,
+        }))))
     }
 }
 

@@ -12,33 +12,27 @@
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
 use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};
-use crate::policies::{Kind, PlacementOptions, PolicyInfo, PolicyOptions};
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "consolidated",
     kind: Kind::Placement,
-    engine: EngineMode::Rounds,
+    engine: Engine::Rounds,
     summary: "fewest nodes per job (exact fit, then best fit), preempting like scattered",
     options: &[],
     source: "Blox placement/placement.py _consolidated_placement, extended to multi-node jobs as Tiresias' YARN-style consolidation",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl PlacementOptions for Options {
-    fn build(&self) -> Option<Box<dyn Placement>> {
-        Some(Box::new(Consolidated::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Placement(Box::new(Consolidated::default())))
     }
 }
 

@@ -9,33 +9,27 @@
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
 use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};
-use crate::policies::{Kind, PlacementOptions, PolicyInfo, PolicyOptions};
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "scattered",
     kind: Kind::Placement,
-    engine: EngineMode::Rounds,
+    engine: Engine::Rounds,
     summary: "first free GPUs in node order, preempting lowest-priority jobs",
     options: &[],
     source: "Blox \"Place\" (placement/placement.py _scattered_placement)",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl PlacementOptions for Options {
-    fn build(&self) -> Option<Box<dyn Placement>> {
-        Some(Box::new(Scattered::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Placement(Box::new(Scattered::default())))
     }
 }
 

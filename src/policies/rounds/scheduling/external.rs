@@ -10,8 +10,10 @@
 //! Source: blox's own protocol; `examples/python/las.py` reproduces the built-in `las` with it.
 
 use crate::core::{ClusterSpec, JobSlot, JobTable, PolicyError, Scheduler, SimTime};
-use crate::policies::{BuildContext, Kind, OptionDoc, Params, PolicyInfo, PolicyOptions, Positive, SchedulerOptions};
-use crate::spec::EngineMode;
+use crate::policies::{
+    BuildContext, Built, Engine, InputSource, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo, PolicyInput, Positive,
+    parse_options,
+};
 use serde::Deserialize;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -34,7 +36,7 @@ const STDERR_LINES: usize = 20;
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "external",
     kind: Kind::Scheduler,
-    engine: EngineMode::Rounds,
+    engine: Engine::Rounds,
     summary: "the order a program of your own answers, over blox's JSON-lines protocol (docs/external-policy.md)",
     options: &[
         OptionDoc {
@@ -50,6 +52,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     ],
     source: "blox (docs/external-policy.md)",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -78,28 +81,22 @@ fn default_timeout() -> Positive {
     Positive(30.0)
 }
 
-impl Options {
-    /// The command's arguments that name files relative to `base_dir` (the program's script):
-    /// their contents decide the run, so run keys hash them.
-    pub fn files(&self, base_dir: &Path) -> Vec<PathBuf> {
-        self.command.0.iter().map(PathBuf::from).filter(|p| base_dir.join(p).is_file()).collect()
-    }
-}
-
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-
+impl PolicyConfig for Options {
     fn params(&self) -> Params {
         let Options { command, timeout_s } = self;
         Params::from([("command", command.0.clone().into()), ("timeout_s", timeout_s.0.into())])
     }
-}
 
-impl SchedulerOptions for Options {
-    fn build(&self, ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
-        Some(Box::new(External {
+    /// Every argument of the command that names a file (the program's script): their contents
+    /// decide the run, so run keys hash them. blox never reads them itself.
+    fn inputs(&self) -> Vec<PolicyInput> {
+        let file =
+            |arg: &String| PolicyInput { what: "program file", source: InputSource::Path(arg.into()), parse: None };
+        self.command.0.iter().map(file).collect()
+    }
+
+    fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Order(Box::new(External {
             command: self.command.0.clone(),
             // A spec named without a directory has an empty base, which is the working directory.
             dir: if ctx.base_dir.as_os_str().is_empty() { PathBuf::from(".") } else { ctx.base_dir.to_path_buf() },
@@ -109,7 +106,7 @@ impl SchedulerOptions for Options {
             line: Vec::new(),
             slots: HashMap::new(),
             listed: HashSet::new(),
-        }))
+        })))
     }
 }
 

@@ -10,33 +10,27 @@
 
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};
-use crate::policies::{BuildContext, Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "las",
     kind: Kind::Scheduler,
-    engine: EngineMode::Rounds,
+    engine: Engine::Rounds,
     summary: "least attained service first, preemptive (Blox labels it \"Tiresias\"; the discretized 2D-LAS is `tiresias`)",
     options: &[],
     source: "Blox Las (schedulers/las.py)",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
-        Some(Box::new(Las::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Order(Box::new(Las::default())))
     }
 }
 

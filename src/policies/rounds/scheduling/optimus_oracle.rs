@@ -14,15 +14,14 @@
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{ActiveJob, JobSlot, JobTable, PolicyError, Scheduler, SimTime};
 use crate::policies::{
-    BuildContext, Kind, LoadTable, OptionDoc, Params, PolicyInfo, PolicyOptions, Positive, SchedulerOptions,
+    BuildContext, Built, Engine, Kind, LoadTable, OptionDoc, Params, PolicyConfig, PolicyInfo, Positive, parse_options,
 };
-use crate::spec::EngineMode;
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "optimus-oracle",
     kind: Kind::Scheduler,
-    engine: EngineMode::Rounds,
+    engine: Engine::Rounds,
     summary: "SRTF order plus a progress multiplier chosen by the run's load",
     options: &[
         OptionDoc {
@@ -38,6 +37,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     ],
     source: "Blox Optimus (schedulers/optimus.py, grpc_client_rm.py optimus_scale_by_gpus)",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -55,11 +55,7 @@ fn one() -> Positive {
     Positive(1.0)
 }
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-
+impl PolicyConfig for Options {
     fn params(&self) -> Params {
         let Options { progress_multiplier, default_multiplier } = self;
         Params::from([
@@ -67,12 +63,10 @@ impl PolicyOptions for Options {
             ("default_multiplier", default_multiplier.0.into()),
         ])
     }
-}
 
-impl SchedulerOptions for Options {
-    fn build(&self, ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
+    fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
         let load_multiplier = ctx.load.and_then(|load| self.progress_multiplier.get(load));
-        Some(Box::new(OptimusOracle::new(load_multiplier.unwrap_or(self.default_multiplier.0))))
+        Ok(Built::Order(Box::new(OptimusOracle::new(load_multiplier.unwrap_or(self.default_multiplier.0)))))
     }
 }
 

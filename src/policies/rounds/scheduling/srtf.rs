@@ -8,33 +8,27 @@
 
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};
-use crate::policies::{BuildContext, Kind, PolicyInfo, PolicyOptions, SchedulerOptions};
-use crate::spec::EngineMode;
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "srtf",
     kind: Kind::Scheduler,
-    engine: EngineMode::Rounds,
+    engine: Engine::Rounds,
     summary: "shortest remaining time first with oracle job lengths",
     options: &[],
     source: "Blox Srtf (schedulers/srtf.py)",
     placement: None,
+    parse: &parse_options::<Options>,
 };
 
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Options {}
 
-impl PolicyOptions for Options {
-    fn info(&self) -> &'static PolicyInfo {
-        &INFO
-    }
-}
-
-impl SchedulerOptions for Options {
-    fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
-        Some(Box::new(Srtf::default()))
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Order(Box::new(Srtf::default())))
     }
 }
 

@@ -17,11 +17,10 @@ pub mod opt;
 pub mod order;
 pub mod round;
 
-use crate::core::{ClusterSpec, RoundPolicy, Scheduler};
+use crate::core::ClusterSpec;
 use crate::policies::{
-    BuildContext, Kind, OptionDoc, OwnPlacement, Params, PolicyInfo, PolicyOptions, SchedulerOptions,
+    BuildContext, Built, Engine, Kind, OptionDoc, OwnPlacement, Params, PolicyConfig, PolicyInfo, parse_options,
 };
-use crate::spec::EngineMode;
 use serde::{Deserialize, Serialize};
 
 /// The placement every Synergy policy brings: its round allocation.
@@ -92,40 +91,31 @@ macro_rules! synergy_policy {
             pub const INFO: PolicyInfo = PolicyInfo {
                 name: $name,
                 kind: Kind::Scheduler,
-                engine: EngineMode::Rounds,
+                engine: Engine::Rounds,
                 summary: $summary,
                 options: OPTIONS,
                 source: $source,
                 placement: Some(ROUND),
+                parse: &parse_options::<Options>,
             };
 
             #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
             #[serde(transparent)]
             pub struct Options(pub SynergyOptions);
 
-            impl PolicyOptions for Options {
-                fn info(&self) -> &'static PolicyInfo {
-                    &INFO
-                }
-
+            impl PolicyConfig for Options {
                 fn params(&self) -> Params {
                     self.0.params()
                 }
-            }
 
-            impl SchedulerOptions for Options {
-                fn build(&self, _ctx: &BuildContext) -> Option<Box<dyn Scheduler>> {
-                    None
-                }
-
-                fn build_decision(&self, ctx: &BuildContext) -> Option<Box<dyn RoundPolicy>> {
-                    Some(Box::new(round::SynergyRound::new(
+                fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
+                    Ok(Built::Round(Box::new(round::SynergyRound::new(
                         $order,
                         self.0.allocation,
                         self.0.place,
                         ctx.cluster,
                         ctx.round_seconds,
-                    )))
+                    ))))
                 }
 
                 fn check_cluster(&self, cluster: &ClusterSpec) -> Result<(), String> {
