@@ -378,6 +378,7 @@ mod tests {
                 makespan: 0.0,
                 rounds: 0,
                 preemptions: 0,
+                resizes: 0,
                 promoted_jobs: 0,
                 gpu_utilization: 0.5,
                 deadlines: crate::core::DeadlineStats::default(),

@@ -6,9 +6,18 @@
 //! resolved through `crate::profiles` by the caller, so the core only carries the name. CPUs and
 //! memory are held only by policies that allocate them (Synergy's family): a job's holding on a
 //! node is a [`HostShare`], released with its GPUs.
+//!
+//! A GPU is held in one of three ways: whole by one owner (every engine's default); whole by an
+//! owner and one guest co-located on it (space sharing: Gandiva, Gavel's packed pairs), counted
+//! busy once; or in shares of [`MILLI_PER_GPU`] by any number of jobs, each holding some
+//! milli-GPU (fractional requests: Alibaba's `gpu_milli`). A GPU with any share in use is not
+//! free for a whole-GPU holder, and becomes free again when its last share is given back.
 
 use super::JobSlot;
 use std::sync::Arc;
+
+/// The capacity of one GPU in shares: a job asking for half a GPU holds 500.
+pub const MILLI_PER_GPU: u32 = 1000;
 
 /// Global GPU index, node-major: node 0 holds GPUs `0..gpus(0)`, node 1 the next ones, and so on
 /// (Blox registers its 32 x 4 nodes the same way).
@@ -114,6 +123,9 @@ pub struct Cluster {
     gpu_node: Vec<u32>,
     owner: Vec<Option<JobSlot>>,
     guest: Vec<Option<JobSlot>>,
+    /// Milli-GPU held on each GPU by jobs holding a share of it (0 on a free or whole-held GPU).
+    shared_milli: Vec<u32>,
+    /// GPUs with no owner and no share in use, per node and in all.
     free_per_node: Vec<u32>,
     free_total: u32,
     /// No node below this one has a free GPU, so first-free scans start here instead of at node
@@ -140,6 +152,7 @@ impl Cluster {
             free_total: total as u32,
             owner: vec![None; total],
             guest: vec![None; total],
+            shared_milli: vec![0; total],
             first_free_node: 0,
             held_cpus: vec![0.0; spec.nodes.len()],
             held_memory_gb: vec![0.0; spec.nodes.len()],
@@ -178,11 +191,76 @@ impl Cluster {
         self.first_free_node
     }
 
-    /// Free GPUs of `node`, lowest id first.
+    /// Free GPUs of `node` (no owner, no share in use), lowest id first.
     pub fn free_gpus_on_node(&self, node: usize) -> impl Iterator<Item = GpuId> + '_ {
+        self.gpus_of_node(node).filter(|&g| self.owner[g as usize].is_none() && self.shared_milli[g as usize] == 0)
+    }
+
+    /// Every GPU of `node`, lowest id first.
+    pub fn gpus_of_node(&self, node: usize) -> std::ops::Range<GpuId> {
         let first = self.node_first_gpu[node];
-        let count = self.spec.nodes[node].gpus;
-        (first..first + count).filter(|&g| self.owner[g as usize].is_none())
+        first..first + self.spec.nodes[node].gpus
+    }
+
+    /// Milli-GPU of `gpu` a share may still take: none on a GPU held whole (or out of service),
+    /// [`MILLI_PER_GPU`] on a free one.
+    pub fn free_milli(&self, gpu: GpuId) -> u32 {
+        match self.owner[gpu as usize] {
+            Some(_) => 0,
+            None => MILLI_PER_GPU - self.shared_milli[gpu as usize],
+        }
+    }
+
+    /// `milli` of `gpu` (more than 0, at most [`Cluster::free_milli`]) go to a job that holds a
+    /// share of it; a free GPU stops being free.
+    pub fn assign_share(&mut self, gpu: GpuId, milli: u32) {
+        let g = gpu as usize;
+        debug_assert!(milli > 0 && milli <= self.free_milli(gpu), "GPU {gpu}: {milli} milli-GPU do not fit");
+        if self.shared_milli[g] == 0 {
+            self.take_from_free_pool(gpu);
+        }
+        self.shared_milli[g] += milli;
+    }
+
+    /// A job gives back its share of `milli` of `gpu`; the GPU is free again once no share is
+    /// left.
+    pub fn release_share(&mut self, gpu: GpuId, milli: u32) {
+        let g = gpu as usize;
+        debug_assert!(self.shared_milli[g] >= milli, "GPU {gpu}: more milli-GPU given back than held");
+        self.shared_milli[g] -= milli;
+        if self.shared_milli[g] == 0 {
+            self.return_to_free_pool(gpu);
+        }
+    }
+
+    /// Gives back what `job` holds of `gpus`: a GPU it holds whole (as owner or guest), or its
+    /// share of `milli` of one it shares. The cluster knows which: a policy that places whole
+    /// GPUs gives a job asking for a share a whole GPU.
+    pub fn release_holding(&mut self, gpus: &[GpuId], milli: u32, job: JobSlot) {
+        for &g in gpus {
+            let i = g as usize;
+            if self.owner[i] == Some(job) || self.guest[i] == Some(job) {
+                self.release(&[g], job);
+            } else {
+                self.release_share(g, milli);
+            }
+        }
+    }
+
+    fn take_from_free_pool(&mut self, gpu: GpuId) {
+        let node = self.gpu_node[gpu as usize] as usize;
+        self.free_per_node[node] -= 1;
+        self.free_total -= 1;
+        while self.first_free_node < self.free_per_node.len() && self.free_per_node[self.first_free_node] == 0 {
+            self.first_free_node += 1;
+        }
+    }
+
+    fn return_to_free_pool(&mut self, gpu: GpuId) {
+        let node = self.gpu_node[gpu as usize] as usize;
+        self.free_per_node[node] += 1;
+        self.free_total += 1;
+        self.first_free_node = self.first_free_node.min(node);
     }
 
     /// The node `gpu` belongs to.
@@ -240,6 +318,7 @@ impl Cluster {
     /// Gives `gpus` (all currently free) to `job`.
     pub fn assign(&mut self, gpus: &[GpuId], job: JobSlot) {
         for &g in gpus {
+            debug_assert_eq!(self.shared_milli[g as usize], 0, "GPU {g} assigned whole while shared");
             let owner = &mut self.owner[g as usize];
             debug_assert!(owner.is_none(), "GPU {g} assigned twice");
             *owner = Some(job);
@@ -267,12 +346,6 @@ impl Cluster {
         self.free_per_node[node] == self.spec.nodes[node].gpus
     }
 
-    /// The GPUs of `node`.
-    fn node_gpus(&self, node: u32) -> Vec<GpuId> {
-        let first = self.node_first_gpu[node as usize];
-        (first..first + self.spec.nodes[node as usize].gpus).collect()
-    }
-
     /// Every GPU free again, every CPU and memory holding given back (a node out of service
     /// stays out).
     pub fn free_all(&mut self) {
@@ -282,9 +355,10 @@ impl Cluster {
             }
             let first = self.node_first_gpu[n] as usize;
             for g in first..first + node.gpus as usize {
-                if self.owner[g].is_some_and(|o| o != OFFLINE) {
+                if self.owner[g].is_some_and(|o| o != OFFLINE) || self.shared_milli[g] > 0 {
                     self.owner[g] = None;
                     self.guest[g] = None;
+                    self.shared_milli[g] = 0;
                     self.free_per_node[n] += 1;
                     self.free_total += 1;
                 }
@@ -302,6 +376,7 @@ impl Cluster {
     pub fn take_offline(&mut self, node: usize) {
         let first = self.node_first_gpu[node];
         for g in first..first + self.spec.nodes[node].gpus {
+            debug_assert_eq!(self.shared_milli[g as usize], 0, "node {node} taken offline with GPU {g} shared");
             let owner = &mut self.owner[g as usize];
             debug_assert!(owner.is_none_or(|o| o == OFFLINE), "node {node} taken offline with GPU {g} in use");
             if owner.is_none() {
@@ -359,10 +434,7 @@ impl Cluster {
                 continue;
             }
             self.owner[g] = None;
-            let node = self.gpu_node[g] as usize;
-            self.free_per_node[node] += 1;
-            self.free_total += 1;
-            self.first_free_node = self.first_free_node.min(node);
+            self.return_to_free_pool(g as GpuId);
         }
     }
 }
@@ -392,14 +464,14 @@ impl WholeNodes for Cluster {
             return None;
         }
         for &n in &nodes {
-            self.reserve(&self.node_gpus(n));
+            self.reserve(&self.gpus_of_node(n as usize).collect::<Vec<_>>());
         }
         Some(nodes)
     }
 
     fn unreserve_nodes(&mut self, nodes: &[u32]) {
         for &n in nodes {
-            self.unreserve(&self.node_gpus(n));
+            self.unreserve(&self.gpus_of_node(n as usize).collect::<Vec<_>>());
         }
     }
 }
@@ -494,6 +566,26 @@ mod tests {
         assert_eq!((plain.free_cpus(0), plain.free_memory_gb(0)), (f64::INFINITY, f64::INFINITY));
         assert_eq!(plain.node_of(3), 0);
         assert_eq!(plain.host_in_use(), (None, None));
+    }
+
+    #[test]
+    fn shares_of_a_gpu_add_up_to_one_gpu_and_free_it_when_all_are_given_back() {
+        let mut c = Cluster::new(ClusterSpec::uniform(2, 2));
+        c.assign_share(1, 500);
+        c.assign_share(1, 300);
+        assert_eq!((c.free_milli(1), c.free_gpus(), c.free_on_node(0)), (200, 3, 1), "a shared GPU is not free");
+        assert_eq!(c.free_gpus_on_node(0).collect::<Vec<_>>(), vec![0], "whole holders skip it");
+        c.assign_share(0, 1000);
+        assert_eq!((c.free_on_node(0), c.first_node_with_free()), (0, 1), "a whole share fills a GPU");
+        c.assign(&[2], JobSlot(4));
+        assert_eq!(c.free_milli(2), 0, "a GPU held whole has no room for a share");
+        c.release_holding(&[1], 500, JobSlot(1));
+        assert_eq!((c.free_milli(1), c.free_gpus()), (700, 1));
+        c.release_holding(&[1], 300, JobSlot(2));
+        assert_eq!((c.free_milli(1), c.free_gpus(), c.first_node_with_free()), (1000, 2, 0), "free once empty");
+        c.release_holding(&[2], MILLI_PER_GPU, JobSlot(4));
+        c.free_all();
+        assert_eq!((c.free_gpus(), c.free_milli(0)), (4, 1000), "free_all gives shares back too");
     }
 
     #[test]

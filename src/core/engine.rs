@@ -31,8 +31,8 @@ use super::policy::{
     Admission, AdmissionContext, Launch, OverheadModel, PlacementDecisions, PolicyError, RoundPolicy, RoundTiming,
 };
 use super::{
-    ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, RunOutput, SimTime, StopFlag,
-    TimelineRow,
+    ActiveJob, Cluster, ClusterSpec, JobId, JobRecord, JobSlot, JobSpec, JobTable, MILLI_PER_GPU, RunOutput, SimTime,
+    StopFlag, TimelineRow,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -185,6 +185,7 @@ pub struct Engine<S: Iterator<Item = JobSpec>, X: Executor = Simulated> {
     jobs_finished: u64,
     jobs_unschedulable: u64,
     preemptions: u64,
+    resizes: u64,
     busy_gpu_seconds: f64,
     /// GPUs asked for by all active jobs, kept up to date instead of summed every round.
     active_gpu_demand: u64,
@@ -235,6 +236,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             jobs_finished: 0,
             jobs_unschedulable: 0,
             preemptions: 0,
+            resizes: 0,
             busy_gpu_seconds: 0.0,
             active_gpu_demand: 0,
             running_jobs: 0,
@@ -378,7 +380,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
         }
         for &(slot, end) in &self.finished_slots {
             let job = self.jobs.remove(slot);
-            self.cluster.release(&job.gpus, slot);
+            self.cluster.release_holding(&job.gpus, job.spec.milli_per_gpu(), slot);
             self.cluster.release_host(&job.host);
             self.active_gpu_demand -= u64::from(job.spec.gpus);
             self.running_jobs -= 1;
@@ -398,7 +400,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
     fn interrupt(&mut self, now: SimTime) {
         for slot in self.interrupted.drain(..) {
             let job = &mut self.jobs[slot];
-            self.cluster.release(&job.gpus, slot);
+            self.cluster.release_holding(&job.gpus, job.spec.milli_per_gpu(), slot);
             self.cluster.release_host(&job.host);
             job.gpus.clear();
             job.host.clear();
@@ -441,7 +443,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             self.last_arrival = next.arrival;
             self.last_id = Some(next.id);
             let tracked = self.config.tracking.contains(next.id);
-            if next.gpus > self.cluster.total_gpus() {
+            if !self.fits_empty_cluster(&next) {
                 self.jobs_unschedulable += 1;
                 self.tracked_resolved += u64::from(tracked);
                 continue;
@@ -456,10 +458,26 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
         Ok(())
     }
 
+    /// Whether the empty cluster has the GPUs `job` asks for (of its model, if it names one);
+    /// a job that could never run is dropped at arrival, as unschedulable.
+    fn fits_empty_cluster(&self, job: &JobSpec) -> bool {
+        let nodes = &self.cluster.spec().nodes;
+        let available = match &job.gpu_model {
+            None => self.cluster.total_gpus(),
+            Some(model) => nodes.iter().filter(|n| n.gpu_type == *model).map(|n| n.gpus).sum(),
+        };
+        job.gpus <= available
+    }
+
     fn check_job(&self, job: &JobSpec) -> Result<(), RunError> {
         let invalid = |reason: String| Err(RunError::InvalidJob { id: job.id, reason });
         if job.gpus == 0 {
             return invalid("asks for 0 GPUs".into());
+        }
+        if let Some(milli) = job.gpu_milli.filter(|&m| m == 0 || m >= MILLI_PER_GPU) {
+            return invalid(format!(
+                "asks for {milli} milli-GPU of each GPU; a share is more than 0 and less than {MILLI_PER_GPU}"
+            ));
         }
         if !job.arrival.is_finite() || job.arrival < 0.0 {
             return invalid(format!("arrival {} is not a non-negative number of seconds", job.arrival));
@@ -514,6 +532,15 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             job.pending_overhead =
                 self.policies.overhead.as_ref().map_or(0.0, |m| m.launch_overhead(&job.spec, resumed));
         }
+        self.resizes += self.decisions.resize.len() as u64;
+        for Launch { job: slot, gpus, host } in &self.decisions.resize {
+            let job = &mut self.jobs[*slot];
+            debug_assert!(job.is_running() && !gpus.is_empty(), "job {} resized while not running", job.spec.id);
+            job.gpus.clone_from(gpus);
+            job.host.clone_from(host);
+            job.life.resizes += 1;
+            job.pending_overhead += self.policies.overhead.as_ref().map_or(0.0, |m| m.resize_overhead(&job.spec));
+        }
         // Blox's guard: a job that has not run, been launched or been preempted for
         // `starvation_guard` seconds is promoted for good.
         for &slot in &self.order {
@@ -536,6 +563,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             queued: self.jobs.len() as u32 - self.running_jobs,
             admission_backlog: Some(self.policies.admission.backlog() as u32),
             preemptions: self.decisions.preempt.len() as u32,
+            resizes: self.decisions.resize.len() as u32,
             cluster_efficiency: None,
             cpus_in_use,
             memory_gb_in_use,
@@ -565,6 +593,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             makespan: now,
             rounds,
             preemptions: self.preemptions,
+            resizes: self.resizes,
             busy_gpu_seconds: self.busy_gpu_seconds,
             capacity_gpu_seconds: match timing {
                 RoundTiming::Fixed => f64::from(self.cluster.total_gpus()) * rounds as f64 * self.config.round_seconds,
@@ -634,7 +663,7 @@ fn record_of(job: &ActiveJob, finish: Option<SimTime>, promoted: Option<bool>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{OrderThenPlace, Scheduler};
+    use crate::core::{GpuType, OrderThenPlace, Quantum, Scheduler};
     use crate::policies::rounds::admission::accept_all::AcceptAll;
     use crate::policies::rounds::overhead::fixed::FixedOverhead;
     use crate::policies::rounds::placement::scattered::Scattered;
@@ -762,6 +791,100 @@ mod tests {
         assert_eq!(guarded.jobs[1].first_start, Some(300.0));
         assert!(guarded.jobs[1].promoted);
         assert_eq!(guarded.jobs[0].preemptions, 1);
+    }
+
+    /// A round decision for the resource-model tests: each waiting job takes the first GPU
+    /// with room for its share (or whole free GPUs), and with `grow_at` set, a running one-GPU
+    /// job moves to two GPUs at that time.
+    struct FirstFit {
+        grow_at: Option<SimTime>,
+    }
+
+    impl RoundPolicy for FirstFit {
+        fn decide(
+            &mut self,
+            now: SimTime,
+            jobs: &JobTable,
+            order: &mut [JobSlot],
+            cluster: &mut Cluster,
+            decisions: &mut PlacementDecisions,
+        ) -> Result<(), PolicyError> {
+            for &slot in order.iter() {
+                let job = &jobs[slot];
+                if job.is_running() {
+                    if self.grow_at == Some(now) && job.gpus.len() == 1 {
+                        let extra = (0..cluster.total_gpus()).find(|&g| cluster.free_milli(g) == MILLI_PER_GPU);
+                        if let Some(extra) = extra {
+                            cluster.assign(&[extra], slot);
+                            decisions.resize.push(Launch::gpus(slot, vec![job.gpus[0], extra]));
+                        }
+                    }
+                    continue;
+                }
+                let milli = job.spec.milli_per_gpu();
+                let Some(gpu) = (0..cluster.total_gpus()).find(|&g| cluster.free_milli(g) >= milli) else { continue };
+                if milli < MILLI_PER_GPU {
+                    cluster.assign_share(gpu, milli);
+                } else {
+                    cluster.assign(&[gpu], slot);
+                }
+                decisions.launch.push(Launch::gpus(slot, vec![gpu]));
+            }
+            Ok(())
+        }
+
+        fn quantum(&self, job: &ActiveJob, _cluster: &Cluster, round_seconds: f64) -> Quantum {
+            let work = (round_seconds - job.pending_overhead.min(round_seconds)) * job.gpus.len() as f64;
+            let overhead = job.pending_overhead.min(round_seconds);
+            Quantum { work, seconds: round_seconds, overhead, completes: job.remaining_work() <= work, abandons: false }
+        }
+    }
+
+    fn first_fit(config: RunConfig, grow_at: Option<SimTime>, overhead: Option<f64>, jobs: Vec<JobSpec>) -> RunOutput {
+        let policies = Policies {
+            admission: Box::new(AcceptAll),
+            decision: Box::new(FirstFit { grow_at }),
+            overhead: overhead.map(|s| Box::new(FixedOverhead { first_launch_s: 0.0, resume_s: s }) as _),
+        };
+        Engine::new(config, policies, jobs.into_iter()).unwrap().run().unwrap()
+    }
+
+    /// Two half-GPU jobs share one GPU and a third waits for room; a share that does not fit
+    /// on one GPU is an invalid job, and one asking for a GPU model the cluster lacks never runs.
+    #[test]
+    fn shares_of_a_gpu_run_side_by_side_and_free_it_when_done() {
+        let half = |id| JobSpec { gpu_milli: Some(500), ..job(id, 0.0, 1, 300.0) };
+        let out = first_fit(config(1, 1), None, None, vec![half(0), half(1), half(2)]);
+        let starts: Vec<_> = out.jobs.iter().map(|r| r.first_start).collect();
+        assert_eq!(starts, [Some(0.0), Some(0.0), Some(300.0)], "two halves fit one GPU, the third waits");
+        assert_eq!(out.timeline[0].free_gpus, 0, "a shared GPU is busy");
+        assert_eq!(out.timeline[0].running, 2);
+
+        let whole = JobSpec { gpu_milli: Some(1000), ..job(0, 0.0, 1, 300.0) };
+        let engine = Engine::new(config(1, 1), fifo_scattered(), vec![whole].into_iter()).unwrap().run();
+        assert!(matches!(engine, Err(RunError::InvalidJob { id: 0, .. })), "a share is less than one GPU");
+
+        let model = |id, name: &str| JobSpec { gpu_model: Some(GpuType::new(name)), ..job(id, 0.0, 1, 300.0) };
+        let out = first_fit(config(1, 2), None, None, vec![model(0, "t4"), model(1, "a100")]);
+        assert_eq!(out.summary.jobs_unschedulable, 1, "no t4 in an a100 cluster");
+        assert_eq!(out.jobs.iter().map(|r| r.id).collect::<Vec<_>>(), [1]);
+    }
+
+    /// A resize keeps the job running and its progress, counts as a resize and not a preemption,
+    /// and pays the overhead model's resize cost.
+    #[test]
+    fn a_resize_is_not_a_preemption() {
+        let long = || vec![job(0, 0.0, 1, 1500.0)];
+        let out = first_fit(config(1, 2), Some(300.0), None, long());
+        let r = &out.jobs[0];
+        assert_eq!((r.preemptions, r.resizes, r.first_start), (0, 1, Some(0.0)));
+        // 300 s of work on one GPU, then 600 per round on two: done after 300 + 600 + 600.
+        assert_eq!(r.finish, Some(900.0));
+        assert_eq!((out.summary.preemptions, out.summary.resizes), (0, 1));
+        let row = out.timeline.iter().find(|t| t.time == 300.0).unwrap();
+        assert_eq!((row.resizes, row.preemptions, row.free_gpus), (1, 0, 0));
+        let slowed = first_fit(config(1, 2), Some(300.0), Some(150.0), long());
+        assert_eq!(slowed.jobs[0].finish, Some(1200.0), "the restart costs 150 s of the next round");
     }
 
     #[test]

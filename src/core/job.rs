@@ -1,7 +1,7 @@
 //! Jobs as a workload describes them ([`JobSpec`]), what both engines account for each of them
 //! ([`JobLife`]) and how the round engine tracks them ([`ActiveJob`]).
 
-use super::{GpuId, HostShare, Quantum, SimTime};
+use super::{GpuId, GpuType, HostShare, MILLI_PER_GPU, Quantum, SimTime};
 
 /// Identifier of a job within one workload, in arrival (emission) order from 0.
 ///
@@ -21,6 +21,12 @@ pub struct JobSpec {
     pub submitted: SimTime,
     /// GPUs the job asks for (gang-scheduled: all or nothing).
     pub gpus: u32,
+    /// The share of each of its GPUs a job asks for when it needs less than whole GPUs, in
+    /// milli-GPU (more than 0, below [`MILLI_PER_GPU`]): Alibaba's `gpu_milli`. `None` for
+    /// whole GPUs. Policies that place whole GPUs give such a job whole GPUs.
+    pub gpu_milli: Option<u32>,
+    /// The GPU model the job must run on (Alibaba's `gpu_spec`); `None` for any.
+    pub gpu_model: Option<GpuType>,
     /// Work to do, in seconds of running at the profiled speed (Blox: iterations of 1 s each).
     pub work: f64,
     /// Model name when the workload knows it.
@@ -45,6 +51,14 @@ pub struct JobSpec {
     pub priority: Option<u32>,
 }
 
+impl JobSpec {
+    /// Milli-GPU the job holds of each of its GPUs: [`MILLI_PER_GPU`] unless it asks for a
+    /// share of one.
+    pub fn milli_per_gpu(&self) -> u32 {
+        self.gpu_milli.unwrap_or(MILLI_PER_GPU)
+    }
+}
+
 /// What happens to a job over a run, accounted the same way by both engines so that a record
 /// field and the metric built on it mean one thing ([`crate::core::JobRecord::of`]).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -58,6 +72,9 @@ pub struct JobLife {
     pub finish: Option<SimTime>,
     /// Times the job lost its GPUs to another job.
     pub preemptions: u32,
+    /// Times the job kept running on a changed allocation (more or fewer GPUs, other GPUs):
+    /// elastic and goodput-adaptive policies resize jobs, which is not a preemption.
+    pub resizes: u32,
     /// Seconds the job has held GPUs (Blox `attained_service`, not GPU-weighted); the event
     /// engine counts the span from first start to finish.
     pub attained_service: f64,

@@ -16,6 +16,8 @@ pub struct JobRecord {
     pub first_progress: Option<SimTime>,
     pub finish: Option<SimTime>,
     pub preemptions: u32,
+    /// Times the job went on running on a changed allocation.
+    pub resizes: u32,
     pub attained_service: f64,
     /// Whether a starvation rule promoted the job (the round engine's guard, Tiresias' knob).
     pub promoted: bool,
@@ -44,6 +46,7 @@ impl JobRecord {
             first_progress: life.first_progress,
             finish: life.finish,
             preemptions: life.preemptions,
+            resizes: life.resizes,
             attained_service: life.attained_service,
             promoted: life.promoted,
             deadline,
@@ -76,6 +79,8 @@ pub struct TimelineRow {
     /// and nothing waits for it (the event engine).
     pub admission_backlog: Option<u32>,
     pub preemptions: u32,
+    /// Running jobs whose allocation changed at this decision.
+    pub resizes: u32,
     /// `Σ T(g)/T(1)` over running jobs divided by the cluster's GPUs (ElasticFlow's `ce`);
     /// event-driven runs only.
     pub cluster_efficiency: Option<f64>,
@@ -118,6 +123,7 @@ pub struct RunSummary {
     pub makespan: SimTime,
     pub rounds: u64,
     pub preemptions: u64,
+    pub resizes: u64,
     pub promoted_jobs: u64,
     /// Busy GPU-seconds over total GPU-seconds until the end of the run.
     pub gpu_utilization: f64,
@@ -135,6 +141,7 @@ pub struct RunTotals {
     /// Rounds (round engine) or decisions (event engine).
     pub rounds: u64,
     pub preemptions: u64,
+    pub resizes: u64,
     /// GPU-seconds held by jobs.
     pub busy_gpu_seconds: f64,
     /// GPU-seconds the cluster offered over the run.
@@ -202,6 +209,7 @@ impl SummaryBuilder {
             makespan: totals.makespan,
             rounds: totals.rounds,
             preemptions: totals.preemptions,
+            resizes: totals.resizes,
             promoted_jobs: self.promoted,
             gpu_utilization: totals.busy_gpu_seconds / totals.capacity_gpu_seconds,
             deadlines: DeadlineStats {

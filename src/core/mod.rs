@@ -14,7 +14,7 @@ pub mod metrics;
 pub mod policy;
 pub mod stop;
 
-pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, HostShare, NodeGroup, NodeSpec, WholeNodes};
+pub use cluster::{Cluster, ClusterSpec, GpuId, GpuType, HostShare, MILLI_PER_GPU, NodeGroup, NodeSpec, WholeNodes};
 pub use engine::{Engine, RunConfig, RunError, Tracking};
 pub use executor::{Executor, NodeChange, Observation, Simulated};
 pub use job::{ActiveJob, JobId, JobLife, JobSlot, JobSpec, JobTable};

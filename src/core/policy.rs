@@ -65,19 +65,24 @@ impl Launch {
     }
 }
 
-/// Launches and preemptions chosen by a [`Placement`] for one round.
+/// Launches, preemptions and resizes chosen by a [`Placement`] or [`RoundPolicy`] for one round.
 #[derive(Debug, Default)]
 pub struct PlacementDecisions {
     /// Running jobs that lose their GPUs (and host shares), in the order they were chosen.
     pub preempt: Vec<JobSlot>,
     /// Waiting jobs to start, with what each gets.
     pub launch: Vec<Launch>,
+    /// Running jobs that go on running on another allocation, with what each holds now (the
+    /// policy gave back the old one and took the new one in the cluster). Not a preemption:
+    /// the job keeps its progress, counts a resize and pays [`OverheadModel::resize_overhead`].
+    pub resize: Vec<Launch>,
 }
 
 impl PlacementDecisions {
     pub fn clear(&mut self) {
         self.preempt.clear();
         self.launch.clear();
+        self.resize.clear();
     }
 }
 
@@ -179,6 +184,12 @@ impl RoundPolicy for OrderThenPlace {
 pub trait OverheadModel: Send {
     /// `resumed` is true when the job ran before (a restart after preemption).
     fn launch_overhead(&self, job: &JobSpec, resumed: bool) -> f64;
+
+    /// Seconds a running job loses when its allocation changes: by default a restart from its
+    /// checkpoint, as after a preemption.
+    fn resize_overhead(&self, job: &JobSpec) -> f64 {
+        self.launch_overhead(job, true)
+    }
 }
 
 /// Sorts `order` by `(promoted first, key ascending, job id)`, the ordering every Blox policy uses

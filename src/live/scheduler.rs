@@ -697,6 +697,13 @@ impl Executor for LiveRun<'_> {
     }
 
     fn carry_out(&mut self, _now: SimTime, jobs: &JobTable, decisions: &PlacementDecisions) -> Result<(), String> {
+        if let Some(resized) = decisions.resize.first() {
+            return Err(format!(
+                "live: the policy resized running job {}, which live mode cannot carry out yet (a job's process \
+                 keeps the GPUs it was started on)",
+                jobs[resized.job].spec.id
+            ));
+        }
         let settings = &self.scheduler.settings;
         let mut state = self.scheduler.shared.lock();
         let wall = state.seconds();

@@ -3,7 +3,7 @@
 
 use super::transform::{self, PerJob, Transform, TransformContext};
 use super::{WorkloadContext, WorkloadError};
-use crate::core::JobSpec;
+use crate::core::{JobSpec, MILLI_PER_GPU};
 use crate::data;
 use crate::trace::{ReadReport, Trace, TraceError, TraceFormat, TraceJob, read_trace, stream_trace};
 use serde::{Deserialize, Serialize};
@@ -254,6 +254,11 @@ fn job_spec(i: u64, job: TraceJob) -> JobSpec {
         arrival: job.submit_s,
         submitted: job.submit_s,
         gpus: job.gpus,
+        gpu_milli: job
+            .gpu_share
+            .map(|share| (share * f64::from(MILLI_PER_GPU)).round() as u32)
+            .filter(|&milli| milli > 0 && milli < MILLI_PER_GPU),
+        gpu_model: None,
         work: job.duration_s.unwrap_or_default(),
         model: job.model,
         deadline: job.deadline_s,

@@ -168,6 +168,9 @@ pub struct EventSim {
     rank_flags: Vec<(JobIdx, bool)>,
     /// Preemptions since the last timeline row.
     preemptions_since_log: u32,
+    /// GPUs each job held at the previous decision, to count resizes: a job that runs at two
+    /// decisions in a row on a different number of GPUs was resized, not preempted.
+    gpus_at_last_decision: Vec<u32>,
 }
 
 /// What policies read.
@@ -618,6 +621,17 @@ impl EventSim {
         for &(j, cached) in &self.rank_flags {
             self.jobs[j].in_cache = cached;
         }
+        let mut resizes = 0;
+        for &j in &self.running {
+            let (now_gpus, before) = (self.jobs[j].gpus, self.gpus_at_last_decision[j]);
+            if now_gpus > 0 && before > 0 && now_gpus != before {
+                self.jobs[j].life.resizes += 1;
+                resizes += 1;
+            }
+        }
+        for &j in &self.runnable {
+            self.gpus_at_last_decision[j] = self.jobs[j].gpus;
+        }
         let jobs = &self.jobs;
         let mut efficiency = Some(0.0);
         let mut allocated = 0;
@@ -641,6 +655,7 @@ impl EventSim {
                 // Admission here decides at arrival (accept or decline): no job waits for it.
                 admission_backlog: None,
                 preemptions: self.preemptions_since_log,
+                resizes,
                 cluster_efficiency: efficiency.map(|sum| sum / f64::from(self.total_gpus)),
                 // No event policy allocates CPUs or memory.
                 cpus_in_use: None,
@@ -700,6 +715,7 @@ impl EventEngine {
             jobs.push(job);
         }
         let total_gpus = config.cluster.total_gpus();
+        let job_count = jobs.len();
         let events = EventList::from_arrivals(jobs.iter().enumerate().map(|(i, j)| (i, j.spec.submitted)));
         let sim = EventSim {
             total_gpus,
@@ -722,6 +738,7 @@ impl EventEngine {
             place_order: Vec::new(),
             rank_flags: Vec::new(),
             preemptions_since_log: 0,
+            gpus_at_last_decision: vec![0; job_count],
         };
         Ok(Self { sim, policy, stop: StopFlag::default() })
     }
@@ -812,6 +829,7 @@ impl EventEngine {
             makespan,
             rounds: decisions,
             preemptions: records.iter().map(|r| u64::from(r.preemptions)).sum(),
+            resizes: records.iter().map(|r| u64::from(r.resizes)).sum(),
             busy_gpu_seconds,
             capacity_gpu_seconds: f64::from(sim.total_gpus) * makespan,
         };
