@@ -66,7 +66,9 @@ fn a_rust_policy_registered_by_another_program_runs_like_a_built_in() {
 
     // Its options are checked like a built-in's: unknown or mistyped, an error at the position.
     let original = std::fs::read_to_string(&spec).unwrap();
-    for (bad, said) in [("bogus: 1", "unknown option `bogus`"), ("gpu_weighted: 3", "expected true or false, found `3`")] {
+    for (bad, said) in
+        [("bogus: 1", "unknown option `bogus`"), ("gpu_weighted: 3", "expected true or false, found `3`")]
+    {
         std::fs::write(dir.path().join("bad.yaml"), original.replace("gpu_weighted: true", bad)).unwrap();
         let out = custom_blox(&["validate", "bad.yaml"], dir.path());
         let err = text(&out.stderr);

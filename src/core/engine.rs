@@ -264,7 +264,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
         let mut round_index: u64 = 0;
         let mut now: SimTime = 0.0;
         loop {
-            if timing == RoundTiming::Fixed {
+            if timing != RoundTiming::UntilLastQuantum {
                 now = round_index as f64 * round;
             }
             self.executor.begin_round(now).map_err(RunError::Executor)?;
@@ -286,7 +286,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             self.executor.carry_out(now, &self.jobs, &self.decisions).map_err(RunError::Executor)?;
             self.apply_decisions(now);
             let last_quantum_end = self.start_quanta(now, timing);
-            if timing == RoundTiming::Fixed {
+            if timing != RoundTiming::UntilLastQuantum {
                 self.busy_gpu_seconds += f64::from(self.cluster.total_gpus() - self.cluster.free_gpus()) * round;
             }
             if self.config.record_timeline {
@@ -295,7 +295,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
 
             round_index += 1;
             match timing {
-                RoundTiming::Fixed => {
+                RoundTiming::Fixed | RoundTiming::FixedEndsInside => {
                     if self.jobs.is_empty() && self.policies.admission.backlog() == 0 {
                         // Nothing can happen before the next arrival: jump to the round that admits it.
                         if let Some(next) = self.source.peek() {
@@ -348,7 +348,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             let job = &mut self.jobs[slot];
             let end = match timing {
                 RoundTiming::Fixed => now,
-                RoundTiming::UntilLastQuantum => job.quantum_start + quantum.seconds,
+                RoundTiming::UntilLastQuantum | RoundTiming::FixedEndsInside => job.quantum_start + quantum.seconds,
             };
             if job.life.first_progress.is_none() {
                 job.life.first_progress = Some(end);
@@ -462,17 +462,23 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
     /// a job that could never run is dropped at arrival, as unschedulable.
     fn fits_empty_cluster(&self, job: &JobSpec) -> bool {
         let nodes = &self.cluster.spec().nodes;
-        let available = match &job.gpu_model {
-            None => self.cluster.total_gpus(),
-            Some(model) => nodes.iter().filter(|n| n.gpu_type == *model).map(|n| n.gpus).sum(),
+        let available = if job.gpu_models.is_empty() {
+            self.cluster.total_gpus()
+        } else {
+            nodes.iter().filter(|n| job.accepts_model(&n.gpu_type)).map(|n| n.gpus).sum()
         };
         job.gpus <= available
     }
 
     fn check_job(&self, job: &JobSpec) -> Result<(), RunError> {
         let invalid = |reason: String| Err(RunError::InvalidJob { id: job.id, reason });
-        if job.gpus == 0 {
-            return invalid("asks for 0 GPUs".into());
+        if job.gpus == 0 && job.cpus.is_none_or(|c| c <= 0.0) {
+            return invalid("asks for neither GPUs nor CPUs".into());
+        }
+        for (what, amount) in [("CPUs", job.cpus), ("memory (GB)", job.memory_gb)] {
+            if let Some(amount) = amount.filter(|a| !a.is_finite() || *a < 0.0) {
+                return invalid(format!("asks for {amount} {what}, not a non-negative number"));
+            }
         }
         if let Some(milli) = job.gpu_milli.filter(|&m| m == 0 || m >= MILLI_PER_GPU) {
             return invalid(format!(
@@ -513,6 +519,21 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
 
     /// Steps 3b-4: carry out the placement's decisions and update starvation counters.
     fn apply_decisions(&mut self, now: SimTime) {
+        for &slot in &self.decisions.reject {
+            let job = self.jobs.remove(slot);
+            debug_assert!(!job.is_running(), "job {} rejected while running", job.spec.id);
+            self.active_gpu_demand -= u64::from(job.spec.gpus);
+            self.jobs_unschedulable += 1;
+            if self.config.tracking.contains(job.spec.id) {
+                self.tracked_outstanding -= 1;
+                self.tracked_resolved += 1;
+                self.records.close(record_of(&job, None, self.policies.decision.promoted(&job)));
+            }
+        }
+        if !self.decisions.reject.is_empty() {
+            let jobs = &self.jobs;
+            self.order.retain(|&slot| jobs.contains(slot));
+        }
         for &slot in &self.decisions.preempt {
             let job = &mut self.jobs[slot];
             job.gpus.clear();
@@ -596,7 +617,9 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             resizes: self.resizes,
             busy_gpu_seconds: self.busy_gpu_seconds,
             capacity_gpu_seconds: match timing {
-                RoundTiming::Fixed => f64::from(self.cluster.total_gpus()) * rounds as f64 * self.config.round_seconds,
+                RoundTiming::Fixed | RoundTiming::FixedEndsInside => {
+                    f64::from(self.cluster.total_gpus()) * rounds as f64 * self.config.round_seconds
+                }
                 RoundTiming::UntilLastQuantum => f64::from(self.cluster.total_gpus()) * now,
             },
         };
@@ -663,7 +686,7 @@ fn record_of(job: &ActiveJob, finish: Option<SimTime>, promoted: Option<bool>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{GpuType, OrderThenPlace, Quantum, Scheduler};
+    use crate::core::{GpuId, GpuType, HostShare, OrderThenPlace, Quantum, Scheduler};
     use crate::policies::rounds::admission::accept_all::AcceptAll;
     use crate::policies::rounds::overhead::fixed::FixedOverhead;
     use crate::policies::rounds::placement::scattered::Scattered;
@@ -864,10 +887,67 @@ mod tests {
         let engine = Engine::new(config(1, 1), fifo_scattered(), vec![whole].into_iter()).unwrap().run();
         assert!(matches!(engine, Err(RunError::InvalidJob { id: 0, .. })), "a share is less than one GPU");
 
-        let model = |id, name: &str| JobSpec { gpu_model: Some(GpuType::new(name)), ..job(id, 0.0, 1, 300.0) };
+        let model = |id, name: &str| JobSpec { gpu_models: vec![GpuType::new(name)], ..job(id, 0.0, 1, 300.0) };
         let out = first_fit(config(1, 2), None, None, vec![model(0, "t4"), model(1, "a100")]);
         assert_eq!(out.summary.jobs_unschedulable, 1, "no t4 in an a100 cluster");
         assert_eq!(out.jobs.iter().map(|r| r.id).collect::<Vec<_>>(), [1]);
+    }
+
+    /// Places every waiting job at once or rejects it, as a fill-the-cluster experiment does:
+    /// GPU jobs on free whole GPUs, CPU-only jobs on node 0's CPUs; nothing ever finishes.
+    struct PlaceOrReject;
+
+    impl RoundPolicy for PlaceOrReject {
+        fn decide(
+            &mut self,
+            _now: SimTime,
+            jobs: &JobTable,
+            order: &mut [JobSlot],
+            cluster: &mut Cluster,
+            decisions: &mut PlacementDecisions,
+        ) -> Result<(), PolicyError> {
+            for &slot in order.iter().filter(|&&slot| !jobs[slot].is_running()) {
+                let spec = &jobs[slot].spec;
+                let gpus: Vec<GpuId> = cluster.free_gpus_on_node(0).take(spec.gpus as usize).collect();
+                let cpus = spec.cpus.unwrap_or(0.0);
+                if gpus.len() < spec.gpus as usize || cluster.free_cpus(0) < cpus {
+                    decisions.reject.push(slot);
+                    continue;
+                }
+                cluster.assign(&gpus, slot);
+                let host: Vec<HostShare> =
+                    (cpus > 0.0).then_some(HostShare { node: 0, cpus, memory_gb: 0.0 }).into_iter().collect();
+                host.iter().for_each(|share| cluster.hold(share));
+                decisions.launch.push(Launch { job: slot, gpus, host });
+            }
+            Ok(())
+        }
+
+        fn quantum(&self, _job: &ActiveJob, _cluster: &Cluster, round_seconds: f64) -> Quantum {
+            Quantum { work: 0.0, seconds: round_seconds, ..Quantum::default() }
+        }
+    }
+
+    /// A policy may reject a job it will never run: the job leaves unfinished, counted as
+    /// unschedulable; a job asking for CPUs alone runs on them.
+    #[test]
+    fn rejected_jobs_leave_and_cpu_only_jobs_run() {
+        let node =
+            crate::core::NodeSpec { cpus: Some(8), memory_gb: Some(64.0), ..crate::core::NodeSpec::with_gpus(2) };
+        let cluster = ClusterSpec { nodes: vec![node] };
+        let cpu_only = |id| JobSpec { cpus: Some(4.0), ..job(id, 0.0, 0, 300.0) };
+        let jobs = vec![job(0, 0.0, 2, 300.0), job(1, 0.0, 1, 300.0), cpu_only(2), cpu_only(3), cpu_only(4)];
+        let policies = Policies { admission: Box::new(AcceptAll), decision: Box::new(PlaceOrReject), overhead: None };
+        let filled = RunConfig { cluster, horizon: Some(600.0), ..config(1, 2) };
+        let out = Engine::new(filled, policies, jobs.into_iter()).unwrap().run().unwrap();
+        let started: Vec<_> = out.jobs.iter().map(|r| (r.id, r.first_start)).collect();
+        assert_eq!(started, [(0, Some(0.0)), (1, None), (2, Some(0.0)), (3, Some(0.0)), (4, None)]);
+        assert_eq!(out.summary.jobs_unschedulable, 2, "job 1 found no GPU, job 4 no CPU");
+        assert_eq!((out.timeline[0].running, out.timeline[0].queued), (3, 0), "rejected jobs do not wait");
+        assert_eq!(out.timeline[0].cpus_in_use, Some(8.0));
+        let nothing = JobSpec { cpus: None, ..cpu_only(0) };
+        let refused = Engine::new(config(1, 2), fifo_scattered(), vec![nothing].into_iter()).unwrap().run();
+        assert!(matches!(refused, Err(RunError::InvalidJob { id: 0, .. })), "a job must ask for something");
     }
 
     /// A resize keeps the job running and its progress, counts as a resize and not a preemption,

@@ -25,8 +25,14 @@ pub struct JobSpec {
     /// milli-GPU (more than 0, below [`MILLI_PER_GPU`]): Alibaba's `gpu_milli`. `None` for
     /// whole GPUs. Policies that place whole GPUs give such a job whole GPUs.
     pub gpu_milli: Option<u32>,
-    /// The GPU model the job must run on (Alibaba's `gpu_spec`); `None` for any.
-    pub gpu_model: Option<GpuType>,
+    /// The GPU models the job may run on (Alibaba's `gpu_spec`, e.g. `V100M16|V100M32`); empty
+    /// for any.
+    pub gpu_models: Vec<GpuType>,
+    /// CPUs (cores; fractional: Alibaba's milli-CPU / 1000) and memory (GB) the job asks for
+    /// beside its GPUs, when the workload gives them; a job with CPUs and no GPU is a CPU-only
+    /// job. Policies that allocate host resources hold them as [`HostShare`]s.
+    pub cpus: Option<f64>,
+    pub memory_gb: Option<f64>,
     /// Work to do, in seconds of running at the profiled speed (Blox: iterations of 1 s each).
     pub work: f64,
     /// Model name when the workload knows it.
@@ -52,6 +58,11 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
+    /// Whether the job may run on GPUs of `model`.
+    pub fn accepts_model(&self, model: &GpuType) -> bool {
+        self.gpu_models.is_empty() || self.gpu_models.contains(model)
+    }
+
     /// Milli-GPU the job holds of each of its GPUs: [`MILLI_PER_GPU`] unless it asks for a
     /// share of one.
     pub fn milli_per_gpu(&self) -> u32 {
@@ -137,8 +148,9 @@ impl ActiveJob {
         }
     }
 
+    /// Whether the job holds something: GPUs, or CPUs and memory for a CPU-only job.
     pub fn is_running(&self) -> bool {
-        !self.gpus.is_empty()
+        !self.gpus.is_empty() || !self.host.is_empty()
     }
 
     pub fn remaining_work(&self) -> f64 {

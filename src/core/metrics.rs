@@ -112,7 +112,9 @@ pub struct RunSummary {
     pub tracked_jobs: u64,
     pub tracked_finished: u64,
     pub jobs_finished: u64,
-    /// Jobs wider than the whole cluster, dropped at arrival (never schedulable).
+    /// Jobs that could never run: wider than the cluster (or than its GPUs of the models they
+    /// accept), dropped at arrival without a record, or rejected by their policy (recorded
+    /// unfinished).
     pub jobs_unschedulable: u64,
     pub avg_jct: f64,
     pub median_jct: f64,

@@ -76,6 +76,9 @@ pub struct PlacementDecisions {
     /// policy gave back the old one and took the new one in the cluster). Not a preemption:
     /// the job keeps its progress, counts a resize and pays [`OverheadModel::resize_overhead`].
     pub resize: Vec<Launch>,
+    /// Waiting jobs the policy will never run (no node can ever host them: FGD's failed pods).
+    /// They leave the run unfinished and count as unschedulable.
+    pub reject: Vec<JobSlot>,
 }
 
 impl PlacementDecisions {
@@ -83,6 +86,7 @@ impl PlacementDecisions {
         self.preempt.clear();
         self.launch.clear();
         self.resize.clear();
+        self.reject.clear();
     }
 }
 
@@ -100,6 +104,9 @@ pub trait Placement: Send {
 pub enum RoundTiming {
     /// Every round lasts the configured length and jobs finish at round ends (Blox).
     Fixed,
+    /// Every round lasts the configured length, but a job finishes inside it, at its quantum's
+    /// end (Pollux's simulator: decisions every interval, completions at the second they happen).
+    FixedEndsInside,
     /// A round ends when the last job's [`Quantum`] does; a job finishes inside the round, at its
     /// quantum's end; with nothing running, the next round starts at the next arrival (Gavel's
     /// simulator, `docs/gavel-semantics.md` §3.1).

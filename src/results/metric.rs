@@ -217,7 +217,7 @@ mod tests {
 
     /// The names specs and sidecars accepted when each table's metrics were an enum of their own;
     /// they must all keep working.
-    const RUN_METRICS: [&str; 17] = [
+    const RUN_METRICS: [&str; 18] = [
         "avg_jct",
         "median_jct",
         "p95_jct",
@@ -226,6 +226,7 @@ mod tests {
         "makespan",
         "gpu_utilization",
         "preemptions",
+        "resizes",
         "promoted_jobs",
         "jobs_finished",
         "tracked_finished",
@@ -237,13 +238,14 @@ mod tests {
         "best_effort_avg_jct",
     ];
     const JOB_METRICS: [&str; 3] = ["jct", "queueing_delay", "responsiveness"];
-    const TIMELINE_METRICS: [&str; 9] = [
+    const TIMELINE_METRICS: [&str; 10] = [
         "free_gpus",
         "gpu_demand",
         "running",
         "queued",
         "admission_backlog",
         "preemptions",
+        "resizes",
         "cluster_efficiency",
         "cpus_in_use",
         "memory_gb_in_use",

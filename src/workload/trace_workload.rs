@@ -258,7 +258,9 @@ fn job_spec(i: u64, job: TraceJob) -> JobSpec {
             .gpu_share
             .map(|share| (share * f64::from(MILLI_PER_GPU)).round() as u32)
             .filter(|&milli| milli > 0 && milli < MILLI_PER_GPU),
-        gpu_model: None,
+        gpu_models: Vec::new(),
+        cpus: None,
+        memory_gb: None,
         work: job.duration_s.unwrap_or_default(),
         model: job.model,
         deadline: job.deadline_s,
