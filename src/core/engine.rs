@@ -425,7 +425,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             last_end = Some(last_end.map_or(end, |e: SimTime| e.max(end)));
             // Shared GPUs count once, with their owner: the policies that share them (Gavel's
             // pairs) give both jobs the same quantum.
-            let guest = self.cluster.guest(job.gpus[0]) == Some(slot);
+            let guest = job.gpus.first().is_some_and(|&gpu| self.cluster.guest(gpu) == Some(slot));
             if timing == RoundTiming::UntilLastQuantum && !guest {
                 self.busy_gpu_seconds += f64::from(job.spec.gpus) * quantum.seconds;
             }
