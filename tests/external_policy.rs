@@ -123,3 +123,218 @@ fn editing_the_program_reruns_its_runs() {
     let edited = run(dir.path(), &spec, &[]);
     assert!(text(&edited.stdout).contains("1 executed, 0 already complete"), "{}", text(&edited.stdout));
 }
+
+/// A Python preamble: reads the greeting and says hello.
+const HELLO: &str =
+    "import json, os, sys, time\nsys.stdin.readline()\nprint(json.dumps({'blox_policy': 1}), flush=True)\n";
+/// Then answers every decision with the order it was given.
+const ANSWER: &str =
+    "for line in sys.stdin:\n    print(json.dumps({'order': [j[0] for j in json.loads(line)['jobs']]}), flush=True)\n";
+
+/// A spec of `policies` on one 4-GPU node and `jobs` one-GPU jobs that all arrive at 0: the first
+/// decision lists every job, so with thousands of them it does not fit a pipe's buffer.
+fn spec_with(dir: &Path, policies: &str, jobs: usize) -> String {
+    let mut csv = String::from("job_id,arrival_s,gpus,duration_s\n");
+    for id in 0..jobs {
+        csv += &format!("{id},0,1,60\n");
+    }
+    std::fs::write(dir.join("jobs.csv"), csv).unwrap();
+    format!(
+        "name: ext\npolicies:\n{policies}clusters: [{{nodes: 1, gpus_per_node: 4}}]\nworkloads: [{{csv: {{path: jobs.csv}}}}]\nmeasure: {{track: all}}\n"
+    )
+}
+
+/// `blox args` in `dir`, killed (and the test failed) if it has not ended after a generous
+/// limit: the cases below used to hang forever.
+fn blox_guarded(args: &[&str], dir: &Path, signal_when: Option<(&Path, &str)>) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_blox"))
+        .args(args)
+        .current_dir(dir)
+        .env("BLOX_DATA_DIR", dir.join("cache"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let give_up = Instant::now() + Duration::from_secs(180);
+    let mut signal_when = signal_when;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if let Some((file, signal)) = signal_when
+            && file.exists()
+        {
+            // The program has started; give blox a moment to be inside its write.
+            std::thread::sleep(Duration::from_millis(300));
+            assert!(Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
+            signal_when = None;
+        }
+        if Instant::now() > give_up {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("blox {args:?} hung; stderr so far:\n{}", text(&out.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Whether the process `pid` (named in `file`) is gone, waiting for it a little: killed
+/// processes take a moment to leave.
+fn ended(file: &Path) -> bool {
+    let pid = std::fs::read_to_string(file).unwrap();
+    let stat = PathBuf::from(format!("/proc/{}/stat", pid.trim()));
+    for _ in 0..200 {
+        match std::fs::read_to_string(&stat) {
+            // A zombie has ended; its parent (init) has not reaped it yet.
+            Ok(s) if s.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')) => return true,
+            Ok(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+fn failures(dir: &Path) -> String {
+    std::fs::read_dir(dir.join("out/ext/failed"))
+        .map(|entries| {
+            entries.map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap()).collect::<Vec<_>>().join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// A program that answers the greeting and then never reads its input: the decision (10,000
+/// jobs, more than a pipe holds) used to block blox in its write forever, past `timeout_s`,
+/// `--run-timeout` and the first Ctrl-C. Each now ends the run, and the program with it.
+#[test]
+fn a_program_that_never_reads_is_ended_by_its_timeout_the_run_timeout_and_ctrl_c() {
+    let stuck = format!("{HELLO}open('stuck.pid', 'w').write(str(os.getpid()))\ntime.sleep(600)\n");
+    for (case, timeout_s, extra) in [("timeout_s", 2, vec![]), ("--run-timeout", 1000, vec!["--run-timeout", "3"])] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("stuck.py"), &stuck).unwrap();
+        let policies = format!(
+            "  - {{label: stuck, scheduler: {{external: {{command: [python3, stuck.py], timeout_s: {timeout_s}}}}}}}\n  - {{label: good, scheduler: fifo}}\n"
+        );
+        std::fs::write(dir.path().join("s.yaml"), spec_with(dir.path(), &policies, 10_000)).unwrap();
+        let mut args = vec!["run", "s.yaml", "--out", "out", "-q", "-j", "2"];
+        args.extend(extra);
+        let out = blox_guarded(&args, dir.path(), None);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(1), "{case}: {stdout}\n{stderr}");
+        assert!(stdout.contains("2 runs: 1 executed, 0 already complete, 1 failed"), "{case}: {stdout}\n{stderr}");
+        let expected = match case {
+            "timeout_s" => "external policy `python3 stuck.py` did not read a decision within 2 s (`timeout_s`)",
+            _ => "exceeded --run-timeout 3s",
+        };
+        assert!(failures(dir.path()).contains(expected), "{case}: {}", failures(dir.path()));
+        assert!(ended(&dir.path().join("stuck.pid")), "{case}: the program outlived its run");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("stuck.py"), &stuck).unwrap();
+    let policies = "  - {label: stuck, scheduler: {external: {command: [python3, stuck.py], timeout_s: 1000}}}\n";
+    std::fs::write(dir.path().join("s.yaml"), spec_with(dir.path(), policies, 10_000)).unwrap();
+    let pid_file = dir.path().join("stuck.pid");
+    let out = blox_guarded(&["run", "s.yaml", "--out", "out"], dir.path(), Some((&pid_file, "-INT")));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted: 0 runs complete, 1 left; rerun to resume"), "{stderr}");
+    assert!(ended(&pid_file), "the program outlived the interrupted sweep");
+}
+
+/// Processes the program starts (here one that keeps its stdout open) end with its run; before,
+/// they were orphaned and kept running.
+#[test]
+fn helpers_the_program_started_end_with_its_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = format!(
+        "{HELLO}import subprocess\nhelper = subprocess.Popen(['sleep', '300'])\nopen('helper.pid', 'w').write(str(helper.pid))\n{ANSWER}"
+    );
+    std::fs::write(dir.path().join("p.py"), program).unwrap();
+    let policies = "  - {label: p, scheduler: {external: {command: [python3, p.py]}}}\n";
+    std::fs::write(dir.path().join("s.yaml"), spec_with(dir.path(), policies, 20)).unwrap();
+    let out = blox_guarded(&["run", "s.yaml", "--out", "out", "-q"], dir.path(), None);
+    assert!(out.status.success(), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    assert!(ended(&dir.path().join("helper.pid")), "the helper outlived the run");
+}
+
+/// Lines are bounded: an answer longer than its bound fails its run without being held, a
+/// stderr line is kept cut to 1,000 bytes, and a program that logs a lot, in any encoding, is
+/// never blocked on its stderr (it was, after a line that is not UTF-8: blox stopped reading
+/// it). The good run of the sweep completes.
+#[test]
+fn long_lines_and_heavy_logging_fail_or_slow_only_their_own_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let programs = [
+        ("long_stdout", format!("{HELLO}sys.stdin.readline()\nprint('x' * 3000000, flush=True)\ntime.sleep(60)\n")),
+        (
+            "long_stderr",
+            format!("{HELLO}sys.stdin.readline()\nprint('y' * 5000000, file=sys.stderr, flush=True)\nsys.exit(4)\n"),
+        ),
+        (
+            "noisy",
+            format!(
+                "{HELLO}sys.stderr.buffer.write(b'\\xff\\xfe not UTF-8\\n')\nfor line in sys.stdin:\n    sys.stderr.write('z' * 200000 + '\\n')\n    print(json.dumps({{'order': [j[0] for j in json.loads(line)['jobs']]}}), flush=True)\n"
+            ),
+        ),
+    ];
+    let mut policies = String::from("  - {label: good, scheduler: fifo}\n");
+    for (name, code) in &programs {
+        std::fs::write(dir.path().join(format!("{name}.py")), code).unwrap();
+        policies += &format!(
+            "  - {{label: {name}, scheduler: {{external: {{command: [python3, {name}.py], timeout_s: 10}}}}}}\n"
+        );
+    }
+    std::fs::write(dir.path().join("s.yaml"), spec_with(dir.path(), &policies, 40)).unwrap();
+    let out = blox_guarded(&["run", "s.yaml", "--out", "out", "-q", "-j", "2"], dir.path(), None);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stdout.contains("4 runs: 2 executed, 0 already complete, 2 failed"), "{stdout}\n{stderr}");
+    let failures = failures(dir.path());
+    let bound = 1_048_576 + 24 * 40;
+    assert!(
+        failures.contains(&format!(
+            "external policy `python3 long_stdout.py` answered a decision with a line longer than {bound} bytes"
+        )),
+        "{failures}"
+    );
+    assert!(failures.contains(&format!("its stderr ends with:\n  {} [cut]", "y".repeat(1000))), "{failures}");
+    assert!(!failures.contains(&"y".repeat(1001)), "a stderr line is kept cut");
+    let mut labels: Vec<String> =
+        results::read_runs(&dir.path().join("out/ext")).unwrap().into_iter().map(|r| r.info.label).collect();
+    labels.sort();
+    assert_eq!(labels, ["good", "noisy"]);
+}
+
+/// A module the script imports is an input only when declared in `inputs`: `blox validate` says
+/// what its keys hash, and editing a declared module reruns the runs.
+#[test]
+fn a_declared_module_is_an_input_and_validate_says_what_is_hashed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("helper.py"), "def order(jobs):\n    return [j[0] for j in jobs]\n").unwrap();
+    let program = "import json, sys\nfrom helper import order\nsys.stdin.readline()\nprint(json.dumps({'blox_policy': 1}), flush=True)\nfor line in sys.stdin:\n    print(json.dumps({'order': order(json.loads(line)['jobs'])}), flush=True)\n";
+    std::fs::write(dir.path().join("p.py"), program).unwrap();
+    let undeclared = "  - {label: py, scheduler: {external: {command: [python3, p.py]}}}\n";
+    std::fs::write(dir.path().join("s.yaml"), spec_with(dir.path(), undeclared, 20)).unwrap();
+    let validate = blox(&["validate", "s.yaml"], dir.path());
+    assert!(validate.status.success(), "{}", text(&validate.stderr));
+    assert!(
+        text(&validate.stdout).contains(
+            "note: policy `py` runs a program of its own: run keys hash p.py; anything else the program reads (a module it imports, a data file) is not hashed unless listed in its `inputs:`"
+        ),
+        "{}",
+        text(&validate.stdout)
+    );
+
+    let declared = "  - {label: py, scheduler: {external: {command: [python3, p.py], inputs: [helper.py]}}}\n";
+    let spec = spec_with(dir.path(), declared, 20);
+    let first = run(dir.path(), &spec, &[]);
+    assert!(text(&first.stdout).contains("1 executed, 0 already complete"), "{}", text(&first.stderr));
+    assert!(text(&blox(&["validate", "s.yaml"], dir.path()).stdout).contains("run keys hash p.py, helper.py;"));
+    let again = run(dir.path(), &spec, &[]);
+    assert!(text(&again.stdout).contains("0 executed, 1 already complete"), "{}", text(&again.stdout));
+    std::fs::write(dir.path().join("helper.py"), "def order(jobs):\n    return [j[0] for j in jobs]  # edited\n")
+        .unwrap();
+    let edited = run(dir.path(), &spec, &[]);
+    assert!(text(&edited.stdout).contains("1 executed, 0 already complete"), "{}", text(&edited.stdout));
+}

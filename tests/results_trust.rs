@@ -372,3 +372,176 @@ fn stale_figures_do_not_survive_a_spec_change() {
     left.sort();
     assert_eq!(left, ["jct.csv", "jct.pdf", "jct.png", "jct.svg"]);
 }
+
+/// A truncated jobs or timeline file was never noticed: `status` said every run done, `run` took
+/// it for complete, `export` failed for the whole experiment. The runs file now records each
+/// table's length, rows and write, so the damaged run is reported, left out of `export`, set
+/// aside with a reason by the next `run`, and redone.
+#[test]
+fn a_truncated_jobs_or_timeline_file_is_found_set_aside_and_redone() {
+    for table in ["jobs", "timeline"] {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = write(dir.path(), "s.yaml", SMALL);
+        assert!(blox(&["run", spec.to_str().unwrap(), "--out", "out"], dir.path()).status.success());
+        let experiment = dir.path().join("out/small");
+        let victim = fs::read_dir(experiment.join(table)).unwrap().next().unwrap().unwrap().path();
+        let bytes = fs::read(&victim).unwrap();
+        fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+        let name = victim.file_name().unwrap().to_string_lossy().into_owned();
+
+        let status = text(&blox(&["status", "out/small"], dir.path()).stdout);
+        assert!(status.contains("7 done, 0 missing, 0 failed, 0 running in another process, 1 damaged"), "{status}");
+        assert!(status.contains(&name) && status.contains("truncated or replaced"), "{table}: {status}");
+
+        let export = blox(&["export", "out/small", "--to", "csv"], dir.path());
+        assert!(export.status.success(), "{table}: {}", text(&export.stderr));
+        assert!(text(&export.stderr).contains("is left out"), "{}", text(&export.stderr));
+        let runs_csv = fs::read_to_string(experiment.join("export/runs.csv")).unwrap();
+        assert_eq!(runs_csv.lines().count(), 8, "header + the 7 sound runs");
+
+        let out = blox(&["run", spec.to_str().unwrap(), "--out", "out"], dir.path());
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains("damaged table") && stderr.contains(&name), "{table}: {stderr}");
+        assert!(stdout.contains("1 executed, 7 already complete"), "{table}: {stdout}");
+        let status = text(&blox(&["status", "out/small"], dir.path()).stdout);
+        assert!(status.contains("8 done, 0 missing, 0 failed, 0 running in another process, 0 damaged"), "{status}");
+    }
+}
+
+/// An input that cannot be hashed again after the sweep (here the external policy removes a
+/// file it was given) is reported as such, and only the runs that read it are set aside; before,
+/// every run of the sweep was set aside as "changed".
+#[test]
+fn an_input_that_cannot_be_read_again_sets_aside_only_its_own_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "t.csv", "job_id,arrival_s,gpus,duration_s\n0,0,1,3600\n1,60,2,7200\n");
+    write(dir.path(), "scratch.txt", "read once\n");
+    write(
+        dir.path(),
+        "p.py",
+        "import json, os, sys\nos.remove(sys.argv[1])\nsys.stdin.readline()\nprint(json.dumps({'blox_policy': 1}), flush=True)\nfor line in sys.stdin:\n    print(json.dumps({'order': [j[0] for j in json.loads(line)['jobs']]}), flush=True)\n",
+    );
+    let spec = write(
+        dir.path(),
+        "s.yaml",
+        "name: t\npolicies:\n  - {label: FIFO, scheduler: fifo}\n  - {label: py, scheduler: {external: {command: [python3, p.py, scratch.txt]}}}\nclusters: [{nodes: 1, gpus_per_node: 2}]\nworkloads: [{csv: {path: t.csv}}]\nmeasure: {track: all}\n",
+    );
+    let out = blox(&["run", spec.to_str().unwrap(), "--out", "out", "-j", "1"], dir.path());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("scratch.txt could not be read again after the run"), "{stderr}");
+    assert!(!stderr.contains("changed while the run read it") && !stderr.contains("  FIFO_"), "{stderr}");
+    let runs = results::read_runs(&dir.path().join("out/t")).unwrap();
+    assert_eq!(runs.iter().map(|r| r.info.label.as_str()).collect::<Vec<_>>(), ["FIFO"]);
+}
+
+/// Files under `dir`, recursively, with their contents.
+fn files_in(dir: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(files_in(&path));
+        } else {
+            found.push((path.display().to_string(), fs::read_to_string(&path).unwrap_or_default()));
+        }
+    }
+    found
+}
+
+/// A symbolic link planted inside a results directory (a lock file, `.locks/`, `failed/`,
+/// `jobs/`, `figures/`, `set-aside/`, `export/`) never takes a write (or a removal) out of it: the command
+/// refuses it, says why, and the place it points to is left as it was. Before, a lock-file link
+/// created a file wherever it pointed.
+#[test]
+fn no_write_follows_a_link_out_of_the_results_directory() {
+    use std::os::unix::fs::symlink;
+    let figures = "figures:\n  - metric-vs: {name: jct, y: avg_jct}\n";
+    // `failed/` is planted with the lock-file link, whose run fails.
+    let cases = [".locks/KEY.lock", ".locks", "jobs", "figures", "set-aside", "export"];
+    for case in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::create_dir(&outside).unwrap();
+        fs::write(outside.join("jct.png"), "precious").unwrap();
+        let spec = write(dir.path(), "s.yaml", &(SMALL.to_string() + figures));
+        let spec = spec.to_str().unwrap();
+        let experiment = dir.path().join("out/small");
+        fs::create_dir_all(&experiment).unwrap();
+        let run = || blox(&["run", spec, "--out", "out"], dir.path());
+        let out = match case {
+            ".locks/KEY.lock" => {
+                let dry = text(&blox(&["run", spec, "--out", "out", "--dry-run"], dir.path()).stdout);
+                let key = dry.lines().next().unwrap().split_whitespace().nth(1).unwrap().to_owned();
+                fs::create_dir(experiment.join(".locks")).unwrap();
+                symlink(outside.join("victim"), experiment.join(format!(".locks/{key}.lock"))).unwrap();
+                // The failed run's record must not go out through a link either.
+                symlink(&outside, experiment.join("failed")).unwrap();
+                run()
+            }
+            "set-aside" => {
+                assert!(run().status.success());
+                symlink(&outside, experiment.join(case)).unwrap();
+                write(dir.path(), "s.yaml", &(SMALL.replace("[0.3, 0.6]", "[0.3, 0.7]") + figures));
+                run()
+            }
+            "export" => {
+                assert!(run().status.success());
+                symlink(&outside, experiment.join(case)).unwrap();
+                blox(&["export", "out/small", "--to", "csv"], dir.path())
+            }
+            _ => {
+                symlink(&outside, experiment.join(case)).unwrap();
+                run()
+            }
+        };
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success(), "{case}: {stderr}");
+        assert!(stderr.contains("is a symbolic link; blox writes nothing through links"), "{case}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{case}: {stderr}");
+        let expected = vec![(outside.join("jct.png").display().to_string(), "precious".to_string())];
+        assert_eq!(files_in(&outside), expected, "{case}");
+    }
+}
+
+/// Every command that prints ends quietly when its stdout is closed (`blox status DIR | head
+/// -0`): no panic, no backtrace; five of them panicked.
+#[test]
+fn a_closed_stdout_ends_every_printing_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write(dir.path(), "s.yaml", &(SMALL.to_string() + "figures:\n  - metric-vs: {name: jct, y: avg_jct}\n"));
+    let spec = spec.to_str().unwrap();
+    assert!(blox(&["run", spec, "--out", "out"], dir.path()).status.success());
+    let commands: [&[&str]; 14] = [
+        &["run", spec, "--out", "out"],
+        &["run", spec, "--out", "out", "-q"],
+        &["run", spec, "--out", "out", "--dry-run"],
+        &["status", "out/small"],
+        &["plot", "out/small"],
+        &["export", "out/small", "--to", "csv"],
+        &["compare", "out/small", "out/small", "--out", "cmp"],
+        &["validate", spec],
+        &["list"],
+        &["completions", "bash"],
+        &["man"],
+        &["data", "list"],
+        &["trace", "formats"],
+        &["k8s", spec, "--tasks", "2", "--image", "blox:latest"],
+    ];
+    for args in commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_blox"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("BLOX_DATA_DIR", dir.path().join("cache"))
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

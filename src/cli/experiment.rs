@@ -51,14 +51,14 @@ pub(super) fn status(args: StatusArgs) -> Result<ExitCode, String> {
         by_state.entry(run_state(dir, &point.run_key)).or_default().push(point);
     }
     let count = |state: &str| by_state.get(state).map_or(0, Vec::len);
-    println!(
+    outln!(
         "{}: {} runs in the grid of spec {} (written by blox {})",
         dir.display(),
         grid.runs.len(),
         &grid.spec_sha256[..grid.spec_sha256.len().min(12)],
         grid.blox_version
     );
-    println!(
+    outln!(
         "  {} done, {} missing, {} failed, {} running in another process, {} damaged",
         count("done"),
         count("todo"),
@@ -75,16 +75,17 @@ pub(super) fn status(args: StatusArgs) -> Result<ExitCode, String> {
         for point in by_state.get(state).into_iter().flatten() {
             let why = match state {
                 "failed" => crate::results::store::failure(dir, &point.run_key).map(|r| format!(": {r}")),
+                "damaged" => crate::results::complete_run(dir, &point.run_key).err().map(|e| format!(": {e}")),
                 _ => None,
             };
-            println!("{title:>8} {}  {}{}", point.run_key, point.describe(), why.unwrap_or_default());
+            outln!("{title:>8} {}  {}{}", point.run_key, point.describe(), why.unwrap_or_default());
         }
     }
     let set_aside = dir.join("set-aside");
     if let Ok(entries) = std::fs::read_dir(&set_aside) {
         let batches = entries.filter_map(Result::ok).count();
         if batches > 0 {
-            println!("  {} earlier sets of files in {} (each with a reasons.txt)", batches, set_aside.display());
+            outln!("  {} earlier sets of files in {} (each with a reasons.txt)", batches, set_aside.display());
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -113,9 +114,17 @@ pub(super) fn export_tables(args: ExportArgs) -> Result<ExitCode, String> {
         ExportTo::Csv => ExportFormat::Csv,
         ExportTo::Parquet => ExportFormat::Parquet,
     };
-    let out = args.output.unwrap_or_else(|| args.results.join("export"));
+    let out = match args.output {
+        Some(out) => out,
+        None => {
+            // Inside the results directory: not through a link planted there.
+            let out = args.results.join("export");
+            crate::results::store::ensure_dir(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+            out
+        }
+    };
     for table in export(&args.results, &keys, format, &out).map_err(|e| e.to_string())? {
-        println!("{}: {} rows", table.path.display(), table.rows);
+        outln!("{}: {} rows", table.path.display(), table.rows);
     }
     Ok(ExitCode::SUCCESS)
 }

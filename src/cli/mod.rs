@@ -3,6 +3,14 @@
 //!
 //! Exit codes: 0 success, 1 some runs or figures failed, 2 bad input (spec, trace, arguments).
 
+/// `println!` for the command's output: a closed stdout (`blox status DIR | head -0`) does not
+/// turn it into a panic ([`emit`]).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::emit(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod cluster;
 mod compare;
 mod data;
@@ -170,7 +178,9 @@ pub fn main() -> ExitCode {
         Command::K8s(args) => cluster::k8s(args),
         Command::Node(args) => node::node(args),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "blox", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "blox", &mut script);
+            emit(&String::from_utf8_lossy(&script));
             Ok(ExitCode::SUCCESS)
         }
         Command::Man { dir } => man(dir),
@@ -259,8 +269,11 @@ fn read_spec(path: Option<&PathBuf>) -> Result<(SpecSource, Spec), SpecError> {
     Spec::parse(&source).map(|spec| (source, spec))
 }
 
-/// Writes to stdout; a closed pipe (`blox trace inspect ... | head`) ends the output quietly.
+/// Writes to stdout, the one way commands print their output: a closed pipe (`blox status DIR |
+/// head -0`) ends the output quietly, with no panic; the command still finishes its work and
+/// exits with its own status.
 fn emit(text: &str) {
     use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
 }

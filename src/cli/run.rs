@@ -6,6 +6,7 @@ use super::validate::{check_workloads, fetch_datasets};
 use crate::figures::{FigureError, Rendered};
 use crate::results::{self, store};
 use crate::runner::{self, GridPoint, RunnerOptions, Selection, ShardArg, SweepControl, SweepReport};
+use crate::spec::inputs::external_policy_notes;
 use crate::spec::{Spec, SpecSource};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -62,14 +63,16 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, String> {
     fetch_datasets(&spec, args.quiet)?;
     let workloads = check_workloads(&source, &spec)?;
     if !args.quiet {
-        eprint!("{workloads}");
+        eprint!("{workloads}{}", external_policy_notes(&spec, &source.base_dir));
     }
     let shard = args.shard.map(ShardArg::resolve).transpose()?;
     let control = SweepControl { only: args.only.clone(), shard, run_timeout: args.run_timeout, ..Default::default() };
     let interrupt = control.interrupt.clone();
-    // First signal: stop the runs and report; a second one ends the process at once.
+    // First signal: stop the runs and report; a second one ends the process at once, and the
+    // external policy programs with it (they run in process groups of their own).
     let handler = ctrlc::set_handler(move || {
         if interrupt.is_stopped() {
+            crate::policies::rounds::scheduling::external::kill_all_programs();
             std::process::exit(i32::from(INTERRUPTED));
         }
         interrupt.stop();
@@ -97,7 +100,11 @@ fn print_report(report: &SweepReport, quiet: bool) -> ExitCode {
         }
     }
     if let Some(dir) = &report.input_changed.dir {
-        eprintln!("error: input files changed while the sweep ran; their runs are set aside into {}:", dir.display());
+        eprintln!(
+            "error: input files changed (or could not be read again) while the sweep ran; their runs are set aside \
+             into {}:",
+            dir.display()
+        );
         for (key, reason) in &report.input_changed.runs {
             eprintln!("  {key}: {reason}");
         }
@@ -121,7 +128,7 @@ fn print_report(report: &SweepReport, quiet: bool) -> ExitCode {
     }
     counts.push(format!("{} failed", report.failures.len()));
     let shard = report.shard.map(|s| format!("shard {}: ", s.describe())).unwrap_or_default();
-    println!("\n{shard}{} runs: {}. Results: {}", report.selected, counts.join(", "), report.experiment_dir.display());
+    outln!("\n{shard}{} runs: {}. Results: {}", report.selected, counts.join(", "), report.experiment_dir.display());
     for (key, reason) in &report.failures {
         eprintln!("error: run {key} failed: {reason}");
     }
@@ -171,7 +178,7 @@ fn dry_run(source: &SpecSource, spec: &Spec, args: &RunArgs) -> Result<ExitCode,
         text += &format!("{state:<8} {key}  {}\n", GridPoint::of(plan).describe());
     }
     super::emit(&text);
-    println!(
+    outln!(
         "{}: {} runs selected of {}; {} to do, {} done (nothing was run)",
         experiment_dir.display(),
         selected.len(),
@@ -198,7 +205,7 @@ pub(super) fn print_figures(figures: &[Result<Rendered, FigureError>], quiet: bo
     for figure in figures {
         match figure {
             Ok(f) if quiet => f.warnings.iter().for_each(|w| eprintln!("warning: figure `{}`: {w}", f.name)),
-            Ok(f) => println!("{f}"),
+            Ok(f) => outln!("{f}"),
             Err(e) => eprintln!("error: {e}"),
         }
     }

@@ -136,7 +136,7 @@ pub(super) fn print_summary(rows: &[RunRow]) {
     }
 
     if !heading.is_empty() {
-        println!("{}", heading.join(" · "));
+        outln!("{}", heading.join(" · "));
     }
     let line = |cell: &dyn Fn(usize) -> String| {
         let cells: Vec<String> = (0..columns.len())
@@ -145,7 +145,7 @@ pub(super) fn print_summary(rows: &[RunRow]) {
                 if columns[i].2 { format!("{text:<w$}", w = widths[i]) } else { format!("{text:>w$}", w = widths[i]) }
             })
             .collect();
-        println!("{}", cells.join("  ").trim_end());
+        outln!("{}", cells.join("  ").trim_end());
     };
     line(&|i| columns[i].0.to_owned());
     for g in 0..groups.len() {
@@ -173,7 +173,7 @@ pub(super) fn print_per_label(rows: &[RunRow], failures: &[(String, String)]) {
     };
     for label in labels {
         let mine: Vec<&RunRow> = rows.iter().filter(|r| r.info.label == label).collect();
-        println!(
+        outln!(
             "{label}: {} runs, avg JCT {} h, util {} %",
             mine.len(),
             range(mine.iter().map(|r| r.summary.avg_jct / 3600.0).collect(), 3),
@@ -181,7 +181,7 @@ pub(super) fn print_per_label(rows: &[RunRow], failures: &[(String, String)]) {
         );
     }
     if !failures.is_empty() {
-        println!("{} runs failed", failures.len());
+        outln!("{} runs failed", failures.len());
     }
 }
 

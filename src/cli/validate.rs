@@ -28,6 +28,7 @@ pub(super) fn validate(args: ValidateArgs) -> Result<ExitCode, String> {
     let (source, spec) = read_spec(Some(&args.spec)).map_err(|e| e.to_string())?;
     fetch_datasets(&spec, false)?;
     emit(&check_workloads(&source, &spec)?);
+    emit(&crate::spec::inputs::external_policy_notes(&spec, &source.base_dir));
     let runs = crate::runner::plan(&source, &spec)?.len();
     emit(&format!("{}: ok, {}\n", source.file.display(), grid_size(&spec, runs)));
     Ok(ExitCode::SUCCESS)

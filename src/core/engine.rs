@@ -244,8 +244,10 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
         })
     }
 
-    /// Abandons the run (with [`RunError::Stopped`]) once `stop` is raised.
+    /// Abandons the run (with [`RunError::Stopped`]) once `stop` is raised; a policy that waits
+    /// on the outside world gets the flag too.
     pub fn with_stop(mut self, stop: StopFlag) -> Self {
+        self.policies.decision.set_stop(&stop);
         self.stop = stop;
         self
     }
@@ -282,7 +284,10 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             self.policies
                 .decision
                 .decide(now, &self.jobs, &mut self.order, &mut self.cluster, &mut self.decisions)
-                .map_err(|PolicyError(reason)| RunError::Policy { time: now, reason })?;
+                .map_err(|PolicyError(reason)| {
+                    // A policy's wait cut short by the stop is the stop, not the policy's fault.
+                    if self.stop.is_stopped() { RunError::Stopped } else { RunError::Policy { time: now, reason } }
+                })?;
             self.executor.carry_out(now, &self.jobs, &self.decisions).map_err(RunError::Executor)?;
             self.apply_decisions(now);
             let last_quantum_end = self.start_quanta(now, timing);

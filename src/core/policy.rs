@@ -9,7 +9,7 @@
 //! implements [`RoundPolicy`] itself. Policies live one per file in `crate::policies`; each is
 //! constructed for one run and may keep state across rounds.
 
-use super::{ActiveJob, Cluster, GpuId, HostShare, JobSlot, JobSpec, JobTable, SimTime};
+use super::{ActiveJob, Cluster, GpuId, HostShare, JobSlot, JobSpec, JobTable, SimTime, StopFlag};
 
 /// What an admission policy may look at.
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +48,11 @@ pub trait Scheduler: Send {
     fn progress_rate(&self, _job: &super::ActiveJob) -> f64 {
         1.0
     }
+
+    /// The run's stop flag, for a scheduler that waits on something outside the process (an
+    /// external program): its waits must end when the run is stopped, since the engine checks
+    /// the flag only between decisions. Built-in schedulers never wait and ignore it.
+    fn set_stop(&mut self, _stop: &StopFlag) {}
 }
 
 /// A job started on GPUs (and, for policies that allocate them, CPUs and memory).
@@ -156,6 +161,10 @@ pub trait RoundPolicy: Send {
     fn promoted(&self, _job: &ActiveJob) -> Option<bool> {
         None
     }
+
+    /// The run's stop flag, for a policy whose decision can wait on the outside world
+    /// ([`Scheduler::set_stop`]).
+    fn set_stop(&mut self, _stop: &StopFlag) {}
 }
 
 /// Blox's round decision: the scheduler orders, the placement maps the order onto GPUs, and a
@@ -184,6 +193,10 @@ impl RoundPolicy for OrderThenPlace {
         let work = (round_seconds - overhead) * self.scheduler.progress_rate(job);
         let completes = job.life.executed_work + work >= job.spec.work;
         Quantum { work, seconds: round_seconds, overhead, completes, abandons: false }
+    }
+
+    fn set_stop(&mut self, stop: &StopFlag) {
+        self.scheduler.set_stop(stop);
     }
 }
 

@@ -79,7 +79,9 @@ pub fn render_all<'a>(
                 let note = if removed > 0 { " (its earlier files were removed)" } else { "" };
                 FigureError { figure: name.clone(), message: format!("{message}{note}") }
             };
-            std::fs::create_dir_all(&dir).map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
+            // Checked before `fail` could remove anything through a link standing for the directory.
+            crate::results::store::ensure_dir(&dir)
+                .map_err(|e| FigureError { figure: name.clone(), message: format!("{}: {e}", dir.display()) })?;
             let built = build::build(figure, experiment_dir, rows, &order).map_err(fail)?;
             match &built.chart {
                 build::Chart::Line(c) => render::render_line(c, figure.size(), &files),
@@ -97,6 +99,10 @@ pub fn render_all<'a>(
 pub fn remove_undeclared<'a>(experiment_dir: &Path, keep: impl IntoIterator<Item = &'a str>) -> Vec<PathBuf> {
     let keep: Vec<&str> = keep.into_iter().collect();
     let dir = experiment_dir.join("figures");
+    // Never through a link: the files it points to are not this experiment's.
+    if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
     let mut removed = Vec::new();
     for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {

@@ -281,6 +281,9 @@ pub struct PolicyInput {
     /// for messages); `None` for a file only the policy's own program reads (an external
     /// policy's script), which run keys hash all the same.
     pub parse: Option<ParseInput>,
+    /// An argument of the policy's program that may or may not name a file: hashed when it names
+    /// an existing file, ignored otherwise. Any other input must exist.
+    pub only_if_a_file: bool,
 }
 
 /// Reads an input's bytes into what the policy uses.

@@ -44,6 +44,9 @@ pub enum ResultsErrorKind {
     ForeignRun(String),
     /// A runs file holds this many rows instead of one.
     RowCount(usize),
+    /// A table of a run does not match what its runs file recorded (truncated, replaced, left
+    /// from another write, missing), or the runs file records nothing to check it against.
+    TableMismatch(String),
     /// An integer does not fit the Rust type (reading) or Int64 (writing).
     OutOfRange {
         column: &'static str,
@@ -85,6 +88,7 @@ impl fmt::Display for ResultsErrorKind {
             }
             Self::ForeignRun(key) => write!(f, "holds the row of run {key}, not of the run its name says"),
             Self::RowCount(n) => write!(f, "holds {n} rows; a runs file holds exactly one"),
+            Self::TableMismatch(what) => write!(f, "{what}"),
             Self::NullValue { column, row } => write!(f, "column `{column}` is null in row {row}"),
             Self::OutOfRange { column, value, target } => {
                 write!(f, "column `{column}`: value {value} does not fit {target}")

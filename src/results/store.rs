@@ -14,17 +14,21 @@
 //!
 //! Temporary files are hidden (`.` prefix), unique per process and attempt, and created with
 //! `create_new`, so a planted file or symlink at a predictable name is never followed or
-//! overwritten.
+//! overwritten. Nothing is written through a symbolic link inside the experiment directory: the
+//! directories blox writes into are refused when a link stands in their place
+//! ([`ensure_dir`]), lock files are opened without following one, and final names are reached
+//! by renaming, which replaces a link instead of following it.
 
 use std::collections::BTreeSet;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::error::{AtPath, ResultsError};
-use super::tables::{ALL_TABLES, RUNS_TABLE, parquet_files, read_run_file};
+use super::tables::{ALL_TABLES, RUNS_TABLE, complete_run, parquet_files};
 
 const LOCKS_DIR: &str = ".locks";
 const FAILED_DIR: &str = "failed";
@@ -45,6 +49,41 @@ pub(crate) fn create_temp(final_path: &Path) -> io::Result<(PathBuf, File)> {
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Creates the directory `dir` (and missing parents) unless it exists, and refuses anything but
+/// a real directory in its place: a symbolic link there would take blox's writes (results, lock
+/// files, set-aside runs, figures) out of the results directory.
+pub fn ensure_dir(dir: &Path) -> io::Result<()> {
+    match fs::create_dir(dir) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir_all(dir)?,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let kind = fs::symlink_metadata(dir)?.file_type();
+    if kind.is_symlink() {
+        Err(link_refused())
+    } else if !kind.is_dir() {
+        Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists and is not a directory"))
+    } else {
+        Ok(())
+    }
+}
+
+fn link_refused() -> io::Error {
+    io::Error::other("is a symbolic link; blox writes nothing through links inside a results directory")
+}
+
+/// Opens `path` for writing, creating it, without following a symbolic link in its place.
+fn open_without_following(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| if e.raw_os_error() == Some(libc::ELOOP) { link_refused() } else { e })
 }
 
 /// Writes `bytes` to a fresh temporary file beside `path`, syncs it, and renames it over `path`.
@@ -73,11 +112,11 @@ pub struct RunLock {
 /// Takes the lock of `run_key`, or `None` when another process holds it.
 pub fn lock_run(experiment_dir: &Path, run_key: &str) -> Result<Option<RunLock>, ResultsError> {
     let dir = experiment_dir.join(LOCKS_DIR);
-    fs::create_dir_all(&dir).at(&dir)?;
+    ensure_dir(&dir).at(&dir)?;
     let path = dir.join(format!("{run_key}.lock"));
     // Never truncated or removed: removing a lock file while another process waits on it would
     // let two processes hold "the" lock of one run.
-    let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).at(&path)?;
+    let file = open_without_following(&path).at(&path)?;
     match file.try_lock() {
         Ok(()) => Ok(Some(RunLock { _file: file })),
         Err(TryLockError::WouldBlock) => Ok(None),
@@ -88,21 +127,26 @@ pub fn lock_run(experiment_dir: &Path, run_key: &str) -> Result<Option<RunLock>,
 /// Whether another process holds the lock of `run_key` right now.
 pub fn is_locked_elsewhere(experiment_dir: &Path, run_key: &str) -> bool {
     let path = experiment_dir.join(LOCKS_DIR).join(format!("{run_key}.lock"));
-    let Ok(file) = File::open(&path) else { return false };
+    let Ok(file) = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(&path) else { return false };
     matches!(file.try_lock(), Err(TryLockError::WouldBlock))
 }
 
 /// Records why the last attempt at `run_key` failed, for `blox status`.
 pub fn record_failure(experiment_dir: &Path, run_key: &str, reason: &str) -> Result<(), ResultsError> {
     let dir = experiment_dir.join(FAILED_DIR);
-    fs::create_dir_all(&dir).at(&dir)?;
+    ensure_dir(&dir).at(&dir)?;
     let path = dir.join(format!("{run_key}.txt"));
     write_file_atomically(&path, format!("{reason}\n").as_bytes()).at(&path)
 }
 
-/// Forgets an earlier failure of `run_key` (it has just succeeded).
+/// Forgets an earlier failure of `run_key` (it has just succeeded). A link standing for
+/// `failed/` holds no record of this experiment and is not followed.
 pub fn clear_failure(experiment_dir: &Path, run_key: &str) -> Result<(), ResultsError> {
-    let path = experiment_dir.join(FAILED_DIR).join(format!("{run_key}.txt"));
+    let dir = experiment_dir.join(FAILED_DIR);
+    if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        return Ok(());
+    }
+    let path = dir.join(format!("{run_key}.txt"));
     match fs::remove_file(&path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(ResultsError::new(&path, e)),
         _ => Ok(()),
@@ -126,8 +170,14 @@ pub enum SetAsideReason {
     Incomplete,
     /// Its runs file cannot be read; the run will be redone.
     Damaged(String),
+    /// One of its other tables does not match its runs file (truncated, replaced, from another
+    /// write); the run will be redone.
+    DamagedTable(String),
     /// A file it read changed while the sweep ran, so its key does not describe its input.
     InputChanged(String),
+    /// A file it read could not be read again after the sweep (the error given), so what the
+    /// run read cannot be checked against its key.
+    InputUnreadable(String, String),
 }
 
 impl std::fmt::Display for SetAsideReason {
@@ -136,7 +186,13 @@ impl std::fmt::Display for SetAsideReason {
             Self::NotInGrid => write!(f, "not in the current grid"),
             Self::Incomplete => write!(f, "incomplete (no runs file: the run was interrupted)"),
             Self::Damaged(error) => write!(f, "unreadable runs file ({error}); it will be redone"),
+            Self::DamagedTable(error) => write!(f, "damaged table: {error}; it will be redone"),
             Self::InputChanged(file) => write!(f, "{file} changed while the run read it; it will be redone"),
+            Self::InputUnreadable(file, error) => write!(
+                f,
+                "{file} could not be read again after the run ({error}), so what the run read cannot be checked; \
+                 it will be redone"
+            ),
         }
     }
 }
@@ -152,29 +208,32 @@ pub struct SetAside {
 }
 
 /// Moves out of `runs/`, `jobs/` and `timeline/` every run that is not in `grid` (`NotInGrid`),
-/// every jobs/timeline file without a runs file (`Incomplete`) and every runs file that cannot be
-/// read (`Damaged`), and removes temporary files left by dead processes. Runs another process
-/// holds the lock of are left alone. Nothing is deleted but temporaries.
+/// every jobs/timeline file without a runs file (`Incomplete`), every runs file that cannot be
+/// read (`Damaged`) and every run whose tables do not match its runs file (`DamagedTable`), and
+/// removes temporary files left by dead processes. Runs another process holds the lock of are
+/// left alone. Nothing is deleted but temporaries.
 pub fn tidy(experiment_dir: &Path, grid: &BTreeSet<String>) -> Result<SetAside, ResultsError> {
     let mut report = SetAside::default();
     let mut reasons = std::collections::BTreeMap::new();
+    let mut checked = BTreeSet::new();
     for table in ALL_TABLES {
         let dir = experiment_dir.join(table);
         report.temporaries_removed += remove_dead_temporaries(experiment_dir, &dir)?;
         for path in parquet_files(&dir)? {
             let Some(run_key) = path.file_stem().and_then(|s| s.to_str()).map(str::to_owned) else { continue };
-            if reasons.contains_key(&run_key) || is_locked_elsewhere(experiment_dir, &run_key) {
+            if !checked.insert(run_key.clone()) || is_locked_elsewhere(experiment_dir, &run_key) {
                 continue;
             }
             let runs_file = experiment_dir.join(RUNS_TABLE).join(format!("{run_key}.parquet"));
             let reason = if !grid.contains(&run_key) {
                 SetAsideReason::NotInGrid
-            } else if !runs_file.exists() {
-                SetAsideReason::Incomplete
-            } else if let Err(e) = read_run_file(&runs_file, &run_key) {
-                SetAsideReason::Damaged(e.kind.to_string())
             } else {
-                continue;
+                match complete_run(experiment_dir, &run_key) {
+                    Ok(Some(_)) => continue,
+                    Ok(None) => SetAsideReason::Incomplete,
+                    Err(e) if e.path == runs_file => SetAsideReason::Damaged(e.kind.to_string()),
+                    Err(e) => SetAsideReason::DamagedTable(e.to_string()),
+                }
             };
             reasons.insert(run_key, reason);
         }
@@ -201,7 +260,9 @@ pub fn set_aside(
             let to_dir = target.join(table);
             match fs::symlink_metadata(&from) {
                 Ok(_) => {
-                    fs::create_dir_all(&to_dir).at(&to_dir)?;
+                    for dir in [experiment_dir.join(SET_ASIDE_DIR), target.clone(), to_dir.clone()] {
+                        ensure_dir(&dir).at(&dir)?;
+                    }
                     match fs::rename(&from, to_dir.join(format!("{run_key}.parquet"))) {
                         // Another process tidying at the same moment moved it first.
                         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -218,7 +279,9 @@ pub fn set_aside(
     if report.runs.is_empty() {
         return Ok(report);
     }
-    fs::create_dir_all(&target).at(&target)?;
+    for dir in [experiment_dir.join(SET_ASIDE_DIR), target.clone()] {
+        ensure_dir(&dir).at(&dir)?;
+    }
     let notes_path = target.join("reasons.txt");
     write_file_atomically(&notes_path, notes.as_bytes()).at(&notes_path)?;
     report.dir = Some(target);
@@ -372,6 +435,39 @@ mod tests {
         write_file_atomically(&final_path, b"name: x\n").unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "precious");
         assert_eq!(fs::read_to_string(&final_path).unwrap(), "name: x\n");
+    }
+
+    /// A link planted at a lock file's name, or in place of a directory blox writes into, is
+    /// refused: nothing is created where it points.
+    #[test]
+    fn links_in_place_of_lock_files_and_directories_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join(LOCKS_DIR)).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("victim"), dir.path().join(LOCKS_DIR).join("k.lock")).unwrap();
+        let error = lock_run(dir.path(), "k").unwrap_err().to_string();
+        assert!(error.contains("k.lock: is a symbolic link"), "{error}");
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(FAILED_DIR)).unwrap();
+        let error = record_failure(dir.path(), "k", "why").unwrap_err().to_string();
+        assert!(error.contains("failed: is a symbolic link"), "{error}");
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+
+    /// A run whose jobs file does not match its runs file is set aside with the reason.
+    #[test]
+    fn tidy_sets_aside_a_run_with_a_damaged_table() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path(), &info("r"), &output(), 1.0, &provenance()).unwrap();
+        let jobs = dir.path().join("jobs").join("r.parquet");
+        let bytes = fs::read(&jobs).unwrap();
+        fs::write(&jobs, &bytes[..bytes.len() / 2]).unwrap();
+        let report = tidy(dir.path(), &keys(&["r"])).unwrap();
+        let [(key, SetAsideReason::DamagedTable(error))] = &report.runs[..] else { panic!("{:?}", report.runs) };
+        assert_eq!(key, "r");
+        assert!(error.contains("r.parquet: is") && error.contains("truncated or replaced"), "{error}");
+        for table in RESULT_TABLES {
+            assert!(visible(dir.path(), table).is_empty(), "{table}");
+        }
     }
 
     #[test]

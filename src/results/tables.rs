@@ -6,9 +6,14 @@
 //! declaration. Types are chosen for every reader (pyarrow, DuckDB, Polars, Spark): simulated
 //! times and durations are Float64 seconds with an `_s` suffix, ids and counts Int64 (Java has no
 //! unsigned integers), names Utf8, and a missing value is null, never NaN.
+//!
+//! A run's files are checked as a whole: every file of one write carries the same write id in
+//! its footer, and the runs file records each other table's length and row count, so a table
+//! truncated, replaced or left from another write is found by reading footers only
+//! ([`complete_run`]).
 
 use std::any::type_name;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File};
 use std::io;
 use std::iter::repeat_n;
@@ -22,11 +27,14 @@ use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use serde::{Deserialize, Serialize};
 
 use super::error::{AtPath, ResultsError, ResultsErrorKind};
 use super::schema::{Access, Column, STAMP, TableRow, nan_to_null};
-use super::store::create_temp;
+use super::store::{create_temp, ensure_dir};
 use super::{AttemptRow, Provenance, RunInfo, RunRow};
 use crate::core::{JobRecord, RecordSink, RunSummary, RunTables, TimelineRow};
 
@@ -49,6 +57,28 @@ pub const METADATA_SPEC_SHA256: &str = "blox.spec_sha256";
 pub const METADATA_VERSION: &str = "blox.version";
 /// Key-value metadata key of the run key, so a file renamed or merged elsewhere still says which run it holds.
 pub const METADATA_RUN_KEY: &str = "blox.run_key";
+/// Footer key of the write that produced a file: the same in every table of one publish, so a
+/// table from another write (a publish cut short) is told apart from the run's own.
+pub const METADATA_WRITE_ID: &str = "blox.write_id";
+/// Footer key, in the runs file, of the record of the run's other tables: a JSON object from
+/// table name to `{"bytes": length, "rows": row count}`.
+pub const METADATA_TABLES: &str = "blox.tables";
+
+/// What a runs file records of one of its run's other tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableRecord {
+    bytes: u64,
+    rows: u64,
+}
+
+/// A fresh id for one write of a run's tables: the process, the time and a counter.
+fn new_write_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed))
+}
 
 /// Rows a [`JobsWriter`] gathers before it encodes them: enough for Parquet's pages to compress
 /// well, few enough that a run of millions of jobs holds a few megabytes of them.
@@ -65,6 +95,10 @@ pub struct JobsWriter {
     temp: PathBuf,
     writer: Option<ArrowWriter<File>>,
     rows: Vec<JobRecord>,
+    /// Rows written so far, for the runs file's record.
+    written: u64,
+    /// The write id every table of this publish carries.
+    write_id: String,
 }
 
 impl JobsWriter {
@@ -73,7 +107,7 @@ impl JobsWriter {
     pub fn create(experiment_dir: &Path, info: &RunInfo, provenance: &Provenance) -> Result<Self, ResultsError> {
         check_run_key(experiment_dir, &info.run_key)?;
         let dir = experiment_dir.join(JOBS_TABLE);
-        fs::create_dir_all(&dir).at(&dir)?;
+        ensure_dir(&dir).at(&dir)?;
         let path = dir.join(format!("{}.parquet", info.run_key));
         let stamp = RunRow {
             info: info.clone(),
@@ -86,7 +120,9 @@ impl JobsWriter {
             .at(&path)?
             .schema();
         let (temp, file) = create_temp(&path).at(&path)?;
-        let writer = ArrowWriter::try_new(file, schema.clone(), Some(writer_properties(&info.run_key, provenance)));
+        let write_id = new_write_id();
+        let properties = writer_properties(&info.run_key, provenance, &write_id, None);
+        let writer = ArrowWriter::try_new(file, schema.clone(), Some(properties));
         let writer = match writer {
             Ok(writer) => writer,
             Err(e) => {
@@ -94,7 +130,7 @@ impl JobsWriter {
                 return Err(ResultsError::new(&path, e));
             }
         };
-        Ok(Self { stamp, schema, temp, writer: Some(writer), rows: Vec::new() })
+        Ok(Self { stamp, schema, temp, writer: Some(writer), rows: Vec::new(), written: 0, write_id })
     }
 
     /// Takes the next record in id order.
@@ -112,19 +148,21 @@ impl JobsWriter {
         let batch =
             table_batch(&self.stamp, &self.rows).and_then(|b| Ok(b.with_schema(self.schema.clone())?)).at(&self.temp)?;
         writer.write(&batch).at(&self.temp)?;
+        self.written += self.rows.len() as u64;
         self.rows.clear();
         Ok(())
     }
 
     /// Writes what is left and the footer, syncs the file, and hands over the temporary to
-    /// publish; `self` no longer removes it.
-    fn close(mut self) -> Result<PathBuf, ResultsError> {
+    /// publish with its record; `self` no longer removes it.
+    fn close(mut self) -> Result<(PathBuf, TableRecord), ResultsError> {
         self.write_rows()?;
         let writer = self.writer.take().expect("a writer is open until closed");
         let file = writer.into_inner().at(&self.temp)?;
         // The rename must not reach the disk before the data it publishes.
         file.sync_all().at(&self.temp)?;
-        Ok(std::mem::take(&mut self.temp))
+        let bytes = file.metadata().at(&self.temp)?.len();
+        Ok((std::mem::take(&mut self.temp), TableRecord { bytes, rows: self.written }))
     }
 }
 
@@ -165,14 +203,17 @@ pub(super) fn write_run(
 }
 
 /// Completes the run's jobs table and writes its timeline and runs tables, each to a fresh
-/// hidden temporary file in its table directory, then publishes them by renaming, jobs and
-/// timeline first and the runs file last, because the runs file marks the run complete. A crash
-/// before the last rename leaves only hidden files (which [`tidy`](super::store::tidy) removes)
-/// or, in the instant between renames, jobs/timeline files without a runs file (which `tidy`
-/// sets aside as incomplete).
+/// hidden temporary file in its table directory, then publishes them by renaming each over the
+/// run's earlier file, jobs and timeline first and the runs file last, because the runs file
+/// marks the run complete and records the others' lengths, row counts and write id.
 ///
-/// Rewriting a run first deletes its runs file, so the run never looks complete with a mix of old
-/// and new tables. The caller holds the run's [`RunLock`](super::store::RunLock).
+/// A crash at any point leaves the old complete run (before the first rename), the new complete
+/// run (after the last), or files that [`complete_run`] finds inconsistent: a new jobs file
+/// beside the old runs file does not carry the write id that runs file records, and jobs or
+/// timeline files without any runs file are incomplete. Either way [`tidy`](super::store::tidy)
+/// sets them aside and the run is redone; the old tables are never visible without their runs
+/// file, as they were when the runs file was removed first. The caller holds the run's
+/// [`RunLock`](super::store::RunLock).
 pub fn publish_run(
     experiment_dir: &Path,
     info: &RunInfo,
@@ -184,29 +225,32 @@ pub fn publish_run(
 ) -> Result<(), ResultsError> {
     check_run_key(experiment_dir, &info.run_key)?;
     let file = |table| experiment_dir.join(table).join(format!("{}.parquet", info.run_key));
-    let runs_path = file(RUNS_TABLE);
-    match fs::remove_file(&runs_path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(ResultsError::new(&runs_path, e)),
-        _ => {}
-    }
-    let mut temporaries = vec![(jobs.close()?, file(JOBS_TABLE))];
-    let properties = writer_properties(&info.run_key, provenance);
+    let write_id = jobs.write_id.clone();
+    let (jobs_temp, jobs_record) = jobs.close()?;
+    let mut temporaries = vec![(jobs_temp, file(JOBS_TABLE))];
+    let mut record = BTreeMap::from([(JOBS_TABLE, jobs_record)]);
     let run = run_row(info, provenance, &tables.summary, wall_time_s);
     let mut batches = vec![(TIMELINE_TABLE, table_batch(&run, &tables.timeline))];
     if let Some(attempts) = attempts {
         batches.push((ATTEMPTS_TABLE, table_batch(&run, attempts)));
     }
-    batches.push((RUNS_TABLE, table_batch(&run, std::slice::from_ref(&run))));
     let write_and_publish = || {
-        for (table, batch) in batches {
+        let mut write = |table: &'static str, batch: Result<RecordBatch, ResultsErrorKind>, tables: Option<&str>| {
             let path = file(table);
             let dir = experiment_dir.join(table);
-            fs::create_dir_all(&dir).at(&dir)?;
+            ensure_dir(&dir).at(&dir)?;
             let batch = batch.and_then(|b| with_schema_metadata(b, &info.run_key, provenance)).at(&path)?;
             let (temp, handle) = create_temp(&path).at(&path)?;
             temporaries.push((temp.clone(), path));
-            write_parquet(handle, &temp, &batch, properties.clone())?;
+            let properties = writer_properties(&info.run_key, provenance, &write_id, tables);
+            let bytes = write_parquet(handle, &temp, &batch, properties)?;
+            Ok::<_, ResultsError>(TableRecord { bytes, rows: batch.num_rows() as u64 })
+        };
+        for (table, batch) in batches {
+            record.insert(table, write(table, batch, None)?);
         }
+        let record = serde_json::to_string(&record).expect("a map of numbers serialises");
+        write(RUNS_TABLE, table_batch(&run, std::slice::from_ref(&run)), Some(&record))?;
         for (temp, path) in &temporaries {
             fs::rename(temp, path).at(path)?;
         }
@@ -223,15 +267,86 @@ pub fn publish_run(
     written
 }
 
-/// The run row of `run_key` if its runs file exists and reads back as that run; `Ok(None)` if
-/// there is no runs file; an error naming the file if it is damaged or holds another run.
+/// The run row of `run_key` if its runs file exists, reads back as that run, and every table it
+/// records is there with the recorded length, row count and write id; `Ok(None)` if there is no
+/// runs file; an error naming the file that is damaged, holds another run, or does not match.
+/// Only footers are read, so checking a run costs the same whatever its size.
 pub fn complete_run(experiment_dir: &Path, run_key: &str) -> Result<Option<RunRow>, ResultsError> {
     check_run_key(experiment_dir, run_key)?;
     let path = experiment_dir.join(RUNS_TABLE).join(format!("{run_key}.parquet"));
     if !path.exists() {
         return Ok(None);
     }
-    read_run_file(&path, run_key).map(Some)
+    let row = read_run_file(&path, run_key)?;
+    check_tables(experiment_dir, run_key, &path)?;
+    Ok(Some(row))
+}
+
+/// Checks the tables the runs file at `runs_path` records against their files.
+fn check_tables(experiment_dir: &Path, run_key: &str, runs_path: &Path) -> Result<(), ResultsError> {
+    let runs_footer = footer(runs_path)?;
+    let write_id = footer_value(&runs_footer, METADATA_WRITE_ID);
+    let record = footer_value(&runs_footer, METADATA_TABLES)
+        .and_then(|text| serde_json::from_str::<BTreeMap<String, TableRecord>>(&text).ok())
+        .filter(|record| {
+            record.contains_key(JOBS_TABLE)
+                && record.contains_key(TIMELINE_TABLE)
+                && record.keys().all(|table| ALL_TABLES.contains(&table.as_str()) && table != RUNS_TABLE)
+        });
+    let (Some(write_id), Some(record)) = (write_id, record) else {
+        return Err(ResultsError::new(
+            runs_path,
+            ResultsErrorKind::TableMismatch("records no lengths of its run's tables (written by an older blox)".into()),
+        ));
+    };
+    for (table, expected) in record {
+        let path = experiment_dir.join(&table).join(format!("{run_key}.parquet"));
+        let mismatch = |what: String| Err(ResultsError::new(&path, ResultsErrorKind::TableMismatch(what)));
+        let bytes = match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() => meta.len(),
+            Ok(_) => return mismatch("is not a regular file".into()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return mismatch("is missing".into()),
+            Err(e) => return Err(ResultsError::new(&path, e)),
+        };
+        if bytes != expected.bytes {
+            return mismatch(format!(
+                "is {bytes} bytes long where its runs file recorded {} (truncated or replaced)",
+                expected.bytes
+            ));
+        }
+        let table_footer = footer(&path)?;
+        let rows = table_footer.file_metadata().num_rows();
+        if u64::try_from(rows).ok() != Some(expected.rows) {
+            return mismatch(format!("holds {rows} rows where its runs file recorded {}", expected.rows));
+        }
+        if footer_value(&table_footer, METADATA_WRITE_ID).as_ref() != Some(&write_id) {
+            return mismatch("was not written with its runs file (a rewrite of the run was cut short)".into());
+        }
+    }
+    Ok(())
+}
+
+/// The footer of a Parquet file (schema, row counts, key-value metadata), without its data.
+fn footer(path: &Path) -> Result<ParquetMetaData, ResultsError> {
+    // As in `read_table`: a damaged file must fail, not panic.
+    panic::catch_unwind(AssertUnwindSafe(|| {
+        let reader = SerializedFileReader::new(File::open(path).at(path)?).at(path)?;
+        Ok(reader.metadata().clone())
+    }))
+    .unwrap_or_else(|payload| Err(ResultsError::new(path, ResultsErrorKind::Damaged(panic_text(&payload)))))
+}
+
+fn footer_value(footer: &ParquetMetaData, key: &str) -> Option<String> {
+    let pairs = footer.file_metadata().key_value_metadata()?;
+    pairs.iter().find(|pair| pair.key == key).and_then(|pair| pair.value.clone())
+}
+
+fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
 
 /// The single row of one runs file, which must be the row of `run_key`.
@@ -293,18 +408,19 @@ fn check_run_key(experiment_dir: &Path, run_key: &str) -> Result<(), ResultsErro
     }
 }
 
-/// Writes `batch` into `file` (a fresh temporary at `path`) and syncs it.
+/// Writes `batch` into `file` (a fresh temporary at `path`) and syncs it; returns its length.
 pub(super) fn write_parquet(
     file: File,
     path: &Path,
     batch: &RecordBatch,
     properties: WriterProperties,
-) -> Result<(), ResultsError> {
+) -> Result<u64, ResultsError> {
     let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).at(path)?;
     writer.write(batch).at(path)?;
     let file = writer.into_inner().at(path)?;
     // The rename must not reach the disk before the data it publishes.
-    file.sync_all().at(path)
+    file.sync_all().at(path)?;
+    Ok(file.metadata().at(path)?.len())
 }
 
 /// The provenance every file carries: the spec's text and SHA-256, the blox build, the run key.
@@ -318,13 +434,19 @@ fn provenance_metadata(run_key: &str, provenance: &Provenance) -> [(String, Stri
     .map(|(key, value)| (key.to_owned(), value.to_owned()))
 }
 
-/// Snappy compression and the provenance in the footer's key-value metadata.
-fn writer_properties(run_key: &str, provenance: &Provenance) -> WriterProperties {
-    let metadata = provenance_metadata(run_key, provenance).map(|(key, value)| KeyValue::new(key, value));
+/// Snappy compression and, in the footer's key-value metadata, the provenance, the write id
+/// and (the runs file) the record of the run's other tables.
+fn writer_properties(run_key: &str, provenance: &Provenance, write_id: &str, tables: Option<&str>) -> WriterProperties {
+    let mut metadata: Vec<KeyValue> =
+        provenance_metadata(run_key, provenance).map(|(key, value)| KeyValue::new(key, value)).to_vec();
+    metadata.push(KeyValue::new(METADATA_WRITE_ID.to_owned(), write_id.to_owned()));
+    if let Some(tables) = tables {
+        metadata.push(KeyValue::new(METADATA_TABLES.to_owned(), tables.to_owned()));
+    }
     WriterProperties::builder()
         // arrow-rs writes uncompressed by default; Snappy is readable everywhere.
         .set_compression(Compression::SNAPPY)
-        .set_key_value_metadata(Some(metadata.to_vec()))
+        .set_key_value_metadata(Some(metadata))
         .build()
 }
 
@@ -437,14 +559,8 @@ fn read_table<T>(
     // file hits an out-of-bounds assertion in definition-level decoding; apache/arrow-rs#7102,
     // #10107). One bad file must not take the whole summary down, and nothing half-read survives
     // the unwind, so catching it is safe.
-    panic::catch_unwind(AssertUnwindSafe(|| read_table_unguarded(path, &rows_of))).unwrap_or_else(|payload| {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        Err(ResultsError::new(path, ResultsErrorKind::Damaged(message)))
-    })
+    panic::catch_unwind(AssertUnwindSafe(|| read_table_unguarded(path, &rows_of)))
+        .unwrap_or_else(|payload| Err(ResultsError::new(path, ResultsErrorKind::Damaged(panic_text(&payload)))))
 }
 
 fn read_table_unguarded<T>(
@@ -969,6 +1085,62 @@ pub(super) mod tests {
         fs::copy(runs_file(dir.path(), "a"), runs_file(dir.path(), "b")).unwrap();
         let error = complete_run(dir.path(), "b").unwrap_err();
         assert!(matches!(error.kind, ResultsErrorKind::ForeignRun(ref key) if key == "a"), "{error}");
+    }
+
+    /// A jobs or timeline file cut short, missing, or left from another write of the run (a
+    /// rewrite cut short between its renames) makes the run incomplete, with an error naming
+    /// that file; before, only the runs file was read and such a run passed for complete.
+    #[test]
+    fn a_table_that_does_not_match_its_runs_file_makes_the_run_incomplete() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path(), &info("r"), &output(), 1.0, &provenance()).unwrap();
+        let error = |expected: &str, file: &Path| {
+            let e = complete_run(dir.path(), "r").unwrap_err();
+            assert_eq!(e.path, file, "{e}");
+            assert!(e.to_string().contains(expected), "{e}");
+        };
+        for table in [JOBS_TABLE, TIMELINE_TABLE] {
+            let path = dir.path().join(table).join("r.parquet");
+            let valid = fs::read(&path).unwrap();
+            fs::write(&path, &valid[..valid.len() - 10]).unwrap();
+            error("truncated or replaced", &path);
+            fs::remove_file(&path).unwrap();
+            error("is missing", &path);
+            fs::write(&path, &valid).unwrap();
+            assert!(complete_run(dir.path(), "r").unwrap().is_some(), "{table}");
+        }
+        // The same run written again, then its old runs file put back: new tables beside it.
+        let runs = runs_file(dir.path(), "r");
+        let old_runs = fs::read(&runs).unwrap();
+        write_run(dir.path(), &info("r"), &output(), 1.0, &provenance()).unwrap();
+        fs::write(&runs, old_runs).unwrap();
+        error("was not written with its runs file", &dir.path().join(JOBS_TABLE).join("r.parquet"));
+    }
+
+    /// Rewriting a complete run (`--force`) never removes its runs file first: at every moment
+    /// a reader finds the old or the new runs file, so the old tables are never visible without
+    /// it (which is what `kill -9` at that moment used to leave behind).
+    #[test]
+    fn rewriting_a_run_never_hides_its_runs_file() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path(), &info("r"), &output(), 1.0, &provenance()).unwrap();
+        let runs = runs_file(dir.path(), "r");
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let missing = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for _ in 0..30 {
+                    write_run(dir.path(), &info("r"), &output(), 1.0, &provenance()).unwrap();
+                }
+                done.store(true, std::sync::atomic::Ordering::Relaxed);
+            });
+            let mut missing = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                missing += usize::from(!runs.exists());
+            }
+            missing
+        });
+        assert_eq!(missing, 0, "times the runs file was not there");
+        assert!(complete_run(dir.path(), "r").unwrap().is_some());
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub fn write_trace_parquet(path: &Path, jobs: &[TraceJob], metadata: &[(&str, &s
     let properties =
         WriterProperties::builder().set_compression(Compression::SNAPPY).set_key_value_metadata(Some(metadata)).build();
     let (temp, file) = create_temp(path).at(path)?;
-    let written = write_parquet(file, &temp, &batch, properties).and_then(|()| std::fs::rename(&temp, path).at(path));
+    let written = write_parquet(file, &temp, &batch, properties).and_then(|_| std::fs::rename(&temp, path).at(path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }

@@ -24,7 +24,7 @@ use crate::live;
 use crate::results::store::{self, SetAside, SetAsideReason};
 use crate::results::{self, AttemptRow, Provenance, RunRow};
 use crate::spec::grid::{RunPlan, expand};
-use crate::spec::inputs::{InputDigests, InputFiles};
+use crate::spec::inputs::{InputChange, InputDigests, InputFiles};
 use crate::spec::{EngineMode, LiveSpec, Spec, SpecSource};
 use crate::workload::WorkloadContext;
 use progress::Progress;
@@ -246,15 +246,22 @@ pub fn run_with(
         figures_removed: Vec::new(),
     };
     // A file edited while the sweep ran: the runs that read it may have read either version,
-    // under a key that names the old one. They are set aside, to be redone.
-    let now = InputDigests::of(spec, &source.base_dir).unwrap_or_default();
+    // under a key that names the old one. They are set aside, to be redone; so are the runs of a
+    // file that cannot be read again, since what they read cannot be checked.
+    let again = inputs.hash_again();
     let mut changed = Vec::new();
     for (plan, outcome) in selected.iter().zip(outcomes) {
         let key = plan.info.run_key.clone();
         if let Outcome::Executed { .. } = outcome
-            && let Some(file) = inputs.changed_input(&now, &plan.workload, &plan.policy)
+            && let Some(change) = inputs.changed_input(&again, &plan.workload, &plan.policy)
         {
-            changed.push((key.clone(), SetAsideReason::InputChanged(file.display().to_string())));
+            let reason = match change {
+                InputChange::Changed(file) => SetAsideReason::InputChanged(file.display().to_string()),
+                InputChange::Unreadable(file, error) => {
+                    SetAsideReason::InputUnreadable(file.display().to_string(), error)
+                }
+            };
+            changed.push((key.clone(), reason));
         }
         match outcome {
             Outcome::Executed { .. } => report.executed += 1,

@@ -128,7 +128,12 @@ impl PolicyConfig for Options {
 
 /// The job-size distribution a Gittins index is computed over.
 fn gittins_input(source: InputSource) -> PolicyInput {
-    PolicyInput { what: "GPU-time distribution", source, parse: Some(GpuTimeDistribution::parse_input) }
+    PolicyInput {
+        what: "GPU-time distribution",
+        source,
+        parse: Some(GpuTimeDistribution::parse_input),
+        only_if_a_file: false,
+    }
 }
 
 /// GPU-seconds after which a job leaves queue 0 and queue 1 (the last queue has no limit).

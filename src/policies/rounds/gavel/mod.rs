@@ -45,6 +45,7 @@ fn oracle_input(file: ThroughputFile) -> PolicyInput {
         what: "Gavel throughput oracle",
         source: InputSource::Dataset(file.dataset_reference().to_string()),
         parse: Some(GavelThroughputs::parse_input),
+        only_if_a_file: false,
     }
 }
 
