@@ -1,14 +1,16 @@
 //! `blox node` as a real process against a scheduler stand-in (a TcpListener in the test that
-//! speaks the live protocol): handshakes, real job processes, signals, reconnection.
+//! speaks the live protocol): handshakes, real job processes, signals, reconnection, and what
+//! a fake scheduler or a man in the middle can make an agent do (nothing).
 
-use blox::live::protocol::{Argv, Connection, ExitReason, MAX_LINE, Message, Peer, Role, check_hello};
-use std::io::Write;
-use std::net::TcpListener;
+use blox::live::auth::Key;
+use blox::live::protocol::{Argv, Connection, ExitReason, MAX_LINE, Message, Peer, Rejected, check_hello};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-const TOKEN: &str = "s3cret-token";
+const TOKEN: &str = "s3cret-token-of-the-agent-tests";
 const PATIENCE: Duration = Duration::from_secs(10);
 
 struct Scheduler {
@@ -24,17 +26,15 @@ impl Scheduler {
         Scheduler { listener, address }
     }
 
-    /// The next connection and its hello.
-    fn accept(&self) -> (Connection, Message) {
+    /// The next connection, raw.
+    fn connection(&self) -> TcpStream {
         let deadline = Instant::now() + PATIENCE;
         loop {
             match self.listener.accept() {
                 Ok((stream, _)) => {
                     stream.set_nonblocking(false).unwrap();
                     stream.set_read_timeout(Some(PATIENCE)).unwrap();
-                    let mut connection = Connection::new(stream).unwrap();
-                    let hello = connection.recv().unwrap().expect("a hello");
-                    return (connection, hello);
+                    return stream;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(20));
@@ -44,10 +44,17 @@ impl Scheduler {
         }
     }
 
-    /// Accepts an agent, welcomes it and returns the connection and its (empty) inventory.
+    /// The next connection, through the scheduler's side of the handshake with the tests' token.
+    fn accept(&self) -> (Connection, Result<Peer, Rejected>) {
+        let mut connection = Connection::new(self.connection()).unwrap();
+        let peer = connection.accept(TOKEN, PATIENCE);
+        (connection, peer)
+    }
+
+    /// Accepts an agent, welcomes it and returns the connection, past its (empty) inventory.
     fn welcome_agent(&self) -> Connection {
-        let (mut connection, hello) = self.accept();
-        assert!(matches!(check_hello(&hello, TOKEN), Ok(Peer::Agent { .. })), "{hello:?}");
+        let (mut connection, peer) = self.accept();
+        assert!(matches!(peer, Ok(Peer::Agent { .. })), "{peer:?}");
         connection.send(&Message::Welcome {}).unwrap();
         assert_eq!(next(&mut connection), Message::Running { jobs: vec![] });
         connection
@@ -100,19 +107,27 @@ struct Node {
 }
 
 impl Node {
+    /// An agent given `token` in a token file.
     fn start(address: &str, token: &str, slots: &[&str]) -> Node {
+        Node::start_with(address, token, slots, false)
+    }
+
+    /// An agent given `token` in a token file, or in `BLOX_TOKEN` when `in_environment`.
+    fn start_with(address: &str, token: &str, slots: &[&str], in_environment: bool) -> Node {
         let dir = tempfile::tempdir().unwrap();
         let token_file = dir.path().join("token");
         std::fs::write(&token_file, format!("{token}\n")).unwrap();
         let stderr = std::fs::File::create(dir.path().join("agent.err")).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_blox"))
-            .args(["node", "--scheduler", address, "--name", "test-node", "--heartbeat-s", "0.5"])
-            .arg("--token-file")
-            .arg(&token_file)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_blox"));
+        command.args(["node", "--scheduler", address, "--name", "test-node", "--heartbeat-s", "0.5"]);
+        match in_environment {
+            true => command.env("BLOX_TOKEN", token),
+            false => command.arg("--token-file").arg(&token_file).env_remove("BLOX_TOKEN"),
+        };
+        let child = command
             .arg("--work-dir")
             .arg(dir.path().join("work"))
             .args(slots)
-            .env_remove("BLOX_TOKEN")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr)
@@ -185,13 +200,10 @@ fn wait_for_file(path: &Path) {
 fn the_right_token_is_welcomed_and_a_wrong_one_refused() {
     let scheduler = Scheduler::new();
     let mut node = Node::start(&scheduler.address, TOKEN, &["--gpus", "0,1"]);
-    let (mut connection, hello) = scheduler.accept();
-    let Message::Hello { version: 1, role: Role::Agent, node: Some(name), slots: Some(slots), .. } = &hello else {
-        panic!("{hello:?}")
-    };
+    let (mut connection, peer) = scheduler.accept();
+    let Ok(Peer::Agent { node: name, slots }) = &peer else { panic!("{peer:?}") };
     assert_eq!(name, "test-node");
     assert_eq!(slots.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["0", "1"]);
-    assert!(check_hello(&hello, TOKEN).is_ok());
     connection.send(&Message::Welcome {}).unwrap();
     assert_eq!(next(&mut connection), Message::Running { jobs: vec![] });
     // Nothing else to say: a heartbeat comes (every 0.5 s here).
@@ -199,24 +211,27 @@ fn the_right_token_is_welcomed_and_a_wrong_one_refused() {
     connection.send(&Message::Shutdown {}).unwrap();
     assert!(node.wait().success(), "{}", node.stderr());
 
-    let mut intruder = Node::start(&scheduler.address, "guessed", &["--cpu-slots", "2"]);
-    let (mut connection, hello) = scheduler.accept();
-    let reason = check_hello(&hello, TOKEN).unwrap_err();
-    connection.send(&Message::Refused { reason }).unwrap();
-    drop(connection);
+    // An agent with another token finds that the scheduler cannot prove it holds its token,
+    // proves nothing itself and exits.
+    let mut intruder = Node::start(&scheduler.address, "a-guessed-token-of-16+", &["--cpu-slots", "2"]);
+    let (_connection, peer) = scheduler.accept();
+    assert!(matches!(&peer, Err(Rejected::Gone(why)) if why.contains("another token")), "{peer:?}");
     assert_eq!(intruder.wait().code(), Some(2));
     let stderr = intruder.stderr();
-    assert!(stderr.contains("refused node test-node: wrong token"), "{stderr}");
+    assert!(stderr.contains("as node test-node: it could not prove that it holds the same token"), "{stderr}");
+    assert!(stderr.contains("a wrong token on one side"), "{stderr}");
 }
 
+/// A job gets its attempt's credential, and not the token, even when the agent got the token
+/// from its own environment.
 #[test]
 fn a_shell_job_starts_and_exits_with_its_environment() {
     let scheduler = Scheduler::new();
-    let node = Node::start(&scheduler.address, TOKEN, &["--gpus", "0,1,2"]);
+    let node = Node::start_with(&scheduler.address, TOKEN, &["--gpus", "0,1,2"], true);
     let mut connection = scheduler.welcome_agent();
     let out = node.dir.path().join("env.txt");
     let script = format!(
-        "env | grep -E '^(BLOX_(ATTEMPT|CHECKPOINT_DIR|JOB_ID|SCHEDULER|SLOTS|TOKEN)|CUDA_VISIBLE_DEVICES|MY_VAR)=' | sort > {}; echo a warning >&2",
+        "env | grep -E '^(BLOX_(ATTEMPT|CHECKPOINT_DIR|JOB_CREDENTIAL|JOB_ID|SCHEDULER|SLOTS|TOKEN)|CUDA_VISIBLE_DEVICES|MY_VAR)=' | sort > {}; echo a warning >&2",
         out.display()
     );
     launch(&mut connection, 1, 0, Argv::Exec(vec!["sh".into(), "-c".into(), script]), &["2", "0"]);
@@ -226,9 +241,10 @@ fn a_shell_job_starts_and_exits_with_its_environment() {
     let env = std::fs::read_to_string(&out).unwrap();
     let checkpoint = node.work().join("jobs/1/checkpoint");
     let expected = format!(
-        "BLOX_ATTEMPT=0\nBLOX_CHECKPOINT_DIR={}\nBLOX_JOB_ID=1\nBLOX_SCHEDULER={}\nBLOX_SLOTS=2,0\nBLOX_TOKEN={TOKEN}\n\
+        "BLOX_ATTEMPT=0\nBLOX_CHECKPOINT_DIR={}\nBLOX_JOB_CREDENTIAL={}\nBLOX_JOB_ID=1\nBLOX_SCHEDULER={}\nBLOX_SLOTS=2,0\n\
          CUDA_VISIBLE_DEVICES=2,0\nMY_VAR=from the launch\n",
         checkpoint.display(),
+        Key::job(TOKEN, 1, 0, None).to_hex(),
         scheduler.address
     );
     assert_eq!(env, expected);
@@ -295,8 +311,8 @@ fn python3() -> bool {
 
 /// Accepts job `job`'s connection for `attempt` and welcomes it.
 fn welcome_job(scheduler: &Scheduler, job: u64, attempt: u32) -> Connection {
-    let (mut connection, hello) = scheduler.accept();
-    assert_eq!(check_hello(&hello, TOKEN), Ok(Peer::Job { job, attempt }));
+    let (mut connection, peer) = scheduler.accept();
+    assert_eq!(peer.unwrap(), Peer::Job { job, attempt, run: None });
     connection.send(&Message::Welcome {}).unwrap();
     connection
 }
@@ -394,8 +410,8 @@ fn the_agent_reconnects_and_delivers_what_the_scheduler_missed() {
     // The scheduler goes away mid-job; job 1 ends while nobody listens.
     drop(connection);
     std::thread::sleep(Duration::from_millis(1500));
-    let (mut connection, hello) = scheduler.accept();
-    assert!(matches!(check_hello(&hello, TOKEN), Ok(Peer::Agent { .. })), "{hello:?}");
+    let (mut connection, peer) = scheduler.accept();
+    assert!(matches!(peer, Ok(Peer::Agent { .. })), "{peer:?}");
     connection.send(&Message::Welcome {}).unwrap();
     assert_eq!(exited(&mut connection, 1, 0).0, Some(0));
     assert_eq!(
@@ -439,23 +455,43 @@ fn an_agent_without_slots_is_refused() {
         assert!(stderr.contains("offers no slot: give --gpus 0,1,... (its GPUs) or --cpu-slots N"), "{stderr}");
     }
     // And by the scheduler, whose checks a hello with no slot fails.
-    let hello = r#"{"type":"hello","version":1,"role":"agent","token":"s3cret-token","node":"n","slots":[]}"#;
-    let hello: Message = serde_json::from_str(hello).unwrap();
-    assert!(check_hello(&hello, TOKEN).unwrap_err().contains("node n offers no slot"));
+    let hello =
+        format!(r#"{{"type":"hello","version":2,"role":"agent","nonce":"{}","node":"n","slots":[]}}"#, "0".repeat(64));
+    let hello: Message = serde_json::from_str(&hello).unwrap();
+    assert!(check_hello(&hello).unwrap_err().contains("node n: it offers no slot"));
+}
+
+#[test]
+fn an_agent_offering_too_many_slots_or_a_bad_name_is_refused_locally() {
+    for (args, message) in [
+        (&["--cpu-slots", "4000000000"][..], "--cpu-slots 4000000000: a node offers at most 4096 slots"),
+        (&["--gpus", "0,0"], "this node cannot be offered: it announces slot 0 twice"),
+        (&["--gpus", "0", "--name", ""], "the node name is empty: give the node a name with --name"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_blox"))
+            .args(["node", "--scheduler", "127.0.0.1:9"])
+            .args(args)
+            .env("BLOX_TOKEN", TOKEN)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
 }
 
 #[test]
 fn an_over_long_line_from_the_scheduler_is_a_protocol_error() {
     let scheduler = Scheduler::new();
     let node = Node::start(&scheduler.address, TOKEN, &["--cpu-slots", "1"]);
-    let mut connection = scheduler.welcome_agent();
+    let connection = scheduler.welcome_agent();
     let mut line = vec![b'x'; MAX_LINE + 100];
     line.push(b'\n');
     // The agent stops reading at the limit and closes, so the rest of the write may fail.
-    let _ = connection.writer.write_all(&line);
+    let _ = connection.writer.stream().write_all(&line);
     // It drops that connection and comes back with a fresh hello.
-    let (_connection, hello) = scheduler.accept();
-    assert!(check_hello(&hello, TOKEN).is_ok());
+    let (_connection, peer) = scheduler.accept();
+    assert!(peer.is_ok(), "{peer:?}");
     let stderr = node.stderr();
     assert!(stderr.contains("protocol error: a line longer than 1048576 bytes"), "{stderr}");
 }
@@ -472,4 +508,134 @@ fn the_python_client_is_a_no_op_outside_blox() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A fake scheduler (something answering at `--scheduler` without the token): one answering
+/// as a version-1 scheduler did (welcome, then a launch), one sending a challenge with a
+/// made-up proof (it cannot make the real one), each followed by a launch. The agent's hello
+/// holds no secret, it proves nothing to either, runs nothing and exits saying why.
+#[test]
+fn a_fake_scheduler_learns_no_secret_and_cannot_make_the_agent_run_anything() {
+    let challenge = Message::Challenge { nonce: "00".repeat(32), proof: "11".repeat(32) };
+    for (answer, why) in [
+        (Message::Welcome {}, "answered hello with welcome, not a challenge"),
+        (challenge, "could not prove that it holds the same token"),
+    ] {
+        let scheduler = Scheduler::new();
+        let mut node = Node::start(&scheduler.address, TOKEN, &["--cpu-slots", "1"]);
+        let mut stream = scheduler.connection();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut hello = String::new();
+        reader.read_line(&mut hello).unwrap();
+        assert!(hello.starts_with(r#"{"type":"hello","version":2,"role":"agent""#), "{hello}");
+        assert!(!hello.contains(TOKEN) && !hello.contains(&Key::agent(TOKEN).to_hex()), "{hello}");
+        let marker = node.dir.path().join("ran");
+        let order = Message::Launch {
+            job: 1,
+            attempt: 0,
+            argv: shell(&format!("touch {}", marker.display())),
+            slots: vec!["0".into()],
+            env: Default::default(),
+            run: None,
+        };
+        let lines = [&answer, &order].map(|m| serde_json::to_string(m).unwrap() + "\n").concat();
+        let _ = stream.write_all(lines.as_bytes());
+        assert_eq!(node.wait().code(), Some(2));
+        let mut after_hello = String::new();
+        let _ = std::io::Read::read_to_string(&mut reader, &mut after_hello);
+        assert_eq!(after_hello, "", "the agent sent nothing after its hello");
+        assert!(!marker.exists(), "the fake scheduler's launch ran");
+        let stderr = node.stderr();
+        assert!(stderr.contains(&format!("cannot serve the scheduler at {}", scheduler.address)), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+    }
+}
+
+/// An agent that a scheduler once welcomed keeps its jobs when an impostor answers its
+/// reconnection (a port taken while the scheduler restarts), and comes back to the real one.
+#[test]
+fn an_agent_once_welcomed_keeps_its_jobs_when_an_impostor_answers() {
+    let scheduler = Scheduler::new();
+    let node = Node::start(&scheduler.address, TOKEN, &["--cpu-slots", "1"]);
+    let mut connection = scheduler.welcome_agent();
+    launch(&mut connection, 1, 0, shell("sleep 30"), &["0"]);
+    let pid = started(&mut connection, 1, 0);
+    drop(connection);
+    let mut impostor = Connection::new(scheduler.connection()).unwrap();
+    let outcome = impostor.accept("an-impostor-without-the-token", PATIENCE);
+    assert!(matches!(outcome, Err(Rejected::Gone(_))), "{outcome:?}");
+    let (mut connection, peer) = scheduler.accept();
+    assert!(peer.is_ok(), "{peer:?}");
+    connection.send(&Message::Welcome {}).unwrap();
+    let running = blox::live::protocol::RunningJob { job: 1, attempt: 0, pid };
+    assert_eq!(next(&mut connection), Message::Running { jobs: vec![running] });
+    let stderr = node.stderr();
+    assert!(stderr.contains("could not prove that it holds the same token: a wrong token on one side"), "{stderr}");
+}
+
+/// Forwards connections to `upstream` and back, except the scheduler's `launch` lines, which
+/// it replaces by what `tamper` makes of them. Returns its address.
+fn man_in_the_middle(upstream: String, tamper: fn(&str) -> Vec<String>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for agent in listener.incoming() {
+            let (Ok(agent), Ok(scheduler)) = (agent, TcpStream::connect(&upstream)) else { return };
+            let (mut from_agent, mut to_scheduler) = (agent.try_clone().unwrap(), scheduler.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut from_agent, &mut to_scheduler);
+                let _ = to_scheduler.shutdown(std::net::Shutdown::Both);
+            });
+            std::thread::spawn(move || {
+                let mut to_agent = agent;
+                for line in BufReader::new(scheduler).lines().map_while(Result::ok) {
+                    let lines = if line.contains(r#""type":"launch""#) { tamper(&line) } else { vec![line] };
+                    if lines.iter().any(|l| to_agent.write_all(format!("{l}\n").as_bytes()).is_err()) {
+                        return;
+                    }
+                }
+                let _ = to_agent.shutdown(std::net::Shutdown::Both);
+            });
+        }
+    });
+    address
+}
+
+/// The messages of `connection` until it ends.
+fn drain(connection: &mut Connection) -> Vec<Message> {
+    std::iter::from_fn(|| connection.recv().ok().flatten()).collect()
+}
+
+/// Between a real scheduler and its agent, a man in the middle changes a launch (another
+/// command), or replays one (a launch of a finished attempt would run it again): the agent
+/// does neither, drops the connection and comes back with a new one.
+#[test]
+fn a_man_in_the_middle_can_neither_change_nor_replay_a_launch() {
+    let changed: fn(&str) -> Vec<String> = |line| vec![line.replace("echo ran", "echo pwn")];
+    let replayed: fn(&str) -> Vec<String> = |line| vec![line.to_string(), line.to_string()];
+    for (tamper, runs) in [(changed, 0), (replayed, 1)] {
+        let scheduler = Scheduler::new();
+        let relay = man_in_the_middle(scheduler.address.clone(), tamper);
+        let node = Node::start(&relay, TOKEN, &["--cpu-slots", "1"]);
+        let mut connection = scheduler.welcome_agent();
+        let log = node.dir.path().join("log");
+        launch(&mut connection, 1, 0, shell(&format!("echo ran >> {}", log.display())), &["0"]);
+        let mut seen = drain(&mut connection);
+        let (mut connection, peer) = scheduler.accept();
+        assert!(peer.is_ok(), "{peer:?}");
+        connection.send(&Message::Welcome {}).unwrap();
+        loop {
+            match next(&mut connection) {
+                Message::Running { jobs } => break assert!(jobs.is_empty(), "{jobs:?}"),
+                other => seen.push(other),
+            }
+        }
+        let started = seen.iter().filter(|m| matches!(m, Message::Started { job: 1, .. })).count();
+        let exited = seen.iter().filter(|m| matches!(m, Message::Exited { job: 1, code: Some(0), .. })).count();
+        assert_eq!((started, exited), (runs, runs), "{seen:?}");
+        let log = std::fs::read_to_string(&log).unwrap_or_default();
+        assert_eq!(log, "ran\n".repeat(runs));
+        let stderr = node.stderr();
+        assert!(stderr.contains("a message whose seal does not check out"), "{stderr}");
+    }
 }

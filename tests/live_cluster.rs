@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BLOX: &str = env!("CARGO_BIN_EXE_blox");
-const TOKEN: &str = "live-test-token";
+const TOKEN: &str = "live-test-token-of-the-cluster";
 
 /// The live tests run one at a time: each is a cluster of busy processes on a 2-core machine,
 /// and the comparison with the simulation measures how long real processes take.
@@ -343,7 +343,8 @@ fn a_killed_agent_takes_its_node_out_and_its_jobs_run_elsewhere() {
 }
 
 /// A job that crashes and one whose program does not exist are recorded with why, and do not
-/// stop the experiment; an agent with a wrong token is refused and exits with status 2.
+/// stop the experiment; an agent with a wrong token finds that the scheduler cannot prove it
+/// holds the agent's token, and exits with status 2.
 #[test]
 fn failing_jobs_are_recorded_and_a_wrong_token_is_refused() {
     let _cluster = exclusive();
@@ -355,7 +356,7 @@ fn failing_jobs_are_recorded_and_a_wrong_token_is_refused() {
     let spec = format!("{}{command}{}", &spec[..start], &spec[end..])
         .replace("  - {label: LAS, scheduler: las, placement: consolidated}\n", "");
     std::fs::write(dir.path().join("live.yaml"), spec).unwrap();
-    std::fs::write(dir.path().join("wrong-token"), "not-the-token\n").unwrap();
+    std::fs::write(dir.path().join("wrong-token"), "not-the-token-of-the-cluster\n").unwrap();
     let mut scheduler = start_scheduler(dir.path());
     let address = scheduler_address(dir.path());
 
@@ -375,7 +376,8 @@ fn failing_jobs_are_recorded_and_a_wrong_token_is_refused() {
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("wrong token"), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("could not prove that it holds the same token: a wrong token on one side"), "{stderr}");
 
     let _agent = start_agent(dir.path(), &address, "node0", "work");
     wait_for(&mut scheduler, dir.path(), Duration::from_secs(120));

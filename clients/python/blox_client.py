@@ -1,4 +1,4 @@
-"""Job-side client of blox's live protocol (version 1), standard library only.
+"""Job-side client of blox's live protocol (version 2), standard library only.
 
 A training script under `blox node` reports its progress and learns when to checkpoint and stop:
 
@@ -11,26 +11,40 @@ A training script under `blox node` reports its progress and learns when to chec
 
 Outside blox (BLOX_SCHEDULER unset) report() returns False and does nothing, so the same script
 runs anywhere. An unreachable scheduler is not an error either (a warning on stderr, False, and
-a new connection at the next report); a refusal (wrong token) raises BloxError.
-The protocol: docs/live-protocol.md in the blox repository.
+a new connection at the next report); a refusal, or a scheduler that cannot prove it knows this
+attempt's credential, raises BloxError.
+
+The job proves itself with its attempt's credential (BLOX_JOB_CREDENTIAL, from its agent), never
+the cluster's token: HMAC-SHA256 proofs both ways over both sides' nonces, then every message
+sealed. The protocol: docs/live-protocol.md in the blox repository.
 """
 
+import hashlib
+import hmac
 import json
 import os
 import socket
+import struct
 import sys
 
-VERSION = 1
+VERSION = 2
 MAX_LINE = 1 << 20
 TIMEOUT_S = 10.0
 
+_SCHEDULER_PROOF = b"blox-live-2 scheduler proof\0"
+_CLIENT_PROOF = b"blox-live-2 client proof\0"
+_SESSION = b"blox-live-2 session\0"
+_TO_SCHEDULER = b"blox-live-2 to scheduler\0"
+_FROM_SCHEDULER = b"blox-live-2 from scheduler\0"
+
 
 class BloxError(Exception):
-    """The scheduler refused this job or answered something this client does not understand."""
+    """The scheduler refused this job, could not prove itself, or answered something this client
+    does not understand."""
 
 
 class Client:
-    """One job's connection to the scheduler, opened at the first report."""
+    """One job attempt's connection to the scheduler, opened at the first report."""
 
     def __init__(self, environ=None):
         env = os.environ if environ is None else environ
@@ -38,14 +52,21 @@ class Client:
         self._checkpoint_dir = env.get("BLOX_CHECKPOINT_DIR") or None
         self._sock = None
         self._reader = None
+        self._session = None
         if self.scheduler is None:
             return
-        missing = [n for n in ("BLOX_TOKEN", "BLOX_JOB_ID", "BLOX_ATTEMPT") if n not in env]
+        missing = [n for n in ("BLOX_JOB_CREDENTIAL", "BLOX_JOB_ID", "BLOX_ATTEMPT") if n not in env]
         if missing:
             raise BloxError("BLOX_SCHEDULER is set but %s is not" % ", ".join(missing))
-        self.token = env["BLOX_TOKEN"]
+        try:
+            self._credential = bytes.fromhex(env["BLOX_JOB_CREDENTIAL"])
+        except ValueError:
+            self._credential = b""
+        if len(self._credential) != 32:
+            raise BloxError("BLOX_JOB_CREDENTIAL is not 64 hexadecimal digits")
         self.job = int(env["BLOX_JOB_ID"])
         self.attempt = int(env["BLOX_ATTEMPT"])
+        self.run = env.get("BLOX_RUN") or None
 
     def checkpoint_dir(self):
         """The job's checkpoint directory on this node (kept across attempts); None outside blox."""
@@ -72,38 +93,98 @@ class Client:
             try:
                 self._sock.close()
             finally:
-                self._sock = self._reader = None
+                self._sock = self._reader = self._session = None
 
     def _connect(self):
         host, _, port = self.scheduler.rpartition(":")
         sock = socket.create_connection((host.strip("[]"), int(port)), timeout=TIMEOUT_S)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._sock, self._reader = sock, sock.makefile("rb")
-        self._send({"type": "hello", "version": VERSION, "role": "job", "token": self.token,
-                    "job": self.job, "attempt": self.attempt})
+        nonce = os.urandom(32)
+        hello = {"type": "hello", "version": VERSION, "role": "job", "nonce": nonce.hex(),
+                 "job": self.job, "attempt": self.attempt}
+        if self.run is not None:
+            hello["run"] = self.run
+        hello = json.dumps(hello, separators=(",", ":")).encode()
+        self._sock.sendall(hello + b"\n")
+        answer = self._parse(self._read_line())
+        if answer.get("type") == "refused":
+            self._refused(answer.get("reason"))
+        if answer.get("type") != "challenge":
+            self.close()
+            raise BloxError("the scheduler answered hello with %r, not a challenge" % answer.get("type"))
+        try:
+            server_nonce = bytes.fromhex(answer.get("nonce", ""))
+        except ValueError:
+            server_nonce = b""
+        if len(server_nonce) != 32:
+            self.close()
+            raise BloxError("the scheduler's challenge has no nonce of 64 hexadecimal digits")
+        digest = hashlib.sha256(hello).digest()
+
+        def mac(label):
+            return hmac.new(self._credential, label + nonce + server_nonce + digest, hashlib.sha256).digest()
+
+        if not hmac.compare_digest(mac(_SCHEDULER_PROOF).hex().encode(), str(answer.get("proof", "")).encode()):
+            self.close()
+            raise BloxError("the scheduler at %s could not prove that it holds this job's credential: "
+                            "not your blox scheduler, or a credential not from its agent" % self.scheduler)
+        self._sock.sendall(json.dumps({"type": "auth", "proof": mac(_CLIENT_PROOF).hex()},
+                                      separators=(",", ":")).encode() + b"\n")
+        self._session, self._sent, self._received = mac(_SESSION), 0, 0
         answer = self._recv()
         if answer.get("type") == "refused":
-            self.close()
-            raise BloxError("the scheduler at %s refused this job: %s" % (self.scheduler, answer.get("reason")))
+            self._refused(answer.get("reason"))
         if answer.get("type") != "welcome":
             self.close()
-            raise BloxError("the scheduler answered hello with %r" % answer.get("type"))
+            raise BloxError("the scheduler answered the proof with %r" % answer.get("type"))
+
+    def _refused(self, reason):
+        self.close()
+        raise BloxError("cannot report to the scheduler at %s: %s" % (self.scheduler, reason))
+
+    def _seal(self, direction, number, body):
+        message = direction + struct.pack(">Q", number) + body
+        return hmac.new(self._session, message, hashlib.sha256).hexdigest().encode()
 
     def _send(self, message):
-        self._sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        body = json.dumps(message, separators=(",", ":")).encode()
+        line = self._seal(_TO_SCHEDULER, self._sent, body) + b" " + body + b"\n"
+        self._sent += 1
+        self._sock.sendall(line)
 
     def _recv(self):
-        line = self._reader.readline(MAX_LINE + 1)
-        if not line:
-            raise EOFError("the scheduler closed the connection")
-        if not line.endswith(b"\n"):
+        line = self._read_line()
+        seal, space, body = line.partition(b" ")
+        if len(seal) != 64 or not space or not hmac.compare_digest(
+                seal, self._seal(_FROM_SCHEDULER, self._received, body)):
             self.close()
-            raise BloxError("protocol error: a line longer than %d bytes or cut short" % MAX_LINE)
+            raise BloxError("protocol error: a message whose seal does not check out "
+                            "(forged, changed, replayed or out of order)")
+        self._received += 1
+        return self._parse(body)
+
+    def _read_line(self):
+        while True:
+            line = self._reader.readline(MAX_LINE + 1)
+            if not line:
+                raise EOFError("the scheduler closed the connection")
+            if not line.endswith(b"\n"):
+                self.close()
+                raise BloxError("protocol error: a line longer than %d bytes or cut short" % MAX_LINE)
+            if line.strip():
+                return line[:-1]
+
+    def _parse(self, body):
         try:
-            return json.loads(line)
+            message = json.loads(body)
         except ValueError as e:
             self.close()
             raise BloxError("protocol error: %s" % e)
+        if not isinstance(message, dict):
+            self.close()
+            raise BloxError("protocol error: a message that is not a JSON object")
+        return message
 
     def _unreachable(self, error):
         self.close()

@@ -17,12 +17,16 @@ class NoOpOutsideBlox(unittest.TestCase):
         self.assertFalse(client.report(10))
         self.assertIsNone(client.checkpoint_dir())
 
-    def test_missing_variables_are_named(self):
-        with self.assertRaisesRegex(blox_client.BloxError, "BLOX_TOKEN"):
+    def test_missing_or_malformed_variables_are_named(self):
+        with self.assertRaisesRegex(blox_client.BloxError, "BLOX_JOB_CREDENTIAL"):
             blox_client.Client(environ={"BLOX_SCHEDULER": "127.0.0.1:1", "BLOX_JOB_ID": "1", "BLOX_ATTEMPT": "0"})
+        env = {"BLOX_SCHEDULER": "127.0.0.1:1", "BLOX_JOB_CREDENTIAL": "zz", "BLOX_JOB_ID": "1", "BLOX_ATTEMPT": "0"}
+        with self.assertRaisesRegex(blox_client.BloxError, "64 hexadecimal digits"):
+            blox_client.Client(environ=env)
 
     def test_an_unreachable_scheduler_does_not_stop_training(self):
-        env = {"BLOX_SCHEDULER": "127.0.0.1:1", "BLOX_TOKEN": "t", "BLOX_JOB_ID": "1", "BLOX_ATTEMPT": "0"}
+        env = {"BLOX_SCHEDULER": "127.0.0.1:1", "BLOX_JOB_CREDENTIAL": "ab" * 32, "BLOX_JOB_ID": "1",
+               "BLOX_ATTEMPT": "0"}
         self.assertFalse(blox_client.Client(environ=env).report(1))
 
     def test_the_example_runs_outside_blox_and_resumes(self):

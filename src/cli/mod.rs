@@ -143,12 +143,16 @@ const NODE_HELP: &str = "Examples:
   blox node --scheduler 10.0.0.1:7070 --cpu-slots 8 --token-file /etc/blox/token --work-dir /scratch/blox
 
 Each job runs in its own process group with CUDA_VISIBLE_DEVICES (its GPUs), BLOX_SLOTS,
-BLOX_SCHEDULER, BLOX_TOKEN, BLOX_JOB_ID, BLOX_ATTEMPT and BLOX_CHECKPOINT_DIR set, and its
-stdout and stderr in WORK_DIR/jobs/<job>/attempt-<n>.{out,err}. The agent keeps its jobs when it
-loses the scheduler and reconnects (1 s doubling to 10 s between attempts). SIGTERM or Ctrl-C
+BLOX_SCHEDULER, BLOX_JOB_CREDENTIAL (good for its own attempt only; never the token), BLOX_JOB_ID,
+BLOX_ATTEMPT and BLOX_CHECKPOINT_DIR set, and its stdout and stderr in
+WORK_DIR/jobs/<job>/attempt-<n>.{out,err}. The agent obeys only a scheduler that proves it holds
+the token (at least 16 bytes). The agent keeps its jobs when it loses the scheduler and
+reconnects (1 s doubling to 10 s between attempts). SIGTERM or Ctrl-C
 stops the jobs (SIGTERM, then SIGKILL after --shutdown-grace-s) and exits; a second one kills
 them at once. The protocol: docs/live-protocol.md.
-Exit status: 0 stopped cleanly, 2 bad arguments or refused by the scheduler.";
+Exit status: 0 stopped cleanly, 2 bad arguments, or refused by the scheduler (a node name already
+connected: give --name) or a scheduler that cannot prove it holds the token, before the first
+welcome.";
 
 /// Runs the `blox` command line with `registry`'s policies beside the built-in ones: the entry
 /// point of a program that extends blox ([`crate::plugin`] has an example).

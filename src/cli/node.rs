@@ -1,7 +1,7 @@
 //! `blox node`: the agent that runs on every node of a live cluster.
 
 use crate::live::agent::{self, Config, Event};
-use crate::live::protocol::{Slot, SlotKind, read_token};
+use crate::live::protocol::{MAX_SLOTS, Slot, SlotKind, check_node_name, check_slots, read_token};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,13 +15,14 @@ pub(super) struct NodeArgs {
     /// The GPUs this node offers (CUDA indices), e.g. 0,1,2,3.
     #[arg(long, value_delimiter = ',', conflicts_with = "cpu_slots")]
     gpus: Vec<String>,
-    /// On a machine without GPUs: offer N CPU slots instead.
+    /// On a machine without GPUs: offer N CPU slots instead (at most 4096).
     #[arg(long, value_name = "N")]
     cpu_slots: Option<u32>,
     /// File holding the shared token (default: $BLOX_TOKEN); never on the command line.
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// The node's name for the scheduler (default: the host name).
+    /// The node's name for the scheduler (default: the host name); unique among the agents
+    /// connected (machines cloned from one image share their host name: give each a name).
     #[arg(long)]
     name: Option<String>,
     /// Jobs' output and checkpoints go under DIR/jobs/<job>/.
@@ -36,7 +37,11 @@ pub(super) struct NodeArgs {
 }
 
 pub(super) fn node(args: NodeArgs) -> Result<ExitCode, String> {
+    hide_secrets_from_jobs();
     let slots: Vec<Slot> = match args.cpu_slots {
+        Some(n) if n as usize > MAX_SLOTS => {
+            return Err(format!("--cpu-slots {n}: a node offers at most {MAX_SLOTS} slots"));
+        }
         Some(n) => (0..n).map(|i| Slot { id: i.to_string(), kind: SlotKind::Cpu }).collect(),
         None => (args.gpus.iter().map(|id| id.trim()).filter(|id| !id.is_empty()))
             .map(|id| Slot { id: id.to_string(), kind: SlotKind::Gpu })
@@ -45,13 +50,16 @@ pub(super) fn node(args: NodeArgs) -> Result<ExitCode, String> {
     if slots.is_empty() {
         return Err("this node offers no slot: give --gpus 0,1,... (its GPUs) or --cpu-slots N".into());
     }
+    check_slots(&slots).map_err(|e| format!("this node cannot be offered: {e}"))?;
     let seconds = |value: f64, flag: &str| {
         Duration::try_from_secs_f64(value)
             .map_err(|_| format!("--{flag} must be a number of seconds >= 0, not {value}"))
     };
+    let node = args.name.map_or_else(hostname, Ok)?;
+    check_node_name(&node).map_err(|e| format!("{e}: give the node a name with --name"))?;
     let config = Config {
         token: read_token(args.token_file.as_deref())?,
-        node: args.name.map_or_else(hostname, Ok)?,
+        node,
         scheduler: args.scheduler,
         slots,
         work_dir: std::path::absolute(&args.work_dir).map_err(|e| format!("{}: {e}", args.work_dir.display()))?,
@@ -69,6 +77,18 @@ pub(super) fn node(args: NodeArgs) -> Result<ExitCode, String> {
     }
     agent::run(config, sender, events)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Jobs run as the agent's user: on Linux, the agent makes itself non-dumpable, so that they
+/// cannot read its memory or its environment (where `BLOX_TOKEN` may be) through `/proc`. Its
+/// jobs are dumpable again (exec resets it). A token file they can read is the operator's to
+/// protect (docs/live-protocol.md, "Threat model").
+fn hide_secrets_from_jobs() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_DUMPABLE takes a plain integer and touches no memory of ours.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0);
+    }
 }
 
 fn hostname() -> Result<String, String> {

@@ -26,6 +26,7 @@ pub(super) struct ValidateArgs {
 /// workload at every grid point) and prints the grid size last, so that "ok" follows every check.
 pub(super) fn validate(args: ValidateArgs) -> Result<ExitCode, String> {
     let (source, spec) = read_spec(Some(&args.spec)).map_err(|e| e.to_string())?;
+    spec.check_live_token(&source).map_err(|e| e.to_string())?;
     fetch_datasets(&spec, false)?;
     emit(&check_workloads(&source, &spec)?);
     emit(&crate::spec::inputs::external_policy_notes(&spec, &source.base_dir));

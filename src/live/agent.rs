@@ -1,11 +1,13 @@
 //! The node agent (`blox node`): keeps a connection to the scheduler, starts and stops job
 //! processes as it is told, and reports how they end, across lost connections.
+//!
+//! It takes orders only from a scheduler that proved, in the handshake, that it holds the
+//! token, and only in sealed messages; each job gets its attempt's credential, never the token.
 
-use super::protocol::{Connection, Handshake, Message, Role, Slot, SlotKind, VERSION};
+use super::auth::Key;
+use super::protocol::{Connection, Handshake, Message, MessageReader, MessageWriter, Peer, Slot, SlotKind};
 use super::supervisor::{Reaped, Supervisor};
 use std::collections::VecDeque;
-use std::io::BufReader;
-use std::net::{Shutdown, TcpStream};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -43,8 +45,9 @@ pub enum Event {
 }
 
 /// Runs the agent until it is told to stop (an [`Event::Stop`] on `events`, or `shutdown` from
-/// the scheduler) and its jobs are gone. `sender` must feed `events`. An error is fatal: the
-/// scheduler refused the node.
+/// the scheduler) and its jobs are gone. `sender` must feed `events`. An error is fatal: before
+/// it was ever welcomed, the scheduler refused the node or could not prove that it holds the
+/// token.
 pub fn run(config: Config, sender: Sender<Event>, events: Receiver<Event>) -> Result<(), String> {
     let notify_sender = sender.clone();
     let notify = Arc::new(move |reaped| {
@@ -55,6 +58,7 @@ pub fn run(config: Config, sender: Sender<Event>, events: Receiver<Event>) -> Re
         config,
         sender,
         link: None,
+        welcomed: false,
         generation: 0,
         undelivered: VecDeque::new(),
         backoff: FIRST_BACKOFF,
@@ -71,7 +75,11 @@ struct Agent {
     supervisor: Supervisor,
     sender: Sender<Event>,
     /// The writing half of the current connection, once welcomed.
-    link: Option<TcpStream>,
+    link: Option<MessageWriter>,
+    /// Whether a scheduler ever welcomed this agent: from then on a refusal may be a moment's
+    /// (a scheduler that has not seen the old connection end, one restarted with another
+    /// token, an impostor where it was), and the agent keeps its jobs and tries again.
+    welcomed: bool,
     /// Numbers connections, so that the reader thread of a dropped one is not mistaken for the
     /// current one's.
     generation: u64,
@@ -93,7 +101,7 @@ impl Agent {
                     log(&format!("{} exit reports could not be delivered", self.undelivered.len()));
                 }
                 if let Some(link) = self.link.take() {
-                    let _ = link.shutdown(Shutdown::Both);
+                    link.shutdown();
                 }
                 return self.refused.take().map_or(Ok(()), Err);
             }
@@ -132,39 +140,34 @@ impl Agent {
     }
 
     /// One attempt to connect and be welcomed; on failure the next is scheduled with backoff.
-    /// A refusal stops the agent: the scheduler will not take this node, so waiting is pointless.
+    /// A refusal (or a scheduler that cannot prove it holds the token) before the first welcome
+    /// stops the agent: the node is misconfigured, or something else answers at the address,
+    /// and no job runs yet. After a welcome, the agent keeps its jobs and tries again.
     fn connect(&mut self) {
         let address = &self.config.scheduler;
-        let hello = Message::Hello {
-            version: VERSION,
-            role: Role::Agent,
-            token: self.config.token.clone(),
-            node: Some(self.config.node.clone()),
-            slots: Some(self.config.slots.clone()),
-            job: None,
-            attempt: None,
-        };
+        let peer = Peer::Agent { node: self.config.node.clone(), slots: self.config.slots.clone() };
+        let key = Key::agent(&self.config.token);
         let connected = Connection::connect(address, CONNECT_TIMEOUT)
             .map_err(|e| Handshake::Failed(format!("cannot connect: {e}")))
-            .and_then(|mut connection| connection.handshake(&hello, CONNECT_TIMEOUT * 2).map(|()| connection));
+            .and_then(|mut connection| connection.handshake(&peer, &key, CONNECT_TIMEOUT * 2).map(|()| connection));
         let connection = match connected {
             Ok(connection) => connection,
-            Err(Handshake::Refused(reason)) => {
-                // Stop the jobs as on SIGTERM (they may be running from before a restart of the
-                // scheduler), then exit with the reason.
-                self.refused = Some(format!("the scheduler at {address} refused node {}: {reason}", self.config.node));
+            Err(Handshake::Refused(reason)) if !self.welcomed => {
+                self.refused =
+                    Some(format!("cannot serve the scheduler at {address} as node {}: {reason}", self.config.node));
                 self.stop();
                 return;
             }
-            Err(Handshake::Failed(why)) => {
+            Err(Handshake::Refused(why) | Handshake::Failed(why)) => {
                 log(&format!("scheduler at {address}: {why}; retrying in {} s", self.backoff.as_secs()));
                 self.next_connect = Instant::now() + self.backoff;
                 self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
                 return;
             }
         };
+        self.welcomed = true;
         let Connection { reader, writer } = connection;
-        if let Err(e) = writer.set_write_timeout(Some(WRITE_TIMEOUT)) {
+        if let Err(e) = writer.stream().set_write_timeout(Some(WRITE_TIMEOUT)) {
             log(&format!("cannot bound writes to the scheduler: {e}"));
         }
         self.generation += 1;
@@ -193,7 +196,7 @@ impl Agent {
     fn drop_link(&mut self) {
         if let Some(link) = self.link.take() {
             // Ends the reader thread too.
-            let _ = link.shutdown(Shutdown::Both);
+            link.shutdown();
         }
         self.next_connect = Instant::now() + self.backoff;
         self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
@@ -203,7 +206,7 @@ impl Agent {
     /// connection, others (heartbeats, `started`, `running`) are superseded by the inventory.
     fn send(&mut self, message: Message) {
         if let Some(link) = &mut self.link {
-            match super::protocol::write_message(link, &message) {
+            match link.send(&message) {
                 Ok(()) => {
                     self.next_heartbeat = Instant::now() + self.config.heartbeat;
                     return;
@@ -264,7 +267,9 @@ impl Agent {
         }
     }
 
-    /// The environment blox gives a job, on top of (and overriding) the launch's `env`.
+    /// The environment blox gives a job, on top of (and overriding) the launch's `env`: among
+    /// others its attempt's credential (`BLOX_JOB_CREDENTIAL`), derived here from the token, so
+    /// that neither the token nor the credential crosses the wire.
     fn job_env(
         &self,
         job: u64,
@@ -289,7 +294,7 @@ impl Agent {
             ("CUDA_VISIBLE_DEVICES".to_string(), gpus.join(",")),
             ("BLOX_SLOTS".into(), slots.join(",")),
             ("BLOX_SCHEDULER".into(), self.config.scheduler.clone()),
-            ("BLOX_TOKEN".into(), self.config.token.clone()),
+            ("BLOX_JOB_CREDENTIAL".into(), Key::job(&self.config.token, job, attempt, run).to_hex()),
             ("BLOX_JOB_ID".into(), job.to_string()),
             ("BLOX_ATTEMPT".into(), attempt.to_string()),
             ("BLOX_CHECKPOINT_DIR".into(), self.supervisor.checkpoint_dir(run, job).display().to_string()),
@@ -315,9 +320,9 @@ impl Agent {
 }
 
 /// The reader thread of connection `generation`: hands every message to the loop, then why it ended.
-fn read(mut reader: BufReader<TcpStream>, generation: u64, sender: Sender<Event>) {
+fn read(mut reader: MessageReader, generation: u64, sender: Sender<Event>) {
     let why = loop {
-        match super::protocol::read_message(&mut reader) {
+        match reader.recv() {
             Ok(Some(message)) => {
                 if sender.send(Event::Received(generation, message)).is_err() {
                     return;

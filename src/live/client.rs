@@ -14,7 +14,8 @@
 //! # Ok::<(), String>(())
 //! ```
 
-use super::protocol::{Connection, Handshake, Message, Role, VERSION};
+use super::auth::Key;
+use super::protocol::{Connection, Handshake, Message, Peer};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -23,9 +24,10 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 /// Where and who: read from the environment the agent gives a job.
 struct Endpoint {
     scheduler: String,
-    token: String,
-    job: u64,
-    attempt: u32,
+    /// The attempt's credential: the key it proves itself with (never the cluster's token).
+    credential: Key,
+    /// Who the credential says the job is: job, attempt and run.
+    peer: Peer,
 }
 
 /// A connection to the scheduler, opened at the first report; without `BLOX_SCHEDULER` (a
@@ -37,8 +39,9 @@ pub struct Client {
 }
 
 impl Client {
-    /// Reads `BLOX_SCHEDULER`, `BLOX_TOKEN`, `BLOX_JOB_ID`, `BLOX_ATTEMPT` and
-    /// `BLOX_CHECKPOINT_DIR`. An error when `BLOX_SCHEDULER` is set but the others are not.
+    /// Reads `BLOX_SCHEDULER`, `BLOX_JOB_CREDENTIAL`, `BLOX_JOB_ID`, `BLOX_ATTEMPT`, `BLOX_RUN`
+    /// and `BLOX_CHECKPOINT_DIR`. An error when `BLOX_SCHEDULER` is set but the credential, the
+    /// job or the attempt is not.
     pub fn from_env() -> Result<Client, String> {
         Client::from_vars(|name| std::env::var(name).ok())
     }
@@ -51,9 +54,13 @@ impl Client {
         let endpoint = match lookup("BLOX_SCHEDULER") {
             Some(scheduler) => Some(Endpoint {
                 scheduler,
-                token: var("BLOX_TOKEN")?,
-                job: number("BLOX_JOB_ID")?,
-                attempt: u32::try_from(number("BLOX_ATTEMPT")?).map_err(|e| format!("BLOX_ATTEMPT: {e}"))?,
+                credential: Key::from_hex(&var("BLOX_JOB_CREDENTIAL")?)
+                    .ok_or("BLOX_JOB_CREDENTIAL is not 64 hexadecimal digits")?,
+                peer: Peer::Job {
+                    job: number("BLOX_JOB_ID")?,
+                    attempt: u32::try_from(number("BLOX_ATTEMPT")?).map_err(|e| format!("BLOX_ATTEMPT: {e}"))?,
+                    run: lookup("BLOX_RUN"),
+                },
             }),
             None => None,
         };
@@ -68,34 +75,27 @@ impl Client {
     /// Reports `iterations` done so far (cumulative over attempts) and returns whether the
     /// scheduler asks the job to checkpoint and exit 0 now. An unreachable scheduler is no
     /// error (a warning, `false`, and a new connection at the next report): training goes on,
-    /// and signals still reach the job. A refusal (wrong token) or a confused answer is.
+    /// and signals still reach the job. A refusal, a scheduler that cannot prove that it knows
+    /// the credential, or a confused answer is.
     pub fn report(&mut self, iterations: u64) -> Result<bool, String> {
         let Some(endpoint) = &self.endpoint else { return Ok(false) };
         let connection = match &mut self.connection {
             Some(connection) => connection,
             None => {
-                let hello = Message::Hello {
-                    version: VERSION,
-                    role: Role::Job,
-                    token: endpoint.token.clone(),
-                    node: None,
-                    slots: None,
-                    job: Some(endpoint.job),
-                    attempt: Some(endpoint.attempt),
-                };
                 let connected = Connection::connect(&endpoint.scheduler, TIMEOUT)
                     .map_err(|e| Handshake::Failed(format!("cannot connect: {e}")))
                     .and_then(|mut connection| {
                         connection
                             .writer
+                            .stream()
                             .set_write_timeout(Some(TIMEOUT))
                             .map_err(|e| Handshake::Failed(e.to_string()))?;
-                        connection.handshake(&hello, TIMEOUT).map(|()| connection)
+                        connection.handshake(&endpoint.peer, &endpoint.credential, TIMEOUT).map(|()| connection)
                     });
                 match connected {
                     Ok(connection) => self.connection.insert(connection),
                     Err(Handshake::Refused(reason)) => {
-                        return Err(format!("the scheduler at {} refused this job: {reason}", endpoint.scheduler));
+                        return Err(format!("cannot report to the scheduler at {}: {reason}", endpoint.scheduler));
                     }
                     Err(Handshake::Failed(why)) => return Ok(self.unreachable(&why)),
                 }
@@ -103,6 +103,7 @@ impl Client {
         };
         let answer = connection
             .writer
+            .stream()
             .set_read_timeout(Some(TIMEOUT))
             .and_then(|()| connection.send(&Message::Progress { iterations }))
             .map_err(|e| e.to_string())
@@ -130,9 +131,10 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::live::protocol::{Peer, check_hello};
     use std::collections::HashMap;
     use std::net::TcpListener;
+
+    const TOKEN: &str = "a-token-long-enough-to-use";
 
     fn client(vars: &[(&str, &str)]) -> Result<Client, String> {
         let vars: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
@@ -145,56 +147,71 @@ mod tests {
         assert_eq!(client.report(5), Ok(false));
         assert_eq!(client.checkpoint_dir(), None);
         let missing = self::client(&[("BLOX_SCHEDULER", "127.0.0.1:1")]).err().unwrap();
-        assert!(missing.contains("BLOX_TOKEN"), "{missing}");
+        assert!(missing.contains("BLOX_JOB_CREDENTIAL"), "{missing}");
+        let vars = [("BLOX_SCHEDULER", "127.0.0.1:1"), ("BLOX_JOB_CREDENTIAL", "zz"), ("BLOX_JOB_ID", "1")];
+        let malformed = self::client(&[&vars[..], &[("BLOX_ATTEMPT", "0")]].concat()).err().unwrap();
+        assert!(malformed.contains("not 64 hexadecimal digits"), "{malformed}");
     }
 
-    /// A scheduler stand-in: welcomes job 4 attempt 1 if the token is right, then acks the
-    /// progress reports, the second one with stop.
-    fn scheduler(token: &'static str) -> (String, std::thread::JoinHandle<Vec<u64>>) {
+    /// Who the stand-in accepted, and the reports it saw.
+    type Seen = (Option<Peer>, Vec<u64>);
+
+    /// A scheduler stand-in with `token`: accepts one job connection, then acks its progress
+    /// reports, the second one with stop; (who it accepted, the reports) by join.
+    fn scheduler(token: &'static str) -> (String, std::thread::JoinHandle<Seen>) {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap().to_string();
         let handle = std::thread::spawn(move || {
             let mut connection = Connection::new(listener.accept().unwrap().0).unwrap();
-            let hello = connection.recv().unwrap().unwrap();
-            match check_hello(&hello, token) {
-                Ok(peer) => assert_eq!(peer, Peer::Job { job: 4, attempt: 1 }),
-                Err(reason) => return connection.send(&Message::Refused { reason }).map(|()| vec![]).unwrap(),
-            }
+            let Ok(peer) = connection.accept(token, TIMEOUT) else { return (None, vec![]) };
             connection.send(&Message::Welcome {}).unwrap();
             let mut seen = Vec::new();
             while let Ok(Some(Message::Progress { iterations })) = connection.recv() {
                 seen.push(iterations);
                 connection.send(&Message::Ack { stop: seen.len() == 2 }).unwrap();
             }
-            seen
+            (Some(peer), seen)
         });
         (address, handle)
     }
 
+    fn job_vars(address: &str, credential: &Key) -> Vec<(String, String)> {
+        [
+            ("BLOX_SCHEDULER", address),
+            ("BLOX_JOB_CREDENTIAL", &credential.to_hex()),
+            ("BLOX_JOB_ID", "4"),
+            ("BLOX_ATTEMPT", "1"),
+            ("BLOX_RUN", "r1"),
+            ("BLOX_CHECKPOINT_DIR", "/c"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .to_vec()
+    }
+
+    fn client_of(vars: &[(String, String)]) -> Client {
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        client(&vars).unwrap()
+    }
+
     #[test]
     fn reports_are_acked_and_stop_comes_through() {
-        let (address, scheduler) = scheduler("secret");
-        let vars =
-            [("BLOX_TOKEN", "secret"), ("BLOX_JOB_ID", "4"), ("BLOX_ATTEMPT", "1"), ("BLOX_CHECKPOINT_DIR", "/c")];
-        let mut client = client(&[&vars[..], &[("BLOX_SCHEDULER", address.as_str())]].concat()).unwrap();
+        let (address, scheduler) = scheduler(TOKEN);
+        let mut client = client_of(&job_vars(&address, &Key::job(TOKEN, 4, 1, Some("r1"))));
         assert_eq!(client.checkpoint_dir(), Some(Path::new("/c")));
         assert_eq!(client.report(10), Ok(false));
         assert_eq!(client.report(20), Ok(true));
         drop(client);
-        assert_eq!(scheduler.join().unwrap(), [10, 20]);
+        let (peer, seen) = scheduler.join().unwrap();
+        assert_eq!(peer, Some(Peer::Job { job: 4, attempt: 1, run: Some("r1".into()) }));
+        assert_eq!(seen, [10, 20]);
     }
 
     #[test]
-    fn a_refusal_is_an_error() {
-        let (address, scheduler) = scheduler("other");
-        let vars = [
-            ("BLOX_SCHEDULER", address.as_str()),
-            ("BLOX_TOKEN", "secret"),
-            ("BLOX_JOB_ID", "4"),
-            ("BLOX_ATTEMPT", "1"),
-        ];
-        let e = client(&vars).unwrap().report(1).unwrap_err();
-        assert!(e.contains("refused this job: wrong token"), "{e}");
-        scheduler.join().unwrap();
+    fn a_scheduler_without_the_token_is_an_error() {
+        let (address, scheduler) = scheduler("another-token-of-enough-bytes");
+        let mut client = client_of(&job_vars(&address, &Key::job(TOKEN, 4, 1, Some("r1"))));
+        let e = client.report(1).unwrap_err();
+        assert!(e.contains("could not prove that it holds the same token"), "{e}");
+        assert_eq!(scheduler.join().unwrap(), (None, vec![]));
     }
 }

@@ -23,17 +23,24 @@
 //!   ends the job unfinished (its record has no finish) and the attempts table says why. An agent
 //!   that goes away (connection closed, no heartbeat for [`SILENCE`]) takes its node out of the
 //!   cluster; its jobs are interrupted and wait to be placed again. When it comes back, what it
-//!   still runs of older attempts is killed before its node is used again.
+//!   still runs of older attempts is killed before its node is used again. A second agent with
+//!   the name of one connected is refused (cloned hosts share their host name).
+//! - **Trust**: every connection proves its key in the handshake ([`protocol`]); a job's key is
+//!   its attempt's credential, so it reports that attempt's progress and no other's, clamped to
+//!   the job's iterations. Connections not yet authenticated get one deadline for the whole
+//!   handshake and are capped in number, as are all connections (by the descriptors the
+//!   process may open), and accept errors back off instead of spinning.
 
-use super::protocol::{self, Argv, Connection, ExitReason, Message, Peer, RunningJob, Slot};
+use super::protocol::{self, Argv, Connection, ExitReason, Message, MessageWriter, Peer, Rejected, RunningJob, Slot};
 use crate::core::{
     ActiveJob, ClusterSpec, Executor, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime, StopFlag,
 };
 use crate::results::AttemptRow;
 use crate::spec::LiveCommand;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -43,8 +50,14 @@ pub const SILENCE: Duration = Duration::from_secs(20);
 /// How long a write to an agent may block (its socket buffer full) before it is taken for gone.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How long a peer has to say hello after connecting.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a peer has for its whole handshake after connecting.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// At most this many connections may be in their handshake at once; more are closed at once.
+pub const MAX_UNAUTHENTICATED: usize = 64;
+
+/// Descriptors one connection holds: its socket and the clone its reader or writer keeps.
+const DESCRIPTORS_PER_CONNECTION: usize = 3;
 
 /// How often a waiting scheduler looks at what the agents reported.
 const POLL: Duration = Duration::from_millis(10);
@@ -73,6 +86,12 @@ struct Shared {
     token: String,
     closing: AtomicBool,
     next_connection: AtomicU64,
+    limits: Limits,
+    /// Connections open, and those of them not yet authenticated.
+    open: Arc<AtomicUsize>,
+    unauthenticated: Arc<AtomicUsize>,
+    /// What unauthenticated peers make the scheduler say: anyone can, so it is rate-limited.
+    noise: Throttle,
 }
 
 impl Shared {
@@ -86,6 +105,8 @@ struct State {
     /// The current run's clock; attempts' times are seconds since it.
     clock: Option<Instant>,
     agents: BTreeMap<String, Agent>,
+    /// The connection of each job attempt that said hello (a new one replaces the old).
+    job_links: HashMap<(u64, u32), JobLink>,
     /// Attempts by (job, attempt): the current run's, and earlier runs' still ending.
     attempts: HashMap<(u64, u32), Attempt>,
     /// Each job's next attempt number: attempts count on across the sweep, so that no two
@@ -103,7 +124,9 @@ struct Agent {
     /// Which connection is the agent's current one (an older connection's end is no news).
     connection: u64,
     /// `None` while the agent is away.
-    writer: Option<TcpStream>,
+    writer: Option<MessageWriter>,
+    /// Where it connected from, for the message that refuses a second agent of its name.
+    address: String,
     slots: Vec<Slot>,
     /// Whether its inventory (`running`) arrived since it connected.
     inventory: bool,
@@ -119,12 +142,19 @@ impl Agent {
 
     fn send(&mut self, message: &Message) {
         if let Some(writer) = &mut self.writer
-            && protocol::write_message(writer, message).is_err()
+            && writer.send(message).is_err()
         {
             // Its reader sees the broken connection and reports the agent gone.
-            let _ = writer.shutdown(std::net::Shutdown::Both);
+            writer.shutdown();
         }
     }
+}
+
+/// A job attempt's connection, ended when another connection of the same attempt replaces it:
+/// an attempt holds one connection at a time, whatever its process does.
+struct JobLink {
+    connection: u64,
+    stream: TcpStream,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +174,10 @@ struct Attempt {
     /// Whether blox asked it to stop (a preemption or the run's end).
     stopping: bool,
     row: AttemptRow,
+    /// Iterations the job runs in all: reports above it are counted as it.
+    total_iterations: u64,
+    /// Whether a report above `total_iterations` was logged already.
+    over_reported: bool,
     /// Cumulative iterations reported by the job (any attempt's reports count on).
     iterations: Option<u64>,
     exit: Option<ExitReason>,
@@ -163,11 +197,24 @@ impl Scheduler {
         let listener = TcpListener::bind(&settings.listen)
             .map_err(|e| format!("live: cannot listen on {}: {e}", settings.listen))?;
         let address = listener.local_addr().map_err(|e| format!("live: {e}"))?;
+        if address.ip().is_loopback() {
+            eprintln!(
+                "live: {address} is a loopback address: only agents on this machine can connect (for other \
+                 machines, set engine.live.listen to this machine's address, or 0.0.0.0:{} for every interface)",
+                address.port()
+            );
+        }
+        // Nonces come from a file opened once: open it before descriptors can run short.
+        super::auth::nonce().map_err(|e| format!("live: {e}"))?;
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             token: settings.token.clone(),
             closing: AtomicBool::new(false),
             next_connection: AtomicU64::new(0),
+            limits: Limits::from_descriptor_limit(),
+            open: Arc::default(),
+            unauthenticated: Arc::default(),
+            noise: Throttle::default(),
         });
         let acceptor = shared.clone();
         std::thread::Builder::new()
@@ -278,66 +325,263 @@ impl Drop for Scheduler {
     }
 }
 
+/// How many connections the scheduler holds at most: connections may take half the
+/// descriptors the process may open (its soft limit, raised to the hard one), so that the
+/// runner always has descriptors left for its files however many peers connect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Limits {
+    connections: usize,
+    unauthenticated: usize,
+}
+
+impl Limits {
+    fn from_descriptor_limit() -> Limits {
+        Limits::for_descriptors(raise_descriptor_limit())
+    }
+
+    fn for_descriptors(descriptors: usize) -> Limits {
+        let connections = (descriptors / 2 / DESCRIPTORS_PER_CONNECTION).max(1);
+        Limits { connections, unauthenticated: MAX_UNAUTHENTICATED.min(connections / 2).max(1) }
+    }
+}
+
+/// Raises the soft limit on open descriptors to the hard one (at most 2^20); the soft limit.
+fn raise_descriptor_limit() -> usize {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct it is given, which lives for the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return 1024;
+    }
+    let wanted = limit.rlim_max.min(1 << 20);
+    if limit.rlim_cur < wanted {
+        let raised = libc::rlimit { rlim_cur: wanted, rlim_max: limit.rlim_max };
+        // SAFETY: setrlimit reads the struct it is given, which lives for the call.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            limit.rlim_cur = wanted;
+        }
+    }
+    usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
+}
+
+/// One of at most `limit` holders of a count, given back when dropped.
+struct Ticket(Arc<AtomicUsize>);
+
+impl Ticket {
+    fn take(count: &Arc<AtomicUsize>, limit: usize) -> Option<Ticket> {
+        count.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < limit).then_some(n + 1)).ok()?;
+        Some(Ticket(count.clone()))
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// At most one line a second, then how many were left out: for what peers that have not
+/// proven anything make the scheduler log.
+#[derive(Default)]
+struct Throttle(Mutex<(Option<Instant>, u64)>);
+
+impl Throttle {
+    fn log(&self, line: impl FnOnce() -> String) {
+        let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let (last, left_out) = &mut *state;
+        if last.is_some_and(|at| at.elapsed() < Duration::from_secs(1)) {
+            *left_out += 1;
+            return;
+        }
+        let more = match std::mem::take(left_out) {
+            0 => String::new(),
+            n => format!(" ({n} more like it since the last)"),
+        };
+        eprintln!("{}{more}", line());
+        *last = Some(Instant::now());
+    }
+}
+
+/// The wait after each failed accept: 10 ms, doubling to 1 s while accepts keep failing, so
+/// that an acceptor at the descriptor limit (EMFILE: the connection waits in the backlog and
+/// every accept fails again at once) does not spin.
+#[derive(Debug)]
+struct AcceptBackoff {
+    next: Duration,
+    failures: u64,
+}
+
+impl AcceptBackoff {
+    const FIRST: Duration = Duration::from_millis(10);
+    const MAX: Duration = Duration::from_secs(1);
+
+    fn new() -> AcceptBackoff {
+        AcceptBackoff { next: Self::FIRST, failures: 0 }
+    }
+
+    /// An accept failed: how long to wait before the next.
+    fn failed(&mut self) -> Duration {
+        self.failures += 1;
+        let wait = self.next;
+        self.next = (self.next * 2).min(Self::MAX);
+        wait
+    }
+
+    /// An accept succeeded: how many had failed in a row before it.
+    fn succeeded(&mut self) -> u64 {
+        self.next = Self::FIRST;
+        std::mem::take(&mut self.failures)
+    }
+}
+
+/// Accepts connections until `closing`, handing each to `admit` and waiting with
+/// [`AcceptBackoff`] after each failure (through `sleep`, so that the waits can be tested).
+fn accept_loop<S>(
+    mut accept: impl FnMut() -> io::Result<S>,
+    mut admit: impl FnMut(S),
+    mut sleep: impl FnMut(Duration),
+    closing: impl Fn() -> bool,
+) {
+    let mut backoff = AcceptBackoff::new();
+    loop {
+        let accepted = accept();
+        if closing() {
+            return;
+        }
+        match accepted {
+            Ok(stream) => {
+                let failures = backoff.succeeded();
+                if failures > 0 {
+                    eprintln!("live: accepting connections again after {failures} failed tries");
+                }
+                admit(stream);
+            }
+            Err(e) => {
+                if backoff.failures == 0 {
+                    eprintln!(
+                        "live: cannot accept a connection: {e}; trying again with waits growing to {} s",
+                        AcceptBackoff::MAX.as_secs()
+                    );
+                }
+                sleep(backoff.failed());
+            }
+        }
+    }
+}
+
 fn accept(listener: TcpListener, shared: Arc<Shared>) {
-    for stream in listener.incoming() {
-        if shared.closing.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(stream) = stream else { continue };
-        let shared = shared.clone();
-        let _ = std::thread::Builder::new().name("live-peer".into()).spawn(move || serve(stream, &shared));
-    }
+    accept_loop(
+        || listener.accept().map(|(stream, _)| stream),
+        |stream| admit(stream, &shared),
+        std::thread::sleep,
+        || shared.closing.load(Ordering::SeqCst),
+    );
 }
 
-/// One connection: the hello, then the agent's or the job's messages until it ends.
-fn serve(stream: TcpStream, shared: &Shared) {
-    let Ok(mut connection) = Connection::new(stream) else { return };
-    let _ = connection.writer.set_read_timeout(Some(HELLO_TIMEOUT));
-    let peer = match connection.recv() {
-        Ok(Some(hello)) => protocol::check_hello(&hello, &shared.token),
-        _ => return,
-    };
-    let peer = match peer {
-        Ok(peer) => peer,
-        Err(reason) => {
-            eprintln!("live: refused a connection from {}: {reason}", peer_address(&connection));
-            let _ = connection.send(&Message::Refused { reason });
-            return;
-        }
-    };
-    if connection.send(&Message::Welcome {}).is_err() {
+/// Serves a new connection on a thread of its own, or closes it at once when the scheduler
+/// holds as many connections, or unauthenticated ones, as it may.
+fn admit(stream: TcpStream, shared: &Arc<Shared>) {
+    let limits = shared.limits;
+    let address = || stream.peer_addr().map_or_else(|_| "?".into(), |a| a.to_string());
+    let Some(open) = Ticket::take(&shared.open, limits.connections) else {
+        shared.noise.log(|| {
+            format!(
+                "live: closed a connection from {}: {} connections are open, as many as the descriptor limit allows",
+                address(),
+                limits.connections
+            )
+        });
         return;
+    };
+    let Some(unauthenticated) = Ticket::take(&shared.unauthenticated, limits.unauthenticated) else {
+        shared.noise.log(|| {
+            format!(
+                "live: closed a connection from {}: {} connections are in their handshake already",
+                address(),
+                limits.unauthenticated
+            )
+        });
+        return;
+    };
+    let shared = shared.clone();
+    let spawned = std::thread::Builder::new()
+        .name("live-peer".into())
+        .spawn(move || serve(stream, &shared, open, unauthenticated));
+    if let Err(e) = spawned {
+        eprintln!("live: cannot start a thread for a connection: {e}");
     }
+}
+
+/// One connection: the handshake, then the agent's or the job's messages until it ends.
+fn serve(stream: TcpStream, shared: &Shared, _open: Ticket, unauthenticated: Ticket) {
+    let Ok(mut connection) = Connection::new(stream) else { return };
+    let address = connection.peer_address();
+    let peer = match connection.accept(&shared.token, HANDSHAKE_TIMEOUT) {
+        Ok(peer) => peer,
+        Err(Rejected::Refused(reason)) => {
+            return shared.noise.log(|| format!("live: refused a connection from {address}: {reason}"));
+        }
+        Err(Rejected::Gone(why)) => {
+            return shared.noise.log(|| format!("live: a connection from {address} ended in its handshake: {why}"));
+        }
+    };
+    drop(unauthenticated);
     match peer {
-        Peer::Agent { node, slots } => serve_agent(connection, shared, node, slots),
-        Peer::Job { job, attempt } => serve_job(connection, shared, job, attempt),
+        Peer::Agent { node, slots } => serve_agent(connection, shared, address, node, slots),
+        Peer::Job { job, attempt, run } => serve_job(connection, shared, job, attempt, run),
     }
 }
 
-fn peer_address(connection: &Connection) -> String {
-    connection.writer.peer_addr().map_or_else(|_| "?".into(), |a| a.to_string())
+/// Whether the other end has closed `stream` (its end of file is waiting to be read), without
+/// reading anything or changing the socket's blocking mode, which its reader thread shares.
+fn closed_by_peer(stream: &TcpStream) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut byte = 0u8;
+    // SAFETY: recv writes at most one byte into `byte`, which lives for the call.
+    let n = unsafe { libc::recv(stream.as_raw_fd(), (&raw mut byte).cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT) };
+    n == 0 || (n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::WouldBlock)
 }
 
-fn serve_agent(mut connection: Connection, shared: &Shared, node: String, slots: Vec<Slot>) {
+fn serve_agent(connection: Connection, shared: &Shared, address: String, node: String, slots: Vec<Slot>) {
     let id = shared.next_connection.fetch_add(1, Ordering::SeqCst);
-    let Ok(writer) = connection.writer.try_clone() else { return };
-    // Socket options are shared by the clones: silence ends the reader, and a writer blocked
+    let Connection { mut reader, mut writer } = connection;
+    // Socket options are shared by the halves: silence ends the reader, and a writer blocked
     // by an agent that stopped reading gives up instead of holding the scheduler's lock.
-    let _ = connection.writer.set_read_timeout(Some(SILENCE));
-    let _ = connection.writer.set_write_timeout(Some(WRITE_TIMEOUT));
+    let _ = writer.stream().set_read_timeout(Some(SILENCE));
+    let _ = writer.stream().set_write_timeout(Some(WRITE_TIMEOUT));
     {
         let mut state = shared.lock();
-        if let Some(w) = state.agents.get(&node).and_then(|a| a.writer.as_ref()) {
-            // A restarted agent whose old connection is not noticed yet: the new one wins.
-            let _ = w.shutdown(std::net::Shutdown::Both);
+        if let Some(first) = state.agents.get(&node).filter(|a| a.writer.is_some()) {
+            if first.writer.as_ref().is_some_and(|w| closed_by_peer(w.stream())) {
+                // A restarted agent whose old connection's end is not read yet.
+                agent_gone(&mut state, &node);
+            } else {
+                eprintln!(
+                    "live: refused a second agent named `{node}` (from {address}; the first is connected from {}): \
+                     give each node its own name with `blox node --name`",
+                    first.address
+                );
+                let reason = format!(
+                    "node name `{node}` is taken: an agent of that name is connected from {}. Is this a second \
+                     machine with the same host name (a cloned image)? Give each agent its own name with \
+                     `blox node --name NAME`. (A restarted agent is accepted once the scheduler has seen its old \
+                     connection end: at once when its process died, at most {} s after its network went away.)",
+                    first.address,
+                    SILENCE.as_secs()
+                );
+                let _ = writer.send(&Message::Refused { reason });
+                return;
+            }
         }
-        let agent = Agent { connection: id, writer: Some(writer), slots, inventory: false, leftovers: HashSet::new() };
-        eprintln!("live: node {node} connected ({} slots)", agent.slots.len());
+        if writer.send(&Message::Welcome {}).is_err() {
+            return;
+        }
+        eprintln!("live: node {node} connected ({} slots) from {address}", slots.len());
+        let agent =
+            Agent { connection: id, writer: Some(writer), address, slots, inventory: false, leftovers: HashSet::new() };
         state.agents.insert(node.clone(), agent);
     }
-    let reader = &mut connection.reader;
     loop {
-        let message = match protocol::read_message(reader) {
+        let message = match reader.recv() {
             Ok(Some(message)) => message,
             Ok(None) => break,
             Err(e) => {
@@ -361,7 +605,9 @@ fn serve_agent(mut connection: Connection, shared: &Shared, node: String, slots:
 fn agent_gone(state: &mut State, node: &str) {
     let now = state.seconds();
     if let Some(agent) = state.agents.get_mut(node) {
-        agent.writer = None;
+        if let Some(writer) = agent.writer.take() {
+            writer.shutdown();
+        }
         agent.inventory = false;
     }
     eprintln!("live: node {node} is gone");
@@ -426,8 +672,27 @@ fn on_agent_message(state: &mut State, node: &str, message: Message) {
     }
 }
 
-fn serve_job(mut connection: Connection, shared: &Shared, job: u64, attempt: u32) {
-    let _ = connection.writer.set_read_timeout(None);
+/// A job attempt's connection: its progress reports, each answered with whether to stop. The
+/// handshake proved the attempt's credential, so the reports are this attempt's; a report of
+/// more iterations than the job runs in all is counted as that many (the job may still finish:
+/// it completes when it exits 0), and one of an attempt this scheduler did not launch in that
+/// run (a process of an earlier scheduler) is told to stop and counts for nothing.
+fn serve_job(mut connection: Connection, shared: &Shared, job: u64, attempt: u32, run: Option<String>) {
+    let id = shared.next_connection.fetch_add(1, Ordering::SeqCst);
+    let Ok(stream) = connection.writer.stream().try_clone() else { return };
+    if let Some(old) = shared.lock().job_links.insert((job, attempt), JobLink { connection: id, stream }) {
+        let _ = old.stream.shutdown(std::net::Shutdown::Both);
+    }
+    if connection.send(&Message::Welcome {}).is_ok() {
+        report_progress(&mut connection, shared, job, attempt, run.as_deref());
+    }
+    let mut state = shared.lock();
+    if state.job_links.get(&(job, attempt)).is_some_and(|link| link.connection == id) {
+        state.job_links.remove(&(job, attempt));
+    }
+}
+
+fn report_progress(connection: &mut Connection, shared: &Shared, job: u64, attempt: u32, run: Option<&str>) {
     while let Ok(Some(message)) = connection.recv() {
         let Message::Progress { iterations } = message else {
             eprintln!("live: job {job} attempt {attempt} sent an unexpected {} message", message.kind());
@@ -436,14 +701,21 @@ fn serve_job(mut connection: Connection, shared: &Shared, job: u64, attempt: u32
         let stop = {
             let mut state = shared.lock();
             let now = state.seconds();
-            match state.attempts.get_mut(&(job, attempt)) {
+            match state.attempts.get_mut(&(job, attempt)).filter(|a| a.launch_run() == run) {
                 // A report may be read after the agent's news of the exit that followed it.
                 Some(a) => {
-                    a.iterations = Some(a.iterations.unwrap_or(0).max(iterations));
+                    if iterations > a.total_iterations && !std::mem::replace(&mut a.over_reported, true) {
+                        eprintln!(
+                            "live: job {job} attempt {attempt} reported {iterations} iterations, more than the {} it \
+                             runs in all: counted as {}",
+                            a.total_iterations, a.total_iterations
+                        );
+                    }
+                    let counted = iterations.min(a.total_iterations);
+                    a.iterations = Some(a.iterations.unwrap_or(0).max(counted));
                     a.row.first_progress.get_or_insert(now);
                     a.stopping || a.phase != Phase::Sent
                 }
-                // Not an attempt of this sweep (a process of an earlier scheduler): it should stop.
                 None => true,
             }
         };
@@ -583,6 +855,33 @@ impl LiveRun<'_> {
             }
             std::thread::sleep(POLL);
         }
+    }
+}
+
+impl LiveRun<'_> {
+    /// A run every attempt of which failed (or failed to start) measured nothing: its command
+    /// or its nodes are broken, and a complete run with every job unfinished (and the GPUs its
+    /// attempts held counted as busy) would pass for a result. It fails with the first reason.
+    fn check_something_ran(&self) -> Result<(), String> {
+        let state = self.scheduler.shared.lock();
+        let mut ours: Vec<&Attempt> =
+            state.attempts.values().filter(|a| a.launch_run() == Some(self.run.as_str())).collect();
+        let failed = |a: &&Attempt| matches!(a.row.end.as_str(), "failed" | "failed_to_start");
+        if ours.is_empty() || !ours.iter().all(failed) {
+            return Ok(());
+        }
+        ours.sort_by_key(|a| (a.row.job_id, a.row.attempt));
+        let first = &ours[0].row;
+        Err(format!(
+            "live: all {} attempts of the run failed, so it measured nothing (check engine.live.command and the \
+             nodes); the first, job {} attempt {} on node {}, {}: {}",
+            ours.len(),
+            first.job_id,
+            first.attempt,
+            first.node,
+            first.end.replace('_', " "),
+            first.stderr_tail.trim_end().lines().last().unwrap_or("no message")
+        ))
     }
 }
 
@@ -778,6 +1077,8 @@ impl Executor for LiveRun<'_> {
                     phase: Phase::Waiting,
                     stopping: false,
                     row,
+                    total_iterations: iterations,
+                    over_reported: false,
                     iterations: None,
                     exit: None,
                     lost: false,
@@ -792,7 +1093,7 @@ impl Executor for LiveRun<'_> {
 
     fn end(&mut self, _now: SimTime, _jobs: &JobTable) -> Result<(), String> {
         self.stop_all();
-        Ok(())
+        self.check_something_ran()
     }
 }
 
@@ -803,5 +1104,69 @@ impl Drop for LiveRun<'_> {
         self.stop_all();
         let run = Some(self.run.as_str());
         self.scheduler.shared.lock().attempts.retain(|_, a| a.phase != Phase::Ended || a.launch_run() != run);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The acceptor's error path, step by step: at the descriptor limit every accept fails at
+    /// once (EMFILE), and the loop must wait between tries instead of spinning, then resume
+    /// at full speed once an accept succeeds.
+    #[test]
+    fn accept_errors_back_off_instead_of_spinning() {
+        let emfile = || io::Error::from_raw_os_error(libc::EMFILE);
+        // 40 failures, one connection, 5 failures, then the scheduler closes.
+        let mut script: Vec<io::Result<u32>> = (0..40).map(|_| Err(emfile())).collect();
+        script.push(Ok(7));
+        script.extend((0..5).map(|_| Err(emfile())));
+        let calls = std::cell::Cell::new(0);
+        let mut script = script.into_iter();
+        let (mut admitted, mut waits) = (Vec::new(), Vec::new());
+        accept_loop(
+            || {
+                calls.set(calls.get() + 1);
+                script.next().unwrap_or(Ok(0))
+            },
+            |stream| admitted.push(stream),
+            |wait| waits.push(wait),
+            || calls.get() > 46,
+        );
+        assert_eq!(admitted, [7]);
+        assert_eq!(waits.len(), 45, "one wait after every failed accept");
+        let ms: Vec<u128> = waits.iter().map(Duration::as_millis).collect();
+        assert_eq!(ms[..8], [10, 20, 40, 80, 160, 320, 640, 1000]);
+        assert!(ms[8..40].iter().all(|&w| w == 1000), "{ms:?}");
+        // 40 failures in a row cost the acceptor over half a minute of waiting, not a core.
+        assert!(waits[..40].iter().sum::<Duration>() >= Duration::from_secs(30));
+        // After a success the first wait is short again.
+        assert_eq!(ms[40..], [10, 20, 40, 80, 160]);
+    }
+
+    #[test]
+    fn connections_take_at_most_half_the_descriptors() {
+        assert_eq!(Limits::for_descriptors(1024), Limits { connections: 170, unauthenticated: 64 });
+        assert_eq!(Limits::for_descriptors(64), Limits { connections: 10, unauthenticated: 5 });
+        assert_eq!(Limits::for_descriptors(3), Limits { connections: 1, unauthenticated: 1 });
+        let count = Arc::new(AtomicUsize::new(0));
+        let first = Ticket::take(&count, 2).unwrap();
+        let second = Ticket::take(&count, 2).unwrap();
+        assert!(Ticket::take(&count, 2).is_none());
+        drop(first);
+        let third = Ticket::take(&count, 2);
+        assert!(third.is_some());
+        drop((second, third));
+        assert_eq!(count.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn the_descriptor_limit_is_raised_to_the_hard_one() {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        let soft = raise_descriptor_limit();
+        // SAFETY: getrlimit writes into the struct it is given.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
+        assert_eq!(Ok(soft), usize::try_from(limit.rlim_cur));
+        assert_eq!(limit.rlim_cur, limit.rlim_max.min(1 << 20));
     }
 }

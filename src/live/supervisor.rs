@@ -77,8 +77,9 @@ impl Supervisor {
         base.join("jobs").join(job.to_string())
     }
 
-    /// Starts an attempt with `env` added to the agent's environment, stdout and stderr going to
-    /// `attempt-<n>.{out,err}` in its job directory. Returns its pid, or why it could not start.
+    /// Starts an attempt with `env` added to the agent's environment (less `BLOX_TOKEN`), stdout
+    /// and stderr going to `attempt-<n>.{out,err}` in its job directory. Returns its pid, or why
+    /// it could not start.
     pub fn launch(
         &mut self,
         job: u64,
@@ -112,7 +113,10 @@ impl Supervisor {
         let (stderr, stderr_path) = create("err")?;
         // Its own process group, so that preemption reaches the children it starts (a shell, a
         // launcher's workers) and a Ctrl-C meant for the agent does not reach the job directly.
+        // The agent's token (if it came from the environment) is not the job's: the job gets its
+        // attempt's credential in `env`.
         command
+            .env_remove("BLOX_TOKEN")
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(stdout)

@@ -8,6 +8,9 @@
 
 pub mod grid;
 pub mod inputs;
+mod live;
+
+pub use live::{LiveCommand, LiveSpec};
 
 use crate::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec};
 use crate::figures::declare::FigureSpec;
@@ -205,64 +208,6 @@ pub struct EngineSpec {
     /// Live mode: the real cluster's scheduler side (`docs/live-protocol.md`).
     #[serde(default)]
     pub live: Option<Spanned<LiveSpec>>,
-}
-
-/// `engine.live`: how the scheduler of a live run listens and what a job's process is.
-#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct LiveSpec {
-    /// `HOST:PORT` the scheduler listens on for agents and jobs (port 0: any free port, written
-    /// to `<experiment>/live-address`).
-    #[serde(default = "default_listen")]
-    pub listen: String,
-    /// File holding the shared token (relative to the spec's directory); else `BLOX_TOKEN`.
-    #[serde(default)]
-    pub token_file: Option<PathBuf>,
-    /// A job's command: a shell string or an argv list, with `{job}`, `{attempt}`, `{gpus}`,
-    /// `{iterations}` and `{work_s}` replaced by the job's values.
-    pub command: LiveCommand,
-    /// Iterations the command runs per second of a job's work (its `{iterations}` is
-    /// `ceil(work_s * iterations_per_s)`); reported iterations measure its progress.
-    #[serde(default = "one")]
-    pub iterations_per_s: Positive,
-    /// Seconds a preempted job has to checkpoint and exit before SIGKILL.
-    #[serde(default = "default_grace", deserialize_with = "grace_seconds")]
-    pub grace_s: f64,
-    /// Seconds to wait for enough agents before a run fails.
-    #[serde(default = "default_wait_for_nodes", deserialize_with = "wait_seconds")]
-    pub wait_for_nodes_s: f64,
-    /// Extra environment for every job.
-    #[serde(default)]
-    pub env: std::collections::BTreeMap<String, String>,
-}
-
-/// A live job's command, before its placeholders are filled in.
-#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
-#[serde(untagged)]
-pub enum LiveCommand {
-    /// Run with `sh -c`.
-    Shell(String),
-    /// Run directly, `argv[0]` looked up in `PATH`.
-    Argv(Vec<String>),
-}
-
-fn default_listen() -> String {
-    "0.0.0.0:7077".into()
-}
-fn one() -> Positive {
-    Positive(1.0)
-}
-fn default_grace() -> f64 {
-    30.0
-}
-fn default_wait_for_nodes() -> f64 {
-    300.0
-}
-fn grace_seconds<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    bounded(d, "grace_s (seconds)", 0.0, 3600.0)
-}
-fn wait_seconds<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    bounded(d, "wait_for_nodes_s (seconds)", 1.0, 86_400.0)
 }
 
 impl Default for EngineSpec {
