@@ -361,7 +361,8 @@ fn execute(sweeps: &[Sweep], options: &RunnerOptions, control: &SweepControl) ->
                             run_one(plan, files, experiment_dir, provenance, options.force, live.as_ref(), stop)
                         };
                         let timed_out = progress.end(&name, |timed_out| describe(&outcome, timed_out, control));
-                        let _ = slots[s][r].set(finish_outcome(outcome, timed_out, control, &sweep.experiment_dir, key));
+                        let _ =
+                            slots[s][r].set(finish_outcome(outcome, timed_out, control, &sweep.experiment_dir, key));
                     }
                 });
             }
@@ -370,7 +371,9 @@ fn execute(sweeps: &[Sweep], options: &RunnerOptions, control: &SweepControl) ->
     });
     Ok(slots
         .into_iter()
-        .map(|slots| slots.into_iter().map(|slot| slot.into_inner().expect("every selected run has an outcome")).collect())
+        .map(|slots| {
+            slots.into_iter().map(|slot| slot.into_inner().expect("every selected run has an outcome")).collect()
+        })
         .collect())
 }
 

@@ -2,7 +2,7 @@
 //! hang, abort, overwrite a file, garble the terminal or answer in a library's words. Each test
 //! pins the fix: a bounded, positioned error in the spec's words, before any run starts.
 
-mod common;
+use crate::common;
 
 use common::{blox, text};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! by grid point, the printed and written numbers are those of the jobs tables, an experiment
 //! compared with itself differs nowhere, and bad directories are errors in the user's words.
 
-mod common;
+use crate::common;
 
 use blox::results::{self, RunRow};
 use common::{blox, text};

@@ -1,7 +1,7 @@
 //! `blox run --shard K/N`: N shards on one results directory do every run of the grid exactly
 //! once, with tables identical to an unsharded run, and the figures once the grid is whole.
 
-mod common;
+use crate::common;
 
 use blox::results::{self, RunRow};
 use common::{blox, text};

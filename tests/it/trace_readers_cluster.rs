@@ -5,7 +5,7 @@
 //!
 //! The notes round durations to whole seconds and spans to 0.1 h; the checks allow that much.
 
-mod common;
+use crate::common;
 
 use blox::trace::stats::{Distribution, TraceStats};
 use blox::trace::{Trace, TraceFormat, read_trace};

@@ -2,7 +2,7 @@
 //! (dataset `elasticflow-artifact`, through the data layer; `shared/notes/elasticflow-tiresias.md`
 //! §1.3, §3, §11).
 
-mod common;
+use crate::common;
 
 use blox::profiles::ThroughputTable;
 use blox::trace::{TraceFormat, TraceJob, read_trace};

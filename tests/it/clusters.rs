@@ -1,7 +1,7 @@
 //! Clusters as specs write them: the flat form of every spec before node groups, `groups:` of
 //! nodes with their GPU type, CPUs and memory, and the errors for clusters an engine cannot run.
 
-mod common;
+use crate::common;
 
 use blox::results;
 use common::{blox, text};

@@ -3,7 +3,7 @@
 //! `tests/fixtures/gavel-original/jct.csv` (provenance in the README there); the throughput oracle
 //! comes through the data layer (`gavel-throughputs`).
 
-mod common;
+use crate::common;
 
 use blox::core::engine::{Engine, Policies, RunConfig, Tracking};
 use blox::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec, RunOutput};

@@ -4,7 +4,7 @@
 //! Fixtures are written by each test; the README spec's dataset comes through `blox data` (the
 //! mirror in `BLOX_DATA_MIRROR` when set, else its origin) into a temporary cache.
 
-mod common;
+use crate::common;
 
 use blox::results;
 use common::{blox, text};

@@ -3,7 +3,7 @@
 //! reference log: these cases are constructed so that the rule decides the outcome, and the
 //! times follow from it by hand (1-GPU jobs on one 1-GPU node pay 4 s per (re)start, §2.5).
 
-mod common;
+use crate::common;
 
 use blox::core::events::{EventConfig, EventEngine};
 use blox::core::{ClusterSpec, JobSpec, RunOutput};

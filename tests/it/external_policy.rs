@@ -4,7 +4,7 @@
 //!
 //! Needs `python3` on the PATH, as the examples do.
 
-mod common;
+use crate::common;
 
 use blox::results;
 use common::{blox, text};

@@ -2,7 +2,7 @@
 //! issue 11 (label collisions, changed specs and inputs, damaged files, two processes, Ctrl-C,
 //! time limits), plus `status`, `--dry-run`, `--only`, `export`, completions and the man page.
 
-mod common;
+use crate::common;
 
 use blox::results;
 use common::{blox, text};

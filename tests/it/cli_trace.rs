@@ -1,7 +1,7 @@
 //! `blox trace inspect|convert|formats` and trace workloads in specs, as a user runs them, on the
 //! real public traces (registry datasets, fetched through the data layer as a user does).
 
-mod common;
+use crate::common;
 
 use blox::results;
 use blox::trace::{TraceFormat, read_trace};

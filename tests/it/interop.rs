@@ -4,7 +4,7 @@
 //! Needs `python3` with pyarrow. `.ci/run` installs it, and under CI (`CI` set) a missing pyarrow
 //! fails the test instead of skipping it.
 
-mod common;
+use crate::common;
 
 use blox::runner::{self, RunnerOptions};
 use blox::spec::{Spec, SpecSource};

@@ -4,7 +4,7 @@
 //! `tests/fixtures/elasticflow-original/`, the paper's own logs through the data layer;
 //! `docs/elasticflow-semantics.md` §0, §6.3, §6.4, §7, §11).
 
-mod common;
+use crate::common;
 
 use blox::core::RunOutput;
 use blox::core::events::EventPolicy;

@@ -4,7 +4,7 @@
 //! scale factor, steps, duration and arrival must be the original's to the last bit. The
 //! throughput oracle comes through the data layer (`gavel-throughputs`).
 
-mod common;
+use crate::common;
 
 use blox::profiles::gavel::GavelThroughputs;
 use blox::workload::gavel_generator::{Arrivals, GavelGeneratorParams, Generator, JobTable, ThroughputFile};

@@ -4,7 +4,7 @@
 //! one cache. The mirror under test is always passed through `FetchOptions` (or the child's
 //! environment), never read from this process's environment.
 
-mod common;
+use crate::common;
 
 use std::error::Error;
 use std::fs;

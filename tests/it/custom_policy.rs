@@ -4,7 +4,7 @@
 //! errors with a position. The registry itself is checked in this process: names clash with
 //! built-ins, registration happens once, and a registered policy runs through the runner.
 
-mod common;
+use crate::common;
 
 use blox::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};
 use blox::plugin::{About, Registry, install};

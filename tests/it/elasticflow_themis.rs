@@ -3,7 +3,7 @@
 //! `tests/fixtures/elasticflow-original/fig10_head/themis.csv`, the same rows as the paper's own log) and Figure 8a, which the original did not finish
 //! (`docs/elasticflow-semantics.md` §10).
 
-mod common;
+use crate::common;
 
 use blox::core::JobRecord;
 use blox::policies::events::themis::Themis;

@@ -4,7 +4,7 @@
 //! non-trace it is (cluster spec, throughput table, simulator log, ...). Only prose (READMEs,
 //! licenses) is unrecognised. The counts are over the registry, which lives in the repository.
 
-mod common;
+use crate::common;
 
 use blox::data::{self, DataError};
 use blox::trace::{Detection, TraceFormat, read_trace};

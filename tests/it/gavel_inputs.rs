@@ -1,7 +1,7 @@
 //! Bad input to Gavel's policies: each is a clear error naming the job or the GPU type, never a
 //! panic or a run that cannot end. The throughput oracle comes through the data layer.
 
-mod common;
+use crate::common;
 
 use blox::core::engine::{Engine, Policies, RunConfig, RunError, Tracking};
 use blox::core::{ClusterSpec, GpuType, JobSpec, NodeGroup, NodeSpec};

@@ -3,7 +3,7 @@
 //! `tests/fixtures/elasticflow-original/`; the paper's own logs, `artifact/logs_figure10/`, through
 //! the data layer; `docs/elasticflow-semantics.md` §0, §7).
 
-mod common;
+use crate::common;
 
 use blox::core::ClusterSpec;
 use blox::core::events::{EventConfig, EventEngine, EventPolicy};

@@ -4,7 +4,7 @@
 //! project fixtures `tests/fixtures/muri-original/<trace>.csv` (provenance in the README there);
 //! the traces come through the data layer (`muri` dataset).
 
-mod common;
+use crate::common;
 
 use blox::core::RunOutput;
 use blox::core::events::EventPolicy;

@@ -4,7 +4,7 @@
 //! `artifact/logs_figure10/gandiva`, fetched through the data layer;
 //! `docs/elasticflow-semantics.md` §9).
 
-mod common;
+use crate::common;
 
 use blox::core::RunOutput;
 use blox::policies::events::gandiva::Gandiva;
