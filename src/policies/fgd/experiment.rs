@@ -111,6 +111,9 @@ impl Experiment<'_> {
             })
             .collect();
         let mut frag = Fragmentation::new(typical_pods(self.pods), models);
+        // Each node's class vector, updated when a pod lands there: the report after every pod
+        // sums them instead of measuring all nodes again.
+        let mut classes: Vec<_> = states.iter().map(|s| frag.classes(s.cpu_left, &s.left, s.model_id)).collect();
         let mut policy = policy.build(rng);
         let mut reports = Vec::with_capacity(order.len());
         let (mut arrived, mut allocated) = (0i64, 0i64);
@@ -142,9 +145,10 @@ impl Experiment<'_> {
                     gpu_selection::exclusive(pod, &states[i])
                 };
                 states[i].place(pod, &devices);
+                classes[i] = frag.classes(states[i].cpu_left, &states[i].left, states[i].model_id);
                 allocated += pod.gpu_request();
             }
-            let (fragment, ratio) = cluster_report(&mut frag, &states);
+            let (fragment, ratio) = cluster_report(&classes);
             reports.push(Report {
                 arrived_milli: arrived,
                 allocated_milli: allocated,

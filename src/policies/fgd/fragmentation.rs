@@ -8,6 +8,7 @@
 //! devices only as a multiset, so it is memoised by (free CPU, devices sorted, model).
 
 use super::{NodeState, Pod};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 /// The seven classes, in the original's index order.
@@ -78,12 +79,12 @@ pub struct Fragmentation {
     typical: Vec<TypicalPod>,
     /// Model name of each model id ([`NodeState::model_id`]).
     models: Vec<String>,
-    memo: HashMap<Key, [f64; CLASSES]>,
+    memo: FxHashMap<Key, [f64; CLASSES]>,
 }
 
 impl Fragmentation {
     pub fn new(typical: Vec<TypicalPod>, models: Vec<String>) -> Self {
-        Self { typical, models, memo: HashMap::new() }
+        Self { typical, models, memo: FxHashMap::default() }
     }
 
     pub fn typical(&self) -> &[TypicalPod] {
@@ -160,12 +161,11 @@ pub fn amount(data: &[f64; CLASSES]) -> f64 {
     out
 }
 
-/// The cluster's fragment `F` and fragmentation ratio `100·F/I` (§2.7): class totals summed over
-/// the nodes, then combined.
-pub fn cluster_report(frag: &mut Fragmentation, nodes: &[NodeState]) -> (f64, f64) {
+/// The cluster's fragment `F` and fragmentation ratio `100·F/I` (§2.7) from the nodes' class
+/// vectors: class totals summed over the nodes, then combined.
+pub fn cluster_report(nodes: &[[f64; CLASSES]]) -> (f64, f64) {
     let mut totals = [0.0; CLASSES];
-    for n in nodes {
-        let data = frag.classes(n.cpu_left, &n.left, n.model_id);
+    for data in nodes {
         for (t, v) in totals.iter_mut().zip(data) {
             *t += v;
         }
