@@ -225,3 +225,45 @@ impl NodeState {
 pub(crate) fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(gpus: u32, gpu_milli: u32, models: &[&str]) -> PodRow {
+        PodRow {
+            name: "p".into(),
+            cpu_milli: 4000,
+            memory_mib: 2,
+            gpus,
+            gpu_milli,
+            gpu_models: models.iter().map(|m| m.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn rows_become_pods_as_the_original_converts_them() {
+        let cpu_pod = Pod::from_row(&row(0, 500, &["T4"]));
+        assert_eq!((cpu_pod.gpus, cpu_pod.milli, cpu_pod.models.as_str(), cpu_pod.memory), (0, 0, "", 2 << 20));
+        let clamped = Pod::from_row(&row(1, 1500, &["V100M16", "V100M32"]));
+        assert_eq!((clamped.milli, clamped.is_share(), clamped.models.as_str()), (1000, false, "V100M16|V100M32"));
+        assert!(clamped.accepts("V100M32") && !clamped.accepts("T4") && !clamped.accepts(""));
+        assert!(Pod::from_row(&row(1, 300, &[])).accepts(""));
+    }
+
+    #[test]
+    fn filters_check_cpu_memory_model_and_devices() {
+        let node = Node { name: "n".into(), cpu: 8000, memory: 4 << 20, gpus: 4, model: "T4".into() };
+        let mut state = NodeState::empty(&node, 0);
+        state.left = vec![1000, 200, 1000, 1000];
+        let multi = Pod::from_row(&row(4, 1000, &[]));
+        assert!(!state.fits(&multi, &node), "three idle devices for four whole GPUs");
+        assert!(state.fits(&Pod::from_row(&row(2, 1000, &["T4"])), &node));
+        assert!(!state.fits(&Pod::from_row(&row(2, 1000, &["A10"])), &node));
+        assert!(state.fits(&Pod::from_row(&row(1, 200, &[])), &node));
+        state.cpu_left = 3999;
+        assert!(!state.fits(&Pod::from_row(&row(0, 0, &[])), &node), "CPU short");
+        state.place(&Pod::from_row(&row(1, 200, &[])), &[1]);
+        assert_eq!((state.left[1], state.affinity_count(0), state.pods), (0, 1, 1));
+    }
+}
