@@ -654,6 +654,7 @@ mod tests {
             "elasticflow-traces",
             "elasticflow-artifact",
             "alibaba-2023",
+            "fgd",
             "muri",
             "gavel-throughputs",
             "gavel-traces",

@@ -20,6 +20,7 @@ mod elasticflow_generator;
 mod elasticflow_paper;
 mod elasticflow_themis;
 mod external_policy;
+mod fgd_openb;
 mod figures;
 mod gavel_generator;
 mod gavel_inputs;
