@@ -1,7 +1,8 @@
 //! The cluster-trace readers (Philly `cluster_job_log`, Helios via fleetsim, Alibaba 2023) on the
 //! real public files (registry datasets, fetched through the data layer as a user does) and the
-//! Philly fixture in `traces/`, checked against the statistics in
-//! `shared/notes/muri-gavel-synergy-traces.md` §5.
+//! Philly fixture in `traces/`, checked against statistics computed from the same public files when
+//! the readers were written ("the notes" below and in test names: per file the job count, GPU mix,
+//! duration quantiles by linear interpolation and arrival span).
 //!
 //! The notes round durations to whole seconds and spans to 0.1 h; the checks allow that much.
 

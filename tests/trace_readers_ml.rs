@@ -1,7 +1,8 @@
 //! The ML-scheduler trace readers (ElasticFlow, Tiresias, Muri, Gavel, Pollux/Sia, Synergy) on the
 //! real public files (registry datasets, fetched through the data layer as a user does), checked
-//! against the statistics recorded in `shared/notes/muri-gavel-synergy-traces.md` §5 and
-//! `shared/notes/elasticflow-tiresias.md` §1.
+//! against statistics computed from the same public files when the readers were written ("the
+//! notes" below and in test names: per file the job count, GPU mix, duration quantiles by linear
+//! interpolation, arrival span and a few means).
 //!
 //! The notes round durations to whole seconds and spans to 0.1 h; the checks allow that much.
 
@@ -361,7 +362,7 @@ fn pollux_and_sia_workloads_match_the_notes() {
 
 #[test]
 fn elasticflow_generated_trace_matches_the_notes() {
-    // elasticflow-tiresias.md §1.3: 100 jobs, last arrival 175,378 s, sum of durations 5,100,072 s,
+    // The notes: 100 jobs, last arrival 175,378 s, sum of durations 5,100,072 s,
     // 203 requested GPUs (1:83, 2:2, 4:3, 8:11, 16:1).
     // Only a mirror has the file; without one, blox's generator output verified against its pin.
     let p = "elasticflow-artifact/artifact/generated/100jobs_1500lam.csv";

@@ -2,6 +2,7 @@
 //! experiment directory, so several processes can write disjoint runs with no merge step and
 //! readers glob `results/<experiment>/runs/*.parquet`.
 
+pub mod compare;
 mod error;
 pub mod export;
 pub mod metric;
