@@ -71,6 +71,9 @@ fn split_word(text: &str) -> (&str, &str) {
     }
 }
 
+/// The keywords of a dataset's metadata lines, each required once.
+const METADATA: [&str; 5] = ["description", "source", "license", "citation", "mirror"];
+
 /// A dataset whose lines are being read.
 struct Open {
     /// The line of its `dataset` keyword.
@@ -85,15 +88,14 @@ struct Open {
 }
 
 impl Open {
-    /// The slot of a metadata keyword, or `None` when `keyword` is not one.
-    fn slot(&mut self, keyword: &str) -> Option<&mut Option<&'static str>> {
+    /// The slot of `keyword`, one of [`METADATA`].
+    fn slot(&mut self, keyword: &str) -> &mut Option<&'static str> {
         match keyword {
-            "description" => Some(&mut self.description),
-            "source" => Some(&mut self.source),
-            "license" => Some(&mut self.license),
-            "citation" => Some(&mut self.citation),
-            "mirror" => Some(&mut self.mirror),
-            _ => None,
+            "description" => &mut self.description,
+            "source" => &mut self.source,
+            "license" => &mut self.license,
+            "citation" => &mut self.citation,
+            _ => &mut self.mirror,
         }
     }
 
@@ -190,14 +192,15 @@ pub(super) fn parse(text: &'static str) -> Result<Vec<Dataset>, ParseError> {
                 dataset.files.push(file);
             }
             _ => {
+                if !METADATA.contains(&keyword) {
+                    return Err(error(format!(
+                        "unknown keyword `{keyword}` (expected archive, dataset, {} or file)",
+                        METADATA.join(", ")
+                    )));
+                }
                 let dataset = open.as_mut().ok_or_else(|| error(format!("`{keyword}` before any `dataset`")))?;
                 let name = dataset.name;
-                let slot = dataset.slot(keyword).ok_or_else(|| {
-                    error(format!(
-                        "unknown keyword `{keyword}` (expected archive, dataset, description, source, license, \
-                         citation, mirror or file)"
-                    ))
-                })?;
+                let slot = dataset.slot(keyword);
                 if rest.is_empty() {
                     return Err(error(format!("`{keyword}` needs a value")));
                 }
@@ -310,6 +313,23 @@ dataset d
             (GOOD.replace("g/h.csv", "../h.csv"), 10, "not a plain relative path"),
             (GOOD.replace("  source", "  origin"), 5, "unknown keyword `origin`"),
             (format!("file f 1 {sha} url https://raw.githubusercontent.com/o/r/0123abc/f\n"), 1, "before any"),
+            ("license MIT\n".into(), 1, "`license` before any `dataset`"),
+            ("origin x\ndataset d\n".into(), 1, "unknown keyword `origin`"),
+            (GOOD.replace(" 20 ", " 2e1 "), 10, "size `2e1`"),
+            (GOOD.replace(" 20 ", " -20 "), 10, "size `-20`"),
+            (GOOD.replace("f.csv 10 0000", "f.csv 10 000A"), 9, "not a SHA-256"),
+            (GOOD.replace("f.csv 10 0", "f.csv 10 g"), 9, "not a SHA-256"),
+            (GOOD.replace("/f.csv\n", "/f.csv extra\n"), 9, "expected `url URL`"),
+            (
+                GOOD.replace(
+                    "dataset d",
+                    "archive a y.tar.gz https://raw.githubusercontent.com/o/r/0123abc/y.tar.gz\ndataset d",
+                ),
+                3,
+                "archive `a` is declared twice",
+            ),
+            (GOOD.replace("x.tar.gz https", "x.tar.gz http"), 2, "not pinned"),
+            (GOOD.replace("  mirror m", "  mirror /m"), 8, "not a plain relative path"),
             ("dataset e\n  description x\n  source x\n  license x\n  citation x\n  mirror x\n".into(), 1, "no `file`"),
         ];
         for (text, line, words) in cases {
