@@ -87,11 +87,7 @@ fn check_stats(p: &str, stats: &TraceStats, expected: &Expected) {
 fn check_aggregates(p: &str, stats: &TraceStats, mean_duration: f64, mean_gpus: f64, share_8_plus: f64) {
     let mean = stats.duration_s.as_ref().map(|d| d.mean).unwrap_or(f64::NAN);
     assert!((mean - mean_duration).abs() <= 1.0, "{p}: mean duration {mean} s, recorded {mean_duration} s");
-    assert!(
-        (stats.mean_gpus - mean_gpus).abs() <= 0.005,
-        "{p}: mean GPUs {}, recorded {mean_gpus}",
-        stats.mean_gpus
-    );
+    assert!((stats.mean_gpus - mean_gpus).abs() <= 0.005, "{p}: mean GPUs {}, recorded {mean_gpus}", stats.mean_gpus);
     let share = stats.gpu_time_share_8_plus.unwrap_or(f64::NAN);
     assert!(
         (share - share_8_plus).abs() <= 0.0005,
@@ -306,7 +302,8 @@ fn gavel_physical_cluster_traces_match_their_recorded_statistics() {
 #[test]
 fn gavel_philly_distribution_matches_its_recorded_statistics() {
     let p = "gavel-throughputs/philly_job_distribution.csv";
-    let Some(path) = dataset_file_unless_mirror_only(p, "gavel_philly_distribution_matches_its_recorded_statistics") else {
+    let Some(path) = dataset_file_unless_mirror_only(p, "gavel_philly_distribution_matches_its_recorded_statistics")
+    else {
         return;
     };
     let (_, stats) = check_trace(
