@@ -251,32 +251,3 @@ fn sanitize(s: &str) -> String {
         .map(|(i, c)| if c.is_ascii_alphanumeric() || "-_".contains(c) || (c == '.' && i > 0) { c } else { '-' })
         .collect()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::spec::SpecSource;
-
-    fn plans(engine: &str, scheduler: &str) -> Vec<RunPlan> {
-        let text = format!(
-            "name: period\nengine: {engine}\npolicies: [{{label: P, scheduler: {scheduler}}}]\n\
-             clusters: [{{nodes: 1, gpus_per_node: 4}}]\nworkloads: [{{blox-philly-synthetic: {{}}}}]\n\
-             loads: [1]\nmeasure: {{track: all}}\n"
-        );
-        let dir = Path::new(".");
-        let source = SpecSource { file: dir.join("s.yaml"), text, base_dir: dir.to_path_buf() };
-        let spec = Spec::parse(&source).unwrap();
-        expand(&spec, &InputDigests::of(&spec, dir).unwrap())
-    }
-
-    /// The `round_s` column every table carries is the engine's decision period: `round_s` on the
-    /// rounds engine, `slot_s` on the events engine, whatever else the spec sets.
-    #[test]
-    fn the_round_s_column_holds_each_engines_decision_period() {
-        let rounds = plans("{mode: rounds, round_s: 300, slot_s: 60}", "fifo");
-        assert_eq!(rounds[0].info.round_seconds, 300.0);
-        let events = plans("{mode: events, round_s: 300, slot_s: 60}", "edf");
-        assert_eq!(events[0].info.round_seconds, 60.0);
-        assert_eq!(events[0].slot_s, 60.0, "the engine and the column agree");
-    }
-}
