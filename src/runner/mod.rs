@@ -193,7 +193,7 @@ struct Sweep<'a> {
     experiment_dir: PathBuf,
     provenance: Provenance,
     set_aside: SetAside,
-    live: Option<live::scheduler::Scheduler>,
+    live: Option<live::scheduler::Coordinator>,
 }
 
 impl<'a> Sweep<'a> {
@@ -439,10 +439,10 @@ pub fn render_figures(spec: &Spec, experiment_dir: &Path, rows: &[RunRow]) -> Ve
 
 /// Starts the scheduler of a live sweep and says where it listens (on stderr and in
 /// `<experiment>/live-address`, for scripts that start agents).
-fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result<live::scheduler::Scheduler, String> {
+fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result<live::scheduler::Coordinator, String> {
     let token_file = live.token_file.as_ref().map(|f| base_dir.join(f));
     let token = live::protocol::read_token(token_file.as_deref()).map_err(|e| format!("live: {e}"))?;
-    let scheduler = live::scheduler::Scheduler::start(live::scheduler::Settings {
+    let coordinator = live::scheduler::Coordinator::start(live::scheduler::Settings {
         listen: live.listen.clone(),
         token,
         command: live.command.clone(),
@@ -451,11 +451,14 @@ fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result
         wait_for_nodes: std::time::Duration::from_secs_f64(live.wait_for_nodes_s),
         env: live.env.clone(),
     })?;
-    let address = scheduler.address().to_string();
-    eprintln!("live: listening on {address}; on each node: blox node --scheduler HOST:{}", scheduler.address().port());
+    let address = coordinator.address().to_string();
+    eprintln!(
+        "live: listening on {address}; on each node: blox node --scheduler HOST:{}",
+        coordinator.address().port()
+    );
     store::write_file_atomically(&experiment_dir.join("live-address"), format!("{address}\n").as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", experiment_dir.join("live-address").display()))?;
-    Ok(scheduler)
+    Ok(coordinator)
 }
 
 fn run_one(
@@ -464,7 +467,7 @@ fn run_one(
     experiment_dir: &Path,
     provenance: &Provenance,
     force: bool,
-    live: Option<&live::scheduler::Scheduler>,
+    live: Option<&live::scheduler::Coordinator>,
     stop: StopFlag,
 ) -> Outcome {
     let key = &plan.info.run_key;
@@ -508,7 +511,7 @@ type RunResult = (RunTables, Option<Vec<AttemptRow>>);
 fn simulate(
     plan: &RunPlan,
     files: &InputFiles,
-    live: Option<&live::scheduler::Scheduler>,
+    live: Option<&live::scheduler::Coordinator>,
     stop: StopFlag,
     sink: &mut dyn RecordSink,
 ) -> Result<RunResult, String> {

@@ -22,10 +22,10 @@ fn arg(path: &Path) -> &str {
 }
 
 /// Processed Philly: 82,247 jobs, 93.2 % 1-GPU, duration quantiles p10 61 / p50 1,144 / p90 11,265 /
-/// p99 254,758 s, 2,613.5 h of arrivals (`shared/notes/muri-gavel-synergy-traces.md` §5, linear
-/// interpolation as there).
+/// p99 254,758 s, 2,613.5 h of arrivals (statistics computed from the public file, quantiles by
+/// linear interpolation).
 #[test]
-fn inspect_prints_the_notes_statistics_of_processed_philly() {
+fn inspect_prints_the_recorded_statistics_of_processed_philly() {
     let file = dataset_file("philly/pollux_philly.csv");
     let out = blox(&["trace", "inspect", arg(&file), "--gpus", "128"], Path::new("."));
     assert!(out.status.success(), "{}", text(&out.stderr));

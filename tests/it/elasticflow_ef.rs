@@ -48,7 +48,7 @@ fn elasticflow_matches_figure_10_job_for_job() {
 fn elasticflow_matches_figure_8a_job_for_job() {
     let out = figure_8a_run(Box::new(ElasticFlow::default()));
     compare_rows(&head_log("fig8a_head", "ef-accessctrl"), 145, &out);
-    // 0.72821 = 142 / 195 (`expected/results.csv`): 50 declined at admission, 3 finished late.
+    // 0.72821 = 142 / 195 (`docs/elasticflow-semantics.md` §14): 50 declined at admission, 3 finished late.
     assert_eq!(counts(&out), (142, 53));
 }
 
@@ -93,7 +93,7 @@ fn figure_8b_run(trace: &str, policy: Box<dyn EventPolicy>) -> RunOutput {
     trace_run(trace, config(32, 8, 60.0, ThroughputTable::elasticflow_a100()), policy)
 }
 
-/// The original's counts at HEAD (`expected/results.csv`): 250/10 on cluster10 (paper 0.981)
+/// The original's counts at HEAD (`docs/elasticflow-semantics.md` §14): 250/10 on cluster10 (paper 0.981)
 /// and 797/79 on Philly (paper 0.87); 256 GPUs exercise the large-cluster overhead constants.
 #[test]
 fn elasticflow_matches_the_figure_8b_counts() {

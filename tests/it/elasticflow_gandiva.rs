@@ -57,8 +57,8 @@ fn ratio_run(trace: &str, nodes: u32, gpn: u32, slot: f64) -> (u64, u64) {
     (out.summary.deadlines.accepted, out.summary.deadlines.declined)
 }
 
-/// The other runs of the original recorded in its re-run's notes (`expected/results.csv` beside
-/// the project; no per-job logs kept).
+/// The other runs of the original at HEAD (`docs/elasticflow-semantics.md` §14; no per-job logs
+/// kept).
 #[test]
 fn gandiva_matches_the_other_recorded_ratios() {
     assert_eq!(ratio_run("elasticflow-artifact/artifact/traces/resnet_cifar_trace.csv", 1, 8, 240.0), (3, 2));

@@ -1,6 +1,7 @@
 //! The ElasticFlow trace generator and throughput tables against the artifact's own files
-//! (dataset `elasticflow-artifact`, through the data layer; `shared/notes/elasticflow-tiresias.md`
-//! §1.3, §3, §11).
+//! (dataset `elasticflow-artifact`, through the data layer; the generator's rule and sources are in
+//! `src/workload/elasticflow_generator.rs`, the tables' in `src/profiles/throughput.rs` and
+//! `docs/elasticflow-semantics.md` §1.2).
 
 use crate::common;
 

@@ -105,7 +105,7 @@ fn every_registry_file_is_a_trace_or_a_named_non_trace() {
     }
     // Totals over the registry: they guard against a detector that silently stops recognising a
     // whole family of files. A registry change updates them. (The 87 traces and 308,401 jobs are
-    // also what every file of `shared/traces` held when that folder was counted instead.)
+    // also what the project's mirror held when its folder was counted instead.)
     assert_eq!(
         (files, traces, non_traces, prose, jobs),
         (196, 87, 105, 4, 308_401),

@@ -1,9 +1,10 @@
 //! The cluster-trace readers (Philly `cluster_job_log`, Helios via fleetsim, Alibaba 2023) on the
 //! real public files (registry datasets, fetched through the data layer as a user does) and the
-//! Philly fixture in `traces/`, checked against the statistics in
-//! `shared/notes/muri-gavel-synergy-traces.md` §5.
+//! Philly fixture in `traces/`, checked against statistics computed from the same public files when
+//! the readers were written (the "recorded statistics" below: per file the job count, GPU mix,
+//! duration quantiles by linear interpolation and arrival span).
 //!
-//! The notes round durations to whole seconds and spans to 0.1 h; the checks allow that much.
+//! The recorded statistics round durations to whole seconds and spans to 0.1 h; the checks allow that much.
 
 use crate::common;
 
@@ -37,7 +38,7 @@ fn dropped(trace: &Trace) -> Vec<(&str, u64)> {
 /// §5 row `helios/helios_venus_2vc_sept.csv` (dataset `helios-venus-slice`): 1867 jobs, 24 distinct sizes, durations
 /// 5 / 93 / 2528 / 162099 s, span 615.7 h; aggregates mean 5651 s, max 567327 s, mean 47.00 GPUs.
 #[test]
-fn helios_venus_slice_matches_the_notes() {
+fn helios_venus_slice_matches_its_recorded_statistics() {
     let trace = read(&dataset_file("helios-venus-slice/helios_venus_2vc_sept.csv"), TraceFormat::Fleetsim);
     assert_eq!(trace.report.rows_read, 1867);
     assert_eq!(trace.report.total_dropped(), 0);
@@ -65,12 +66,12 @@ fn helios_venus_slice_matches_the_notes() {
 /// §5 rows `alibaba-gpu-v2023/openb_pod_list_default.csv` (dataset `alibaba-2023`): 8152 pods, 1088 CPU-only, 7064 GPU
 /// pods (1:6989, 2:16, 4:15, 8:44) with durations 74 / 545 / 6255 / 113363 s.
 ///
-/// The notes' durations are `deletion_time - creation_time` over all 7064 GPU pods, including the
+/// The recorded durations are `deletion_time - creation_time` over all 7064 GPU pods, including the
 /// 861 never scheduled (`Pending`, empty `scheduled_time`), whose "duration" is only the wait until
 /// deletion. The reader keeps the 6203 pods that ran and times them from scheduling to deletion,
-/// so its mix and quantiles differ; the notes' numbers are recomputed from the file below.
+/// so its mix and quantiles differ; the recorded numbers are recomputed from the file below.
 #[test]
-fn alibaba_2023_pods_match_the_notes() {
+fn alibaba_2023_pods_match_their_recorded_statistics() {
     let path = dataset_file("alibaba-2023/openb_pod_list_default.csv");
     let trace = read(&path, TraceFormat::Alibaba2023);
     assert_eq!(trace.report.rows_read, 8152);
@@ -90,7 +91,7 @@ fn alibaba_2023_pods_match_the_notes() {
     );
     assert!((span_h(&stats) - 3583.8).abs() <= 0.05, "span {} h", span_h(&stats));
 
-    // The notes' definition, from the raw file: deletion - creation for every pod with num_gpu > 0.
+    // The recorded statistics' definition, from the raw file: deletion - creation for every pod with num_gpu > 0.
     let mut csv = csv::Reader::from_path(&path).unwrap();
     let header = csv.headers().unwrap().clone();
     let column = |name: &str| header.iter().position(|h| h == name).unwrap();
@@ -103,10 +104,10 @@ fn alibaba_2023_pods_match_the_notes() {
             lifetimes.push(number(deleted) - number(created));
         }
     }
-    let notes = Distribution::of(lifetimes).unwrap();
-    assert_eq!(notes.count, 7064);
-    assert_quantiles("alibaba (the notes' creation to deletion)", &notes, [74.0, 545.0, 6255.0, 113363.0]);
-    assert!((notes.mean - 27176.0).abs() <= 1.0, "{notes:?}");
+    let recorded = Distribution::of(lifetimes).unwrap();
+    assert_eq!(recorded.count, 7064);
+    assert_quantiles("alibaba (recorded: creation to deletion)", &recorded, [74.0, 545.0, 6255.0, 113363.0]);
+    assert!((recorded.mean - 27176.0).abs() <= 1.0, "{recorded:?}");
 }
 
 /// The hand-made `traces/philly-cluster-job-log-sample.json`: five jobs in the `cluster_job_log`

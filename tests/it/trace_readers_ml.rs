@@ -1,9 +1,10 @@
 //! The ML-scheduler trace readers (ElasticFlow, Tiresias, Muri, Gavel, Pollux/Sia, Synergy) on the
 //! real public files (registry datasets, fetched through the data layer as a user does), checked
-//! against the statistics recorded in `shared/notes/muri-gavel-synergy-traces.md` §5 and
-//! `shared/notes/elasticflow-tiresias.md` §1.
+//! against statistics computed from the same public files when the readers were written (the
+//! "recorded statistics" below: per file the job count, GPU mix, duration quantiles by linear
+//! interpolation, arrival span and a few means).
 //!
-//! The notes round durations to whole seconds and spans to 0.1 h; the checks allow that much.
+//! The recorded statistics round durations to whole seconds and spans to 0.1 h; the checks allow that much.
 
 use crate::common;
 
@@ -27,12 +28,12 @@ fn read_path(path: &Path, p: &str, format: TraceFormat) -> Trace {
     trace
 }
 
-/// What the notes say about a file's durations.
+/// What recorded about a file's durations.
 #[derive(Debug, Clone, Copy)]
 enum Durations {
     /// The format has none.
     Absent,
-    /// The file has them; the notes give no quantiles.
+    /// The file has them; no quantiles were recorded.
     Unlisted,
     /// p10, p50, p90, p99 in seconds.
     Quantiles([f64; 4]),
@@ -41,7 +42,7 @@ enum Durations {
 /// (GPUs, jobs), ascending.
 type Mix = &'static [(u32, u64)];
 
-/// One row of the notes' statistics table.
+/// One row of the recorded statistics.
 struct Expected {
     rows: u64,
     mix: Mix,
@@ -70,38 +71,34 @@ fn check_stats(p: &str, stats: &TraceStats, expected: &Expected) {
         (Durations::Quantiles(q), Some(d)) => {
             let got = [d.p10, d.p50, d.p90, d.p99];
             for (name, (got, want)) in ["p10", "p50", "p90", "p99"].iter().zip(got.iter().zip(q)) {
-                assert!((got - want).abs() <= 1.0, "{p}: duration {name} {got} s, the notes say {want} s");
+                assert!((got - want).abs() <= 1.0, "{p}: duration {name} {got} s, recorded {want} s");
             }
         }
         (Durations::Absent, None) | (Durations::Unlisted, Some(_)) => {}
-        (want, got) => panic!("{p}: durations {got:?}, the notes say {want:?}"),
+        (want, got) => panic!("{p}: durations {got:?}, recorded {want:?}"),
     }
     if let Some(span) = expected.span_h {
         let got = (stats.last_submit_s - stats.first_submit_s) / 3600.0;
-        assert!((got - span).abs() <= 0.05 + 1e-9, "{p}: arrival span {got} h, the notes say {span} h");
+        assert!((got - span).abs() <= 0.05 + 1e-9, "{p}: arrival span {got} h, recorded {span} h");
     }
 }
 
-/// Mean duration (s), mean GPUs and the GPU-time share of jobs with >= 8 GPUs, as the notes give them.
+/// Mean duration (s), mean GPUs and the GPU-time share of jobs with >= 8 GPUs, as recorded.
 fn check_aggregates(p: &str, stats: &TraceStats, mean_duration: f64, mean_gpus: f64, share_8_plus: f64) {
     let mean = stats.duration_s.as_ref().map(|d| d.mean).unwrap_or(f64::NAN);
-    assert!((mean - mean_duration).abs() <= 1.0, "{p}: mean duration {mean} s, the notes say {mean_duration} s");
-    assert!(
-        (stats.mean_gpus - mean_gpus).abs() <= 0.005,
-        "{p}: mean GPUs {}, the notes say {mean_gpus}",
-        stats.mean_gpus
-    );
+    assert!((mean - mean_duration).abs() <= 1.0, "{p}: mean duration {mean} s, recorded {mean_duration} s");
+    assert!((stats.mean_gpus - mean_gpus).abs() <= 0.005, "{p}: mean GPUs {}, recorded {mean_gpus}", stats.mean_gpus);
     let share = stats.gpu_time_share_8_plus.unwrap_or(f64::NAN);
     assert!(
         (share - share_8_plus).abs() <= 0.0005,
-        "{p}: GPU-time share of >= 8 GPUs {share}, the notes say {share_8_plus}"
+        "{p}: GPU-time share of >= 8 GPUs {share}, recorded {share_8_plus}"
     );
 }
 
 const MURI_TRACE3_MIX: Mix = &[(1, 134), (2, 22), (4, 34), (8, 691), (16, 3), (32, 108)];
 
 #[test]
-fn muri_traces_match_the_notes() {
+fn muri_traces_match_their_recorded_statistics() {
     let trace3 = Expected {
         rows: 992,
         mix: MURI_TRACE3_MIX,
@@ -236,7 +233,7 @@ const GAVEL_MSR: [(&str, u64, Mix, f64); 15] = [
 ];
 
 #[test]
-fn gavel_msr_traces_match_the_notes() {
+fn gavel_msr_traces_match_their_recorded_statistics() {
     for (vc, rows, mix, span_h) in GAVEL_MSR {
         let p = format!("gavel-traces/traces_msr_seed0/{vc}.trace");
         let (_, stats) =
@@ -274,7 +271,7 @@ fn gavel_job_types_become_model_and_batch_size() {
 }
 
 #[test]
-fn gavel_physical_cluster_traces_match_the_notes() {
+fn gavel_physical_cluster_traces_match_their_recorded_statistics() {
     let cases = [
         (
             "artifact_evaluation",
@@ -292,7 +289,7 @@ fn gavel_physical_cluster_traces_match_the_notes() {
     for (name, expected) in cases {
         check(&format!("gavel-traces/traces_physical_cluster/{name}.trace"), TraceFormat::Gavel, &expected);
     }
-    // The debug and test traces (not in the notes' table): every row reads.
+    // The debug and test traces (no statistics recorded): every row reads.
     for (name, rows) in [("debug", 14), ("debug_v2", 14), ("highmem_test", 8), ("medium_test", 20), ("small_test", 20)]
     {
         let trace = read(&format!("gavel-traces/traces_physical_cluster/{name}.trace"), TraceFormat::Gavel);
@@ -303,9 +300,10 @@ fn gavel_physical_cluster_traces_match_the_notes() {
 /// The CSV conversion of Gavel's pickle: only a mirror has it (`Origin::MirrorOnly`), so without
 /// one this says on stderr that it is skipped.
 #[test]
-fn gavel_philly_distribution_matches_the_notes() {
+fn gavel_philly_distribution_matches_its_recorded_statistics() {
     let p = "gavel-throughputs/philly_job_distribution.csv";
-    let Some(path) = dataset_file_unless_mirror_only(p, "gavel_philly_distribution_matches_the_notes") else {
+    let Some(path) = dataset_file_unless_mirror_only(p, "gavel_philly_distribution_matches_its_recorded_statistics")
+    else {
         return;
     };
     let (_, stats) = check_trace(
@@ -323,7 +321,7 @@ fn gavel_philly_distribution_matches_the_notes() {
 }
 
 #[test]
-fn pollux_and_sia_workloads_match_the_notes() {
+fn pollux_and_sia_workloads_match_their_recorded_statistics() {
     let (_, pollux) = check(
         "pollux-workloads/pollux_workloads/workload-1.csv",
         TraceFormat::Pollux,
@@ -360,8 +358,8 @@ fn pollux_and_sia_workloads_match_the_notes() {
 }
 
 #[test]
-fn elasticflow_generated_trace_matches_the_notes() {
-    // elasticflow-tiresias.md §1.3: 100 jobs, last arrival 175,378 s, sum of durations 5,100,072 s,
+fn elasticflow_generated_trace_matches_its_recorded_statistics() {
+    // Recorded: 100 jobs, last arrival 175,378 s, sum of durations 5,100,072 s,
     // 203 requested GPUs (1:83, 2:2, 4:3, 8:11, 16:1).
     // Only a mirror has the file; without one, blox's generator output verified against its pin.
     let p = "elasticflow-artifact/artifact/generated/100jobs_1500lam.csv";
@@ -384,7 +382,7 @@ fn elasticflow_generated_trace_matches_the_notes() {
 }
 
 #[test]
-fn elasticflow_artifact_traces_match_the_notes() {
+fn elasticflow_artifact_traces_match_their_recorded_statistics() {
     // 195job.csv and elasticVpollux_e.csv: the same 195-job testbed set, 3,715,485..3,887,530 s.
     let testbed = || Expected {
         rows: 195,
@@ -408,7 +406,7 @@ fn elasticflow_artifact_traces_match_the_notes() {
 }
 
 /// itp-generated/clusterNN.csv hold the same jobs (ids, submissions, durations, GPUs) as the raw
-/// ITP traces whose statistics the notes give, plus models and deadlines.
+/// ITP traces whose statistics were recorded, plus models and deadlines.
 const ITP_CLUSTERS: [(&str, u64, Mix, [f64; 4], f64); 10] = [
     (
         "01",
@@ -453,7 +451,7 @@ const ITP_CLUSTERS: [(&str, u64, Mix, [f64; 4], f64); 10] = [
 ];
 
 #[test]
-fn elasticflow_itp_generated_clusters_match_the_notes() {
+fn elasticflow_itp_generated_clusters_match_their_recorded_statistics() {
     let mut all = Vec::new();
     for (n, rows, mix, durations, span_h) in ITP_CLUSTERS {
         let p = format!("elasticflow-traces/itp-generated/cluster{n}.csv");

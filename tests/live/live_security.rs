@@ -7,7 +7,7 @@
 use blox::live::auth::{self, Key, Transcript};
 use blox::live::client::Client;
 use blox::live::protocol::{Connection, Handshake, Message, Peer, Slot, SlotKind};
-use blox::live::scheduler::{HANDSHAKE_TIMEOUT, MAX_UNAUTHENTICATED, Scheduler, Settings};
+use blox::live::scheduler::{Coordinator, HANDSHAKE_TIMEOUT, MAX_UNAUTHENTICATED, Settings};
 use blox::results::{read_attempts, read_runs};
 use blox::spec::LiveCommand;
 use std::collections::HashMap;
@@ -273,8 +273,8 @@ fn a_second_agent_with_a_taken_node_name_is_refused_on_both_sides() {
 }
 
 /// The scheduler of these tests, in this process, without a run.
-fn scheduler_here() -> Scheduler {
-    Scheduler::start(Settings {
+fn scheduler_here() -> Coordinator {
+    Coordinator::start(Settings {
         listen: "127.0.0.1:0".into(),
         token: TOKEN.into(),
         command: LiveCommand::Shell("true".into()),
