@@ -659,6 +659,7 @@ mod tests {
             "gavel-traces",
             "helios-venus-slice",
             "pollux-workloads",
+            "pollux-profiles",
             "tiresias",
         ] {
             assert!(names.contains(required), "{required}");

@@ -114,6 +114,634 @@ pub(super) static DATASETS: &[Dataset] = &[
         ],
     },
     Dataset {
+        name: "pollux-workloads-load",
+        description: "Pollux's relative-job-load workloads of Figure 8a: 80, 240 and 320 jobs (0.5x, 1.5x, 2.0x) sampled like the 160-job ones, eight files each",
+        source: "github.com/petuum/adaptdl @ c793c70 (branch osdi21-artifact), simulator/workloads-{0.5,1.5,2.0}/",
+        license: "Apache-2.0 (petuum/adaptdl); underlying Philly trace CC-BY-4.0",
+        citation: "Qiao et al., \"Pollux: Co-adaptive Cluster Scheduling for Goodput-Optimized Deep Learning\", OSDI'21",
+        mirror_dir: "pollux",
+        files: &[
+            DataFile {
+                path: "workloads-0.5/workload-1.csv",
+                size: 2377,
+                sha256: "a6841fa6624dff2c97cb782ed327579abc6f8a92e5bb1a7b9fc2ae959ba3e031",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-0.5/workload-1.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-0.5/workload-2.csv",
+                size: 2379,
+                sha256: "c5a228514e4f04da81f645a8982b3105bad90255df2b212a2a9e2a50ee3bdd13",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-0.5/workload-2.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-0.5/workload-3.csv",
+                size: 2294,
+                sha256: "0f3fe5026593ac9ccfe53264aea43ca5bea4558c94ed7c24458d27777b4ecd09",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-0.5/workload-3.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-0.5/workload-4.csv",
+                size: 2358,
+                sha256: "191ac04670b3a0be0e8708be43c491575def671b1e97f90b683d1ca07196c0be",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-0.5/workload-4.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-0.5/workload-5.csv",
+                size: 2347,
+                sha256: "1461d258a07d73d1e520fde7629a0491bba5061173766f00018910c0a2bc52e1",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-0.5/workload-5.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-0.5/workload-6.csv",
+                size: 2378,
+                sha256: "53f036c5fbc8bb09e7c99430f48a56b55705133570d06e8707fc151a629b6818",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-0.5/workload-6.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-0.5/workload-7.csv",
+                size: 2392,
+                sha256: "82651f96823a0a4de2141eca23e8caed277dc983ec2e77f6f7b74077de29143e",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-0.5/workload-7.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-0.5/workload-8.csv",
+                size: 2444,
+                sha256: "90903fa71a1a4cc6f6e607de3c7d30144a4cbb85c9f82b5fa525e20553e21b1a",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-0.5/workload-8.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-1.5/workload-1.csv",
+                size: 7146,
+                sha256: "082f831a947aa2428ffc5b9970d3e7913b416ebfe88670cbe957241e7f554669",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-1.5/workload-1.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-1.5/workload-2.csv",
+                size: 7261,
+                sha256: "ba363652c279a0693e4545e64f0b154fcdc8684518bfcaa405c28c914ed18334",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-1.5/workload-2.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-1.5/workload-3.csv",
+                size: 7152,
+                sha256: "f316b3a525c2e0189919fb8bdf2f48e6e1e8bfaf41e93efecfc0747cc218344f",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-1.5/workload-3.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-1.5/workload-4.csv",
+                size: 7184,
+                sha256: "6549ea49a95f04defa60697dfb519cf219a85a4c1650d05c98d3f320485cf470",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-1.5/workload-4.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-1.5/workload-5.csv",
+                size: 7090,
+                sha256: "5cf460da9530389fc3b98a93f6b2bb59c8c17690ba29dc6d1faff61d652a184c",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-1.5/workload-5.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-1.5/workload-6.csv",
+                size: 7307,
+                sha256: "06484c082431651b8009500aac30fa14c34682750104dfc5484405e8976f8717",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-1.5/workload-6.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-1.5/workload-7.csv",
+                size: 7136,
+                sha256: "5a4e07c34a8d54860d094327b2a11efe345e6c1345a893f06c5f7c92cbfccef9",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-1.5/workload-7.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-1.5/workload-8.csv",
+                size: 7278,
+                sha256: "0e4fdee04f2c959043d8a08942e94e685d00618c7cb42fe85c045b7938cea066",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-1.5/workload-8.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-2.0/workload-1.csv",
+                size: 9553,
+                sha256: "742bb5600c91a27a6e2551731da8117eea7e29a344e588fbdf16db396ff43540",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-2.0/workload-1.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-2.0/workload-2.csv",
+                size: 9615,
+                sha256: "ed716ed457eee37d0e7f0d47f50093fad2b8569da9172685f7de73f450c662dc",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-2.0/workload-2.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-2.0/workload-3.csv",
+                size: 9538,
+                sha256: "9c30fbfacd66f9bd761cf99d3f97dead71d7e308764fd0a4d5abe227a6f1138f",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-2.0/workload-3.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-2.0/workload-4.csv",
+                size: 9573,
+                sha256: "f5b61d0dd6c012f3bc7ca7af35ef326d27991b805d6b2406e6203572eed6aa7f",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-2.0/workload-4.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-2.0/workload-5.csv",
+                size: 9484,
+                sha256: "afb0e048871bbf3635f5c5738d328c1a86935dc771af15c0c17ac2be53d16caf",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-2.0/workload-5.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-2.0/workload-6.csv",
+                size: 9749,
+                sha256: "097ad709dddd64dcf9b305c6249ecece562e271b54d3be05f4cb8a3196535d5f",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-2.0/workload-6.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-2.0/workload-7.csv",
+                size: 9512,
+                sha256: "e3843a1cfca7ab660cf1dcdbcc9147f89df45ca699a1eb2a5fdd0d52d454df1a",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-2.0/workload-7.csv",
+                ),
+            },
+            DataFile {
+                path: "workloads-2.0/workload-8.csv",
+                size: 9704,
+                sha256: "80e836a01f76b9605820c07c07928bf913e7aa8a38d627579a60b798d7873ec3",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/workloads-2.0/workload-8.csv",
+                ),
+            },
+        ],
+    },
+    Dataset {
+        name: "pollux-profiles",
+        description: "Pollux's measured job profiles of six models (bert, cifar10, deepspeech2, imagenet, ncf, yolov3): step times per placement and per-GPU batch, scalability beyond 4 nodes, gradient statistics per epoch and batch size",
+        source: "github.com/petuum/adaptdl @ c793c70 (branch osdi21-artifact), simulator/traces/",
+        license: "Apache-2.0 (petuum/adaptdl)",
+        citation: "Qiao et al., \"Pollux: Co-adaptive Cluster Scheduling for Goodput-Optimized Deep Learning\", OSDI'21",
+        mirror_dir: "pollux",
+        files: &[
+            DataFile {
+                path: "traces/bert/placements.csv",
+                size: 24089,
+                sha256: "982811b611bc8447a078289939a2ccafc1f76c06e1e8ebcc4f4866a8e8fcdc0f",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/bert/placements.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/bert/scalability.csv",
+                size: 8209,
+                sha256: "d3fac874d45f501b8126cd1a5238f9f53eec4a1ac17cc1a5133f1a17fc891943",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/bert/scalability.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/bert/validation-12.csv",
+                size: 180,
+                sha256: "15e8df62086ac566259601e30b23502fc265de4b529be53c7bbd088181127469",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/bert/validation-12.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/bert/validation-24.csv",
+                size: 200,
+                sha256: "87beb34e1f4d1540e70c4ca35540e8b32a76cd9824af759b8704f4c0333461c9",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/bert/validation-24.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/bert/validation-48.csv",
+                size: 199,
+                sha256: "0c647322cdbb0ed25975b903f1161e5dec1b17a6658b38c551e9ff81c543a1bc",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/bert/validation-48.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/bert/validation-96.csv",
+                size: 201,
+                sha256: "a6f2f1e37f2b6817385635ab309bf151223ee8ba1fc0e847514f9eed6f0ae666",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/bert/validation-96.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/bert/validation-192.csv",
+                size: 200,
+                sha256: "1570e36c3dd6fdc2a9dfc44194f21d8e875ac6838d9fa0909e4470b165cc305f",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/bert/validation-192.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/bert/validation-384.csv",
+                size: 198,
+                sha256: "1d2305fb7fa10e52df6509110f3e9d84a369125fd9fdbef1d4ef9217fbc14594",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/bert/validation-384.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/cifar10/placements.csv",
+                size: 56641,
+                sha256: "e77d1d8781e2e48c3952580bdf705f3be4f27cbbdcd0a2087eb152224a271b6b",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/cifar10/placements.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/cifar10/scalability.csv",
+                size: 15998,
+                sha256: "d4bd0dd8ab0df8ce76bbd788b210637dd204937cd4a18f112577f2a812634152",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/cifar10/scalability.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/cifar10/validation-128.csv",
+                size: 5935,
+                sha256: "3e44736464924617d8d90f30c1e356d3dd384075a76f8755e2b10a86935b94f4",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/cifar10/validation-128.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/cifar10/validation-256.csv",
+                size: 7049,
+                sha256: "3108d4af00743ec9355816d22d4c55c22ed115736b4bffd140626da90975c26d",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/cifar10/validation-256.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/cifar10/validation-512.csv",
+                size: 7026,
+                sha256: "912a21991c9d9a3fc3c1fb56db7042b61a6ce43c4d8bf01e8dbe87f3298408dc",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/cifar10/validation-512.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/cifar10/validation-1024.csv",
+                size: 7036,
+                sha256: "65ca500dbb2dad19d655dc3ebf37c4433bb3c64dc12df04cf695f82e626e9fb3",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/cifar10/validation-1024.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/cifar10/validation-2048.csv",
+                size: 7043,
+                sha256: "d661d023fe48a926a3b16c8a4822e44e0a6686671ec87944cbe99ac6d56e495a",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/cifar10/validation-2048.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/cifar10/validation-4096.csv",
+                size: 7009,
+                sha256: "ef38514818005468c6fbfb14378bc63798b5fe5b978386f5cbd549c14c0318df",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/cifar10/validation-4096.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/deepspeech2/placements.csv",
+                size: 34500,
+                sha256: "0908c53bfc20123ad60ad6c4984cfcdf53a623773f4e44e9f01d58305e5379b7",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/deepspeech2/placements.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/deepspeech2/scalability.csv",
+                size: 9233,
+                sha256: "d49ed2ecb5f3b3f1204ef2200eb8a0f36e373830ae54833e2318085f7d237316",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/deepspeech2/scalability.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/deepspeech2/validation-20.csv",
+                size: 5788,
+                sha256: "d0443954cf20c15453ce308637ab10b8a618e741b35de49e0cd94f9510cf7235",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/deepspeech2/validation-20.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/deepspeech2/validation-40.csv",
+                size: 6856,
+                sha256: "6e99c6d45d3ccd649de5e95a4f6354863a233ee0f4ee957464e13ff83ae9ef73",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/deepspeech2/validation-40.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/deepspeech2/validation-80.csv",
+                size: 6865,
+                sha256: "f70e1e0afd4d5941cf0693bfe97a7144534665d45287a2553e59e7c26d6a199f",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/deepspeech2/validation-80.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/deepspeech2/validation-160.csv",
+                size: 6848,
+                sha256: "0b0fb04b5902b3f86e39ac61ee3c20014c627b2903d51add69a791d56dd1d295",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/deepspeech2/validation-160.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/deepspeech2/validation-320.csv",
+                size: 6815,
+                sha256: "27b366d74f1ded22a1c8b92e8e706dd6e450d38e02df31eb64c2a31ead80218b",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/deepspeech2/validation-320.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/deepspeech2/validation-640.csv",
+                size: 6742,
+                sha256: "f9d5c82ea5c9ce2805f31731c030b48addf4fdb4fa8c53da5071bc51ac500273",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/deepspeech2/validation-640.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/imagenet/placements.csv",
+                size: 40702,
+                sha256: "ac3d88937f40680c367ec83c7610eda088b8d60806e15cf3a4699fa1d15cb1e8",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/imagenet/placements.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/imagenet/scalability.csv",
+                size: 13715,
+                sha256: "ca4970f3461c816237daaa4f37635cf07e78ee7a78df87788543b6e7b094e681",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/imagenet/scalability.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/imagenet/validation-200.csv",
+                size: 5555,
+                sha256: "99359b5af430cf196b55c40c0c5578fca5d5d1acae4cd025a9f9731f97411eb6",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/imagenet/validation-200.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/imagenet/validation-400.csv",
+                size: 6416,
+                sha256: "bbb41eff31eff5882bda761e5f221e6a74d46325eccda0594ab125a60d422a47",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/imagenet/validation-400.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/imagenet/validation-800.csv",
+                size: 6393,
+                sha256: "c5ab8a1797d45d7910ba4d47fa7c8753ddd3a06337f57f0c0cc04943b11d786e",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/imagenet/validation-800.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/imagenet/validation-1600.csv",
+                size: 6346,
+                sha256: "60f4fbfa9547101d6c2825a335444f1ad7bb1dea5fde1ccfdbd480e16cc2b5f5",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/imagenet/validation-1600.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/imagenet/validation-3200.csv",
+                size: 6380,
+                sha256: "17a818be4b5edf0116c9d2c184dcd32959fc545ef9fbd0cf7cc4ea1584fb25fa",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/imagenet/validation-3200.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/imagenet/validation-6400.csv",
+                size: 7372,
+                sha256: "d143c22f513df9cfd67f1b9390312f3fdb444517f979cd39ca7998b11897bb07",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/imagenet/validation-6400.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/imagenet/validation-12800.csv",
+                size: 6342,
+                sha256: "a5c85cf1b036da68742d34ea094884ea2d0c6007b1c64b8593a380a31a7c09e0",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/imagenet/validation-12800.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/placements.csv",
+                size: 82769,
+                sha256: "012f861bd2acc57f5f7d09c7878082905ba0150660b9f5aeae9291d025527874",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/placements.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/scalability.csv",
+                size: 23047,
+                sha256: "2c773498098fbaedbbb90d21b1b765876896b7ec0a37b543bbdcbf0ef7f066a4",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/scalability.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/validation-256.csv",
+                size: 753,
+                sha256: "871f600508647b03faff1a0c7d3c244bacf614ec38ddea978270080e3bc3e677",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/validation-256.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/validation-512.csv",
+                size: 837,
+                sha256: "736cf15f524872b9888602fcd8caa45491e6ecdc1cf44d1043e5ccf965d3f1e6",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/validation-512.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/validation-1024.csv",
+                size: 845,
+                sha256: "ca09ed956b3d18301c5c41d45f16bb252f5a901362bf8864083c33641e521576",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/validation-1024.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/validation-2048.csv",
+                size: 838,
+                sha256: "981525ec55b4e75e1d147a3905df775d7ca19a727667adb8f0734faf04e9b260",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/validation-2048.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/validation-4096.csv",
+                size: 833,
+                sha256: "5bef39a3f41e9989fa216ed3cc6d4aab91b807e6a4615ee08ee0fdce93820207",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/validation-4096.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/validation-8192.csv",
+                size: 837,
+                sha256: "452f1aca238528cae73da4c256c1e0531feea2576d82688b101bbc13117e422d",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/validation-8192.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/validation-16384.csv",
+                size: 834,
+                sha256: "2935f9fd96a2eae03956630e285871301dfffbe1aa2ba714a0f0b996f30c6a93",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/validation-16384.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/ncf/validation-32768.csv",
+                size: 828,
+                sha256: "0adc7d68f257cabb455ece1801293595f83c9e82182b7ca1eb8879082a5bacb5",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/ncf/validation-32768.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/yolov3/placements.csv",
+                size: 24146,
+                sha256: "6ffceb8996e3fd57e47e550fdffc21eec7d7e34de1d806d8b3568734eaec0013",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/yolov3/placements.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/yolov3/scalability.csv",
+                size: 4923,
+                sha256: "feb460a4afaa48073fbd3387b7aa610b414166b0e68ff66d4374a73ed4b930bc",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/yolov3/scalability.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/yolov3/validation-8.csv",
+                size: 3535,
+                sha256: "6ff47809c183dd819dd3f306f36ec61e8b038a5c0a1b7de1b9b348573f6ce3eb",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/yolov3/validation-8.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/yolov3/validation-16.csv",
+                size: 4039,
+                sha256: "f3bde37fff505ffa0c27af97945fdc853df0ab83e458c432d9b2ed3239475c18",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/yolov3/validation-16.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/yolov3/validation-32.csv",
+                size: 4027,
+                sha256: "036c637a7ead92774bfcfcc58f7331b194a3d324a5383c3cb40a3097b6183013",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/yolov3/validation-32.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/yolov3/validation-64.csv",
+                size: 4002,
+                sha256: "89186e4d07fa08cd3b6ab0c04dcad12ef686da6419c9f72f5fdf67eb5e7df5b9",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/yolov3/validation-64.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/yolov3/validation-128.csv",
+                size: 3985,
+                sha256: "fc191f65adc5f766ceefcdc915b8a56fb236be98053d94dd55b0b4d4ae356ba0",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/yolov3/validation-128.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/yolov3/validation-256.csv",
+                size: 3977,
+                sha256: "1c3d0ce8f98a541d7ca7fea90907b36615289271e124b97890dd5697feeae66c",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/yolov3/validation-256.csv",
+                ),
+            },
+            DataFile {
+                path: "traces/yolov3/validation-512.csv",
+                size: 3976,
+                sha256: "3f5f626de33f5de5e503fe8b1a2c3d85e47e30507e2b22a5abd69fbdf00e3b9a",
+                origin: Origin::Url(
+                    "https://raw.githubusercontent.com/petuum/adaptdl/c793c7089bd307462686339d29707925c461f9a9/simulator/traces/yolov3/validation-512.csv",
+                ),
+            },
+        ],
+    },
+    Dataset {
         name: "itp-raw",
         description: "Microsoft ITP raw job traces, 10 clusters, 69,351 jobs, 2021-03..05 (job_id, submission_time, duration, num_gpu)",
         source: "github.com/microsoft/elasticflow-traces @ 277ed24, data/raw-traces.tar.gz",

@@ -17,6 +17,7 @@
 
 pub mod events;
 pub mod node;
+pub mod pollux;
 pub mod registry;
 pub mod rounds;
 
