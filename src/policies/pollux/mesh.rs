@@ -125,7 +125,7 @@ fn barycentric_transform(points: &[[f64; 3]], simplex: &[usize; 4]) -> ([[f64; 3
         }
     }
     let rcond = 1.0 / (norm(&original) * norm(&x));
-    if !(rcond >= INSIDE_EPS) {
+    if rcond.is_nan() || rcond < INSIDE_EPS {
         return ([[f64::NAN; 3]; 3], origin);
     }
     // `x[col]` is column `col` of A's inverse; scipy's transform row j is column j of it.

@@ -25,7 +25,7 @@ pub struct PolluxOptimus {
 /// full 4-GPU nodes, accumulating as the original's predictor does (§6.3).
 pub fn oracle_step_time(app: &Application, batch: u32, replicas: u32) -> Result<f64, String> {
     let mut placement = vec![PACKED_NODE_GPUS; (replicas / PACKED_NODE_GPUS) as usize];
-    if replicas % PACKED_NODE_GPUS > 0 {
+    if !replicas.is_multiple_of(PACKED_NODE_GPUS) {
         placement.push(replicas % PACKED_NODE_GPUS);
     }
     let plan = app.fixed_batch_plan(batch, replicas, true);

@@ -68,6 +68,9 @@ pub struct BatchPlan {
     pub accum_steps: u32,
 }
 
+/// A profile file: its path, its file name and its contents.
+type ProfileFile<'a> = (&'a str, &'a str, &'a [u8]);
+
 /// The six applications' models.
 #[derive(Debug, Clone)]
 pub struct Profiles {
@@ -79,7 +82,7 @@ impl Profiles {
     /// Every application of [`APPLICATIONS`] needs its `placements.csv`, `scalability.csv` and
     /// at least one `validation-<B>.csv`.
     pub fn parse<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Result<Self, String> {
-        let mut by_app: BTreeMap<&str, Vec<(&str, &str, &[u8])>> = BTreeMap::new();
+        let mut by_app: BTreeMap<&str, Vec<ProfileFile<'a>>> = BTreeMap::new();
         for (path, bytes) in files {
             let mut parts = path.rsplit('/');
             let (Some(file), Some(app)) = (parts.next(), parts.next()) else {

@@ -39,8 +39,8 @@ impl Allocator for PolluxTiresias {
         }
         self.state.retain(|id, _| active.contains(id));
         for job in jobs {
-            if !self.state.contains_key(&job.spec.id) {
-                self.state.insert(job.spec.id, QueueState::default());
+            if let std::collections::btree_map::Entry::Vacant(entry) = self.state.entry(job.spec.id) {
+                entry.insert(QueueState::default());
                 self.queues[0].push(job.spec.id);
             }
         }
