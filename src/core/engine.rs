@@ -1,7 +1,7 @@
 //! The round-based simulation loop.
 //!
 //! One round at time `t` does, in Blox's order (`blox_new_flow_multi_run.py` with
-//! `BloxManager`, see `shared/notes/blox.md` §1.3-1.5):
+//! `BloxManager`, see `docs/blox-semantics.md` §1.1-1.3):
 //!
 //! 1. apply every running job's round of work (its [`Quantum`], fixed when the round started) and
 //!    retire the ones that are done; a job's first round of progress sets its responsiveness; if

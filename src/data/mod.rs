@@ -7,8 +7,8 @@
 //!
 //! Sources: when `BLOX_DATA_MIRROR` (or [`FetchOptions::mirror`]) is set, the mirror is the only
 //! source: a directory (or `file://` URL) or an `http(s)://` base URL laid out as
-//! `<mirror>/<mirror_dir>/<path>` (the layout of the project's `shared/traces/`). Otherwise each
-//! file comes from its [`Origin`]: a URL pinned to a commit, or a member of an origin `.tar.gz`.
+//! `<mirror>/<mirror_dir>/<path>` (the layout of the project's own mirror, which CI uses). Otherwise
+//! each file comes from its [`Origin`]: a URL pinned to a commit, or a member of an origin `.tar.gz`.
 //!
 //! Every file is written to a temporary name beside its final path, checked against its pinned
 //! size and SHA-256, and only then renamed into place, so the final path holds a verified file
@@ -380,7 +380,7 @@ impl std::error::Error for DataError {
 
 /// Every known dataset, for `blox data list` and name lookups.
 pub fn datasets() -> &'static [Dataset] {
-    registry::DATASETS
+    registry::datasets()
 }
 
 /// The dataset called `name`; the error lists the valid names.
@@ -632,15 +632,13 @@ mod tests {
             for file in dataset.files {
                 assert!(paths.insert(file.path), "{}/{}", dataset.name, file.path);
                 assert!(check_relative(file.path).is_ok(), "{}", file.path);
-                assert_eq!(file.sha256.len(), 64, "{}", file.path);
-                assert!(file.sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
+                assert!(registry::is_sha256(file.sha256), "{}", file.path);
+                assert!(file.size > 0, "{}", file.path);
                 match file.origin {
-                    Origin::Url(url) => {
-                        assert!(url.starts_with("https://raw.githubusercontent.com/"), "{url}");
-                        assert!(!url.contains(' '), "{url}");
-                    }
+                    Origin::Url(url) => assert!(registry::is_pinned_url(url), "{url}"),
                     Origin::ArchiveMember { archive, member } => {
-                        assert!(archive.url.starts_with("https://"), "{}", archive.url);
+                        assert!(registry::is_pinned_url(archive.url), "{}", archive.url);
+                        assert!(archive.sha256.is_none_or(registry::is_sha256), "{}", archive.url);
                         assert!(check_relative(member).is_ok(), "{member}");
                         assert!(check_relative(archive.file_name).is_ok());
                     }
@@ -654,6 +652,7 @@ mod tests {
             "elasticflow-traces",
             "elasticflow-artifact",
             "alibaba-2023",
+            "fgd",
             "muri",
             "gavel-throughputs",
             "gavel-traces",
@@ -667,7 +666,7 @@ mod tests {
     }
 
     /// The registry's pins match the mirror that `BLOX_DATA_MIRROR` names, file for file (CI sets
-    /// it to the project's `shared/traces`). A directory mirror is checked in place; an HTTP one
+    /// it to the project's mirror). A directory mirror is checked in place; an HTTP one
     /// is fetched into a temporary cache. Without a mirror there is nothing to compare: the test
     /// says so and checks nothing (the origins are pinned by the same SHA-256 on every fetch).
     #[test]

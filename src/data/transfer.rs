@@ -19,9 +19,9 @@ const READ_TIMEOUT: Duration = Duration::from_secs(60);
 /// A parsed `BLOX_DATA_MIRROR`.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Mirror {
-    /// A local directory laid out like `shared/traces/`.
+    /// A local directory laid out as `<mirror>/<mirror_dir>/<path>`.
     Dir(PathBuf),
-    /// An HTTP(S) base URL laid out like `shared/traces/`, without a trailing slash.
+    /// An HTTP(S) base URL laid out as `<mirror>/<mirror_dir>/<path>`, without a trailing slash.
     Http(String),
 }
 

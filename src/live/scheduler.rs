@@ -1,7 +1,7 @@
 //! The scheduler side of live mode: the round engine's decisions carried out by `blox node`
 //! agents, progress measured instead of simulated.
 //!
-//! One [`Scheduler`] listens for a whole sweep (agents stay connected from run to run); each run
+//! One [`Coordinator`] listens for a whole sweep (agents stay connected from run to run); each run
 //! gets a [`LiveRun`], the [`Executor`] the round engine calls. The policies are the simulator's,
 //! unchanged: what differs is where a round's [`Quantum`] comes from.
 //!
@@ -74,8 +74,9 @@ pub struct Settings {
     pub env: BTreeMap<String, String>,
 }
 
-/// The listening scheduler of a live sweep.
-pub struct Scheduler {
+/// Live mode's coordinator: the listening scheduler process of a sweep, to which node agents and
+/// jobs connect. (A round policy's order is [`crate::core::Scheduler`], a different thing.)
+pub struct Coordinator {
     shared: Arc<Shared>,
     address: SocketAddr,
     settings: Settings,
@@ -191,9 +192,9 @@ impl Attempt {
     }
 }
 
-impl Scheduler {
+impl Coordinator {
     /// Listens on `settings.listen` and accepts agents and jobs on background threads.
-    pub fn start(settings: Settings) -> Result<Scheduler, String> {
+    pub fn start(settings: Settings) -> Result<Coordinator, String> {
         let listener = TcpListener::bind(&settings.listen)
             .map_err(|e| format!("live: cannot listen on {}: {e}", settings.listen))?;
         let address = listener.local_addr().map_err(|e| format!("live: {e}"))?;
@@ -221,7 +222,7 @@ impl Scheduler {
             .name("live-accept".into())
             .spawn(move || accept(listener, acceptor))
             .map_err(|e| format!("live: cannot start the listener thread: {e}"))?;
-        Ok(Scheduler { shared, address, settings })
+        Ok(Coordinator { shared, address, settings })
     }
 
     /// The address agents and jobs connect to (with the port the system chose for port 0).
@@ -260,7 +261,7 @@ impl Scheduler {
             gpu_slot.extend((0..node.gpus as usize).map(|i| (n, i)));
         }
         Ok(LiveRun {
-            scheduler: self,
+            coordinator: self,
             run: run.to_string(),
             online: vec![true; nodes.len()],
             nodes,
@@ -317,7 +318,7 @@ impl Scheduler {
     }
 }
 
-impl Drop for Scheduler {
+impl Drop for Coordinator {
     fn drop(&mut self) {
         self.shared.closing.store(true, Ordering::SeqCst);
         // Wakes the acceptor so that it sees `closing`.
@@ -730,7 +731,7 @@ type BoundNode = (String, Vec<String>);
 
 /// One live run: the round engine's [`Executor`] on the scheduler's agents.
 pub struct LiveRun<'a> {
-    scheduler: &'a Scheduler,
+    coordinator: &'a Coordinator,
     run: String,
     /// Cluster node -> its agent.
     nodes: Vec<BoundNode>,
@@ -755,7 +756,7 @@ pub struct LiveRun<'a> {
 impl LiveRun<'_> {
     /// The attempts of this run, by job and attempt.
     pub fn attempts(&self) -> Vec<AttemptRow> {
-        let state = self.scheduler.shared.lock();
+        let state = self.coordinator.shared.lock();
         let mut rows: Vec<AttemptRow> = state
             .attempts
             .values()
@@ -789,7 +790,7 @@ impl LiveRun<'_> {
     }
 
     fn command(&self, job: &ActiveJob, attempt: u32, iterations: u64) -> Argv {
-        let settings = &self.scheduler.settings;
+        let settings = &self.coordinator.settings;
         let fill = |text: &str| {
             text.replace("{job}", &job.spec.id.to_string())
                 .replace("{attempt}", &attempt.to_string())
@@ -805,7 +806,7 @@ impl LiveRun<'_> {
 
     /// Iterations a job's command runs in all.
     fn iterations(&self, job: &ActiveJob) -> u64 {
-        (job.spec.work * self.scheduler.settings.iterations_per_s).ceil().max(1.0) as u64
+        (job.spec.work * self.coordinator.settings.iterations_per_s).ceil().max(1.0) as u64
     }
 
     /// Stops every attempt still running and waits (at most the grace period and a little) for
@@ -814,9 +815,9 @@ impl LiveRun<'_> {
         if std::mem::replace(&mut self.ended, true) {
             return;
         }
-        let grace = self.scheduler.settings.grace_s;
+        let grace = self.coordinator.settings.grace_s;
         {
-            let mut state = self.scheduler.shared.lock();
+            let mut state = self.coordinator.shared.lock();
             let now = state.seconds();
             let mut preempts = Vec::new();
             for (&job, &attempt) in &self.current {
@@ -844,7 +845,7 @@ impl LiveRun<'_> {
         }
         let deadline = Instant::now() + Duration::from_secs_f64(grace + 5.0);
         while Instant::now() < deadline {
-            let state = self.scheduler.shared.lock();
+            let state = self.coordinator.shared.lock();
             let running = self
                 .current
                 .iter()
@@ -863,7 +864,7 @@ impl LiveRun<'_> {
     /// or its nodes are broken, and a complete run with every job unfinished (and the GPUs its
     /// attempts held counted as busy) would pass for a result. It fails with the first reason.
     fn check_something_ran(&self) -> Result<(), String> {
-        let state = self.scheduler.shared.lock();
+        let state = self.coordinator.shared.lock();
         let mut ours: Vec<&Attempt> =
             state.attempts.values().filter(|a| a.launch_run() == Some(self.run.as_str())).collect();
         let failed = |a: &&Attempt| matches!(a.row.end.as_str(), "failed" | "failed_to_start");
@@ -896,10 +897,10 @@ impl Attempt {
 
 impl Executor for LiveRun<'_> {
     fn begin_round(&mut self, now: SimTime) -> Result<(), String> {
-        let clock = self.scheduler.shared.lock().clock.expect("a live run has a clock");
+        let clock = self.coordinator.shared.lock().clock.expect("a live run has a clock");
         loop {
             {
-                let mut state = self.scheduler.shared.lock();
+                let mut state = self.coordinator.shared.lock();
                 self.send_ready(&mut state);
             }
             let elapsed = clock.elapsed().as_secs_f64();
@@ -916,7 +917,7 @@ impl Executor for LiveRun<'_> {
     fn observe(&mut self, job: &ActiveJob) -> Observation {
         let id = job.spec.id;
         let total = self.iterations(job);
-        let mut state = self.scheduler.shared.lock();
+        let mut state = self.coordinator.shared.lock();
         let now = state.seconds();
         let Some(&number) = self.current.get(&id) else {
             return Observation { quantum: job.quantum, interrupted: false };
@@ -983,7 +984,7 @@ impl Executor for LiveRun<'_> {
     }
 
     fn node_changes(&mut self, changes: &mut Vec<NodeChange>) {
-        let state = self.scheduler.shared.lock();
+        let state = self.coordinator.shared.lock();
         for (node, (name, _)) in self.nodes.iter().enumerate() {
             let online = state.agents.get(name).is_some_and(Agent::usable);
             let still_held = self.holding.values().any(|&n| n == node);
@@ -1003,8 +1004,8 @@ impl Executor for LiveRun<'_> {
                 jobs[resized.job].spec.id
             ));
         }
-        let settings = &self.scheduler.settings;
-        let mut state = self.scheduler.shared.lock();
+        let settings = &self.coordinator.settings;
+        let mut state = self.coordinator.shared.lock();
         let wall = state.seconds();
         for launch in &decisions.launch {
             let node = self.gpu_slot[launch.gpus[0] as usize].0;
@@ -1103,7 +1104,7 @@ impl Drop for LiveRun<'_> {
     fn drop(&mut self) {
         self.stop_all();
         let run = Some(self.run.as_str());
-        self.scheduler.shared.lock().attempts.retain(|_, a| a.phase != Phase::Ended || a.launch_run() != run);
+        self.coordinator.shared.lock().attempts.retain(|_, a| a.phase != Phase::Ended || a.launch_run() != run);
     }
 }
 

@@ -16,6 +16,7 @@
 //! all derive from it.
 
 pub mod events;
+pub mod fgd;
 pub mod node;
 pub mod pollux;
 pub mod registry;

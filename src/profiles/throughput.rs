@@ -8,7 +8,7 @@
 //! github.com/gudiandian/ElasticFlow-artifact @ b3f5ea4 (== pkusys/ElasticFlow),
 //! `ElasticFlow/scheduler/throughputs_{A100,T4}/<model>.csv`, Apache-2.0. A100 values were
 //! measured on the authors' testbed; T4 values come from Pollux's (adaptdl `osdi21-artifact`)
-//! traces (`shared/notes/elasticflow-tiresias.md` §3).
+//! traces (`ElasticFlow/README.md:12` at b3f5ea4).
 //!
 //! Format (`data/*.csv`, and what [`ThroughputTable::parse`] reads): lines starting with `#` are
 //! comments, then the header `model,global_batch,gpus,iterations_per_s` and one row per measured

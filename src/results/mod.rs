@@ -2,6 +2,7 @@
 //! experiment directory, so several processes can write disjoint runs with no merge step and
 //! readers glob `results/<experiment>/runs/*.parquet`.
 
+pub mod compare;
 mod error;
 pub mod export;
 pub mod metric;
@@ -38,6 +39,10 @@ pub struct RunInfo {
     /// Offered load in jobs/hour, for generated workloads.
     pub load: Option<f64>,
     pub seed: u64,
+    /// The engine's decision period in seconds, column `round_s` of every table: `engine.round_s`
+    /// in rounds and live mode (each round lasts this long), `engine.slot_s` in events mode
+    /// (decisions at arrivals and planned ends, at most one per slot). One name for both, so that
+    /// tables of the two engines concatenate and filter alike.
     pub round_seconds: f64,
 }
 

@@ -205,6 +205,8 @@ pub(super) const STAMP: &[Column<RunRow>] = &[
     Column::new("workload", field!(Text, info.workload)),
     Column::new("load", field!(OptionalF64, info.load)),
     Column::new("seed", field!(U64, info.seed)),
+    // The decision period: `round_s` on the rounds engine, `slot_s` on the events engine (the
+    // name predates the events engine and stays, as users' queries read it; README "Results").
     Column::new("round_s", field!(F64, info.round_seconds)),
 ];
 

@@ -28,7 +28,7 @@ use crate::spec::inputs::{InputChange, InputDigests, InputFiles};
 use crate::spec::{EngineMode, LiveSpec, Spec, SpecSource};
 use crate::workload::WorkloadContext;
 use progress::Progress;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
@@ -156,132 +156,225 @@ pub fn run_with(
     options: &RunnerOptions,
     control: &SweepControl,
 ) -> Result<SweepReport, String> {
-    let (plans, inputs) = plan_with_inputs(source, spec)?;
-    let selected = select(&plans, control.only.as_ref(), control.shard, &source.base_dir)?;
-    let experiment_dir = options.out.join(&spec.name.value.0);
-    std::fs::create_dir_all(&experiment_dir).map_err(|e| format!("cannot create {}: {e}", experiment_dir.display()))?;
-    let provenance = Provenance {
-        spec_yaml: source.text.clone(),
-        spec_sha256: crate::digest::sha256_hex(source.text.as_bytes()),
-        blox_version: crate::version::LONG_VERSION.to_string(),
-    };
-    store::write_file_atomically(&experiment_dir.join("spec.yaml"), source.text.as_bytes())
-        .map_err(|e| format!("cannot write the spec copy into {}: {e}", experiment_dir.display()))?;
-    let grid = GridFile {
-        experiment: spec.name.value.0.clone(),
-        spec_sha256: provenance.spec_sha256.clone(),
-        blox_version: provenance.blox_version.clone(),
-        runs: plans.iter().map(GridPoint::of).collect(),
-    };
-    grid.write(&experiment_dir)?;
-    let keys: BTreeSet<String> = plans.iter().map(|p| p.info.run_key.clone()).collect();
-    let set_aside = store::tidy(&experiment_dir, &keys).map_err(|e| e.to_string())?;
+    run_many(&[(source, spec)], options, control).map(|mut reports| reports.remove(0))
+}
 
-    // Live runs share one real cluster: one at a time, through one listening scheduler.
-    let live = match spec.engine.live.as_ref().filter(|_| spec.engine.mode == EngineMode::Live) {
-        Some(live) if !selected.is_empty() => Some(start_live(&live.value, &source.base_dir, &experiment_dir)?),
-        _ => None,
-    };
-    let files = InputFiles::new(&source.base_dir);
-    let progress = Progress::new(selected.len(), options.quiet);
-    let threads = match live {
-        Some(_) => 1,
-        None => options
+/// Runs several specs' sweeps as one pool of runs, longest first across all of them, so that
+/// the workers stay busy to the end instead of waiting at each spec's longest run; each spec's
+/// report is what [`run_with`] would give for it alone. The specs must have distinct names (one
+/// experiment directory each).
+pub fn run_many(
+    specs: &[(&SpecSource, &Spec)],
+    options: &RunnerOptions,
+    control: &SweepControl,
+) -> Result<Vec<SweepReport>, String> {
+    let mut names = BTreeSet::new();
+    if let Some((_, spec)) = specs.iter().find(|(_, spec)| !names.insert(spec.name.value.0.as_str())) {
+        return Err(format!("two specs are named `{}`: their results would share a directory", spec.name.value.0));
+    }
+    let sweeps = specs
+        .iter()
+        .map(|&(source, spec)| Sweep::prepare(source, spec, options, control))
+        .collect::<Result<Vec<_>, _>>()?;
+    let outcomes = execute(&sweeps, options, control)?;
+    sweeps.into_iter().zip(outcomes).map(|(sweep, outcomes)| sweep.finish(outcomes, control)).collect()
+}
+
+/// One spec's sweep between its preparation and its report: the grid planned, the runs
+/// selected, the experiment directory written and tidied, its live scheduler started.
+struct Sweep<'a> {
+    spec: &'a Spec,
+    base_dir: &'a Path,
+    plans: Vec<RunPlan>,
+    /// Indices into `plans` of the runs to do.
+    selected: Vec<usize>,
+    inputs: InputDigests,
+    files: InputFiles,
+    experiment_dir: PathBuf,
+    provenance: Provenance,
+    set_aside: SetAside,
+    live: Option<live::scheduler::Coordinator>,
+}
+
+impl<'a> Sweep<'a> {
+    fn prepare(
+        source: &'a SpecSource,
+        spec: &'a Spec,
+        options: &RunnerOptions,
+        control: &SweepControl,
+    ) -> Result<Self, String> {
+        let (plans, inputs) = plan_with_inputs(source, spec)?;
+        let selected = select(&plans, control.only.as_ref(), control.shard, &source.base_dir)?;
+        // Run keys are unique (checked by the plan), so they find a selected run's index.
+        let index: HashMap<&str, usize> =
+            plans.iter().enumerate().map(|(i, plan)| (plan.info.run_key.as_str(), i)).collect();
+        let selected: Vec<usize> = selected.iter().map(|plan| index[plan.info.run_key.as_str()]).collect();
+        let experiment_dir = options.out.join(&spec.name.value.0);
+        std::fs::create_dir_all(&experiment_dir)
+            .map_err(|e| format!("cannot create {}: {e}", experiment_dir.display()))?;
+        let provenance = Provenance {
+            spec_yaml: source.text.clone(),
+            spec_sha256: crate::digest::sha256_hex(source.text.as_bytes()),
+            blox_version: crate::version::LONG_VERSION.to_string(),
+        };
+        store::write_file_atomically(&experiment_dir.join("spec.yaml"), source.text.as_bytes())
+            .map_err(|e| format!("cannot write the spec copy into {}: {e}", experiment_dir.display()))?;
+        let grid = GridFile {
+            experiment: spec.name.value.0.clone(),
+            spec_sha256: provenance.spec_sha256.clone(),
+            blox_version: provenance.blox_version.clone(),
+            runs: plans.iter().map(GridPoint::of).collect(),
+        };
+        grid.write(&experiment_dir)?;
+        let keys: BTreeSet<String> = plans.iter().map(|p| p.info.run_key.clone()).collect();
+        let set_aside = store::tidy(&experiment_dir, &keys).map_err(|e| e.to_string())?;
+        // Live runs share one real cluster: one at a time, through one listening scheduler.
+        let live = match spec.engine.live.as_ref().filter(|_| spec.engine.mode == EngineMode::Live) {
+            Some(live) if !selected.is_empty() => Some(start_live(&live.value, &source.base_dir, &experiment_dir)?),
+            _ => None,
+        };
+        Ok(Sweep {
+            spec,
+            base_dir: &source.base_dir,
+            plans,
+            selected,
+            inputs,
+            files: InputFiles::new(&source.base_dir),
+            experiment_dir,
+            provenance,
+            set_aside,
+            live,
+        })
+    }
+
+    /// The report of the sweep, from the outcomes of its selected runs (in `selected` order):
+    /// runs whose inputs changed meanwhile set aside, the grid's complete runs read, figures drawn.
+    fn finish(self, outcomes: Vec<Outcome>, control: &SweepControl) -> Result<SweepReport, String> {
+        let Sweep { spec, plans, selected, inputs, experiment_dir, set_aside, .. } = self;
+        let mut report = SweepReport {
+            experiment_dir: experiment_dir.clone(),
+            grid_size: plans.len(),
+            shard: control.shard,
+            selected: selected.len(),
+            executed: 0,
+            skipped: 0,
+            running_elsewhere: Vec::new(),
+            not_started: 0,
+            failures: Vec::new(),
+            set_aside,
+            input_changed: SetAside::default(),
+            interrupted: control.interrupt.is_stopped(),
+            rows: Vec::new(),
+            unreadable: Vec::new(),
+            figures: Vec::new(),
+            figures_removed: Vec::new(),
+        };
+        // A file edited while the sweep ran: the runs that read it may have read either version,
+        // under a key that names the old one. They are set aside, to be redone; so are the runs
+        // of a file that cannot be read again, since what they read cannot be checked.
+        let again = inputs.hash_again();
+        let mut changed = Vec::new();
+        for (&i, outcome) in selected.iter().zip(outcomes) {
+            let plan = &plans[i];
+            let key = plan.info.run_key.clone();
+            if let Outcome::Executed { .. } = outcome
+                && let Some(change) = inputs.changed_input(&again, &plan.workload, &plan.policy)
+            {
+                let reason = match change {
+                    InputChange::Changed(file) => SetAsideReason::InputChanged(file.display().to_string()),
+                    InputChange::Unreadable(file, error) => {
+                        SetAsideReason::InputUnreadable(file.display().to_string(), error)
+                    }
+                };
+                changed.push((key.clone(), reason));
+            }
+            match outcome {
+                Outcome::Executed { .. } => report.executed += 1,
+                Outcome::Skipped => report.skipped += 1,
+                Outcome::RunningElsewhere => report.running_elsewhere.push(key),
+                Outcome::NotStarted => report.not_started += 1,
+                Outcome::Failed(e) => report.failures.push((key, e)),
+            }
+        }
+        report.input_changed = store::set_aside(&experiment_dir, changed).map_err(|e| e.to_string())?;
+        (report.rows, report.unreadable) = grid_rows(&experiment_dir, plans.iter().map(|p| p.info.run_key.as_str()));
+        // A shard draws the figures only once the whole grid is there (the last shard to
+        // finish); before, they would show a part of it.
+        let partial_shard = control.shard.is_some() && report.rows.len() < plans.len();
+        if !report.interrupted && !partial_shard {
+            report.figures = render_figures(spec, &experiment_dir, &report.rows);
+            report.figures_removed =
+                figures::remove_undeclared(&experiment_dir, spec.figures.iter().map(|f| f.value.name()));
+        }
+        Ok(report)
+    }
+}
+
+/// Does the selected runs of every sweep on one pool of workers, longest first (by the shards'
+/// estimate of a run's cost), each worker taking the next run when it finishes one, so that a
+/// long run does not start last; results do not depend on it. Returns each sweep's outcomes in
+/// its `selected` order.
+fn execute(sweeps: &[Sweep], options: &RunnerOptions, control: &SweepControl) -> Result<Vec<Vec<Outcome>>, String> {
+    let mut order: Vec<(usize, usize, f64)> = Vec::new();
+    for (s, sweep) in sweeps.iter().enumerate() {
+        for (r, &i) in sweep.selected.iter().enumerate() {
+            order.push((s, r, shard::estimated_cost(&sweep.plans[i], sweep.base_dir)));
+        }
+    }
+    order.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let threads = if sweeps.iter().any(|sweep| sweep.live.is_some()) {
+        1
+    } else {
+        options
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-            .clamp(1, selected.len().max(1)),
+            .clamp(1, order.len().max(1))
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| format!("cannot start worker threads: {e}"))?;
-    // Longest first (by the shards' estimate of a run's cost), each worker taking the next run
-    // when it finishes one, so that a long run does not start last; results do not depend on it.
-    let mut order: Vec<usize> = (0..selected.len()).collect();
-    let costs: Vec<f64> = selected.iter().map(|plan| shard::estimated_cost(plan, &source.base_dir)).collect();
-    order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]));
+    let progress = Progress::new(order.len(), options.quiet);
     let next = AtomicUsize::new(0);
-    let slots: Vec<OnceLock<Outcome>> = selected.iter().map(|_| OnceLock::new()).collect();
+    let slots: Vec<Vec<OnceLock<Outcome>>> =
+        sweeps.iter().map(|sweep| sweep.selected.iter().map(|_| OnceLock::new()).collect()).collect();
     std::thread::scope(|scope| {
         scope.spawn(|| progress.watch(&control.interrupt, control.run_timeout));
         pool.scope(|workers| {
             for _ in 0..threads {
                 workers.spawn(|_| {
-                    while let Some(&i) = order.get(next.fetch_add(1, AtomicOrdering::Relaxed)) {
-                        let plan = selected[i];
+                    while let Some(&(s, r, _)) = order.get(next.fetch_add(1, AtomicOrdering::Relaxed)) {
+                        let sweep = &sweeps[s];
+                        let plan = &sweep.plans[sweep.selected[r]];
                         let key = &plan.info.run_key;
+                        // Two specs' grids may hold the same key: progress names the experiment.
+                        let name = match sweeps.len() {
+                            1 => key.clone(),
+                            _ => format!("{}/{key}", sweep.spec.name.value.0),
+                        };
                         let stop = StopFlag::new();
-                        progress.begin(key, stop.clone());
+                        progress.begin(&name, stop.clone());
                         let outcome = if control.interrupt.is_stopped() {
                             Outcome::NotStarted
                         } else {
-                            run_one(plan, &files, &experiment_dir, &provenance, options.force, live.as_ref(), stop)
+                            let Sweep { files, experiment_dir, provenance, live, .. } = sweep;
+                            run_one(plan, files, experiment_dir, provenance, options.force, live.as_ref(), stop)
                         };
-                        let timed_out = progress.end(key, |timed_out| describe(&outcome, timed_out, control));
-                        let _ = slots[i].set(finish_outcome(outcome, timed_out, control, &experiment_dir, key));
+                        let timed_out = progress.end(&name, |timed_out| describe(&outcome, timed_out, control));
+                        let _ =
+                            slots[s][r].set(finish_outcome(outcome, timed_out, control, &sweep.experiment_dir, key));
                     }
                 });
             }
         });
         progress.finish();
     });
-    let outcomes = slots.into_iter().map(|slot| slot.into_inner().expect("every selected run has an outcome"));
-
-    let mut report = SweepReport {
-        experiment_dir: experiment_dir.clone(),
-        grid_size: plans.len(),
-        shard: control.shard,
-        selected: selected.len(),
-        executed: 0,
-        skipped: 0,
-        running_elsewhere: Vec::new(),
-        not_started: 0,
-        failures: Vec::new(),
-        set_aside,
-        input_changed: SetAside::default(),
-        interrupted: control.interrupt.is_stopped(),
-        rows: Vec::new(),
-        unreadable: Vec::new(),
-        figures: Vec::new(),
-        figures_removed: Vec::new(),
-    };
-    // A file edited while the sweep ran: the runs that read it may have read either version,
-    // under a key that names the old one. They are set aside, to be redone; so are the runs of a
-    // file that cannot be read again, since what they read cannot be checked.
-    let again = inputs.hash_again();
-    let mut changed = Vec::new();
-    for (plan, outcome) in selected.iter().zip(outcomes) {
-        let key = plan.info.run_key.clone();
-        if let Outcome::Executed { .. } = outcome
-            && let Some(change) = inputs.changed_input(&again, &plan.workload, &plan.policy)
-        {
-            let reason = match change {
-                InputChange::Changed(file) => SetAsideReason::InputChanged(file.display().to_string()),
-                InputChange::Unreadable(file, error) => {
-                    SetAsideReason::InputUnreadable(file.display().to_string(), error)
-                }
-            };
-            changed.push((key.clone(), reason));
-        }
-        match outcome {
-            Outcome::Executed { .. } => report.executed += 1,
-            Outcome::Skipped => report.skipped += 1,
-            Outcome::RunningElsewhere => report.running_elsewhere.push(key),
-            Outcome::NotStarted => report.not_started += 1,
-            Outcome::Failed(e) => report.failures.push((key, e)),
-        }
-    }
-    report.input_changed = store::set_aside(&experiment_dir, changed).map_err(|e| e.to_string())?;
-    (report.rows, report.unreadable) = grid_rows(&experiment_dir, plans.iter().map(|p| p.info.run_key.as_str()));
-    // A shard draws the figures only once the whole grid is there (the last shard to finish);
-    // before, they would show a part of it.
-    let partial_shard = control.shard.is_some() && report.rows.len() < plans.len();
-    if !report.interrupted && !partial_shard {
-        report.figures = render_figures(spec, &experiment_dir, &report.rows);
-        report.figures_removed =
-            figures::remove_undeclared(&experiment_dir, spec.figures.iter().map(|f| f.value.name()));
-    }
-    Ok(report)
+    Ok(slots
+        .into_iter()
+        .map(|slots| {
+            slots.into_iter().map(|slot| slot.into_inner().expect("every selected run has an outcome")).collect()
+        })
+        .collect())
 }
 
 /// The progress line of a finished run.
@@ -346,10 +439,10 @@ pub fn render_figures(spec: &Spec, experiment_dir: &Path, rows: &[RunRow]) -> Ve
 
 /// Starts the scheduler of a live sweep and says where it listens (on stderr and in
 /// `<experiment>/live-address`, for scripts that start agents).
-fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result<live::scheduler::Scheduler, String> {
+fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result<live::scheduler::Coordinator, String> {
     let token_file = live.token_file.as_ref().map(|f| base_dir.join(f));
     let token = live::protocol::read_token(token_file.as_deref()).map_err(|e| format!("live: {e}"))?;
-    let scheduler = live::scheduler::Scheduler::start(live::scheduler::Settings {
+    let coordinator = live::scheduler::Coordinator::start(live::scheduler::Settings {
         listen: live.listen.clone(),
         token,
         command: live.command.clone(),
@@ -358,11 +451,14 @@ fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result
         wait_for_nodes: std::time::Duration::from_secs_f64(live.wait_for_nodes_s),
         env: live.env.clone(),
     })?;
-    let address = scheduler.address().to_string();
-    eprintln!("live: listening on {address}; on each node: blox node --scheduler HOST:{}", scheduler.address().port());
+    let address = coordinator.address().to_string();
+    eprintln!(
+        "live: listening on {address}; on each node: blox node --scheduler HOST:{}",
+        coordinator.address().port()
+    );
     store::write_file_atomically(&experiment_dir.join("live-address"), format!("{address}\n").as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", experiment_dir.join("live-address").display()))?;
-    Ok(scheduler)
+    Ok(coordinator)
 }
 
 fn run_one(
@@ -371,7 +467,7 @@ fn run_one(
     experiment_dir: &Path,
     provenance: &Provenance,
     force: bool,
-    live: Option<&live::scheduler::Scheduler>,
+    live: Option<&live::scheduler::Coordinator>,
     stop: StopFlag,
 ) -> Outcome {
     let key = &plan.info.run_key;
@@ -415,7 +511,7 @@ type RunResult = (RunTables, Option<Vec<AttemptRow>>);
 fn simulate(
     plan: &RunPlan,
     files: &InputFiles,
-    live: Option<&live::scheduler::Scheduler>,
+    live: Option<&live::scheduler::Coordinator>,
     stop: StopFlag,
     sink: &mut dyn RecordSink,
 ) -> Result<RunResult, String> {

@@ -16,6 +16,7 @@ pub mod error;
 pub mod formats;
 pub mod input;
 pub mod inspect;
+pub mod pod_list;
 pub mod report;
 pub mod stats;
 pub mod write;

@@ -1,8 +1,8 @@
 //! `blox-bursty`: the "small and large jobs" workload of Blox's Figure 15a.
 //!
 //! Source: `simulator_runner/simulator_dual_load_small_large.py` (`GetJobs`, `_clean_sim_job`,
-//! `_clean_sim_job_second_work`) on top of `Workload.generate_next_job`; `shared/notes/blox.md`
-//! §5.4, §5.5 and §5.7.
+//! `_clean_sim_job_second_work`) on top of `Workload.generate_next_job`; `docs/blox-semantics.md`
+//! §6.3, §6.4 and §6.7.
 //!
 //! Rule: one Python `random` stream, seeded once with `seed`.
 //! - Base jobs: Poisson arrivals at `λ` jobs/hour exactly as in `blox-philly-synthetic` (one

@@ -1,6 +1,6 @@
 //! `blox-philly-synthetic`: the workload of Blox's Figures 6 and 7, generated without the trace.
 //!
-//! Rule (`shared/notes/blox.md` §5.3-5.6): every job asks for 1 GPU; job `k`'s duration is
+//! Rule (`docs/blox-semantics.md` §6.2-6.4): every job asks for 1 GPU; job `k`'s duration is
 //! `get_gavel_like_iter()` (`workload/utils.py`) evaluated on the `(2k+1)`-th and `(2k+2)`-th
 //! `random()` outputs after `random.seed(seed)`; arrivals come from a second, fresh
 //! `random.seed(seed)` stream where each job draws `random()` for

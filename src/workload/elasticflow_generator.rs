@@ -3,8 +3,8 @@
 //! ElasticFlow-artifact @ b3f5ea4, Apache-2.0), reproducing its Python `random` draws exactly.
 //! It made the traces of ElasticFlow's Figures 9, 10 and 11 (`run_fig{9,10,11}.sh`).
 //!
-//! Rule (`shared/notes/elasticflow-tiresias.md` §1.3), job `i` in order, each draw from its own
-//! `random.Random` stream:
+//! Rule (`trace_generator/generate_trace.py:14-39, 64-124` and `utils.py:45-161` at b3f5ea4), job
+//! `i` in order, each draw from its own `random.Random` stream:
 //! - GPUs (stream `seed + 3`): `r = uniform(0, 1)`; 2 if `0.83 <= r <= 0.86`, else 4 if
 //!   `0.86 <= r <= 0.89`, else 8 if `0.89 <= r <= 0.99`, else 16 if `r >= 0.99`, else 1; then
 //!   capped at `max_scale_factor` (ITP's size mix).

@@ -12,6 +12,7 @@ pub mod blox_bursty;
 pub mod blox_synthetic;
 pub mod elasticflow_generator;
 pub mod gavel_generator;
+pub mod go_random;
 pub mod python_random;
 pub mod synergy_generator;
 pub mod trace_workload;

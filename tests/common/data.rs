@@ -11,8 +11,8 @@ use std::path::PathBuf;
 pub const HOW_TO_GET_DATA: &str = "\
 tests that read public datasets get them through blox's data layer, as users do: run them with \
 network access (files come from their pinned origin URLs) or set BLOX_DATA_MIRROR to a mirror \
-(a directory laid out <dataset folder>/<file>, e.g. the project's shared/traces, or an http(s) \
-base URL). Verified files are cached in $BLOX_DATA_DIR (else $XDG_CACHE_HOME/blox or \
+(a directory laid out <dataset folder>/<file>, such as the one CI uses, or an http(s) base \
+URL). Verified files are cached in $BLOX_DATA_DIR (else $XDG_CACHE_HOME/blox or \
 ~/.cache/blox)";
 
 /// The data layer's options from the environment, as the CLI builds them (quiet).

@@ -20,8 +20,8 @@
 //! Duration = `deletion_time - scheduled_time`: the time the pod held its GPUs. The time from
 //! creation to scheduling is queueing in the production cluster, which a simulator replays itself
 //! (`creation_time` is the arrival); never-scheduled pods held no GPU and have no run time.
-//! (`shared/notes/muri-gavel-synergy-traces.md` section 5 tabulates `deletion - creation` over all
-//! GPU pods, including the never-scheduled ones, so its quantiles differ.) Pods whose last phase
+//! (Statistics of `deletion - creation` over all GPU pods, the never-scheduled ones included, have
+//! other quantiles; `tests/trace_readers_cluster.rs` checks both.) Pods whose last phase
 //! is `Running` were deleted while running; their run time is kept as recorded.
 //!
 //! Not used: `cpu_milli`, `memory_mib`, `qos`, and `gpu_spec` (GPU models a pod may run on, e.g.

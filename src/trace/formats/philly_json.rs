@@ -18,7 +18,7 @@
 //!   GPUs the attempt held there.
 //!
 //! Conversion, as Blox and Synergy parse the log (`workload/parse_philly_jobs.py`,
-//! `sum_attempts=True`, see `shared/notes/blox.md` section 5.1): a job without attempts is dropped;
+//! `sum_attempts=True`, see `docs/blox-semantics.md` §6.1): a job without attempts is dropped;
 //! an attempt is usable when it has both times, lasted more than 0 s (`end - start`) and lists at
 //! least one GPU (its demand is the number of GPUs over all machines of its `detail`); the job's
 //! duration is the sum of its usable attempts' durations and its GPUs are those of its LAST

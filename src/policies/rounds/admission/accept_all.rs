@@ -1,5 +1,6 @@
 //! `accept-all`: every arrival joins the cluster immediately.
 //! Source: Blox `admission_control/accept_all.py` (config name `AcceptAll`).
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §4.1.
 
 use crate::core::{Admission, AdmissionContext, JobSpec};
 use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};

@@ -9,6 +9,7 @@
 //! toward JCT and responsiveness (the submission time is not reset).
 //! Source: Blox `admission_control/load_based_accept.py` (`LoadBasedAccept-1.2x` etc.), EuroSys'24
 //! Figures 12 and 13.
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §4.2.
 
 use crate::core::{Admission, AdmissionContext, JobSpec};
 use crate::policies::{

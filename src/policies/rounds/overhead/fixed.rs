@@ -4,6 +4,7 @@
 //! GPUs but makes no progress for `first_launch_s` after its first launch and `resume_s` after
 //! each relaunch following a preemption. Blox's simulator has no such cost (its code carries
 //! `# TODO: Add time for checkpoint and restore`), which is the default `none`.
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §5.
 
 use crate::core::{JobSpec, OverheadModel};
 use crate::policies::{

@@ -1,5 +1,6 @@
 //! `none`: launches and preemptions cost nothing, as in Blox's simulator, so the engine runs
 //! without an overhead model.
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §5.
 
 use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;

@@ -9,6 +9,7 @@
 //! node with enough GPUs; Blox's fallback is dead code through a misspelt variable, so Blox
 //! effectively places only on exact fits) extended to multi-node jobs in the way of Tiresias'
 //! YARN-style consolidation.
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §3.3.
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
 use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};

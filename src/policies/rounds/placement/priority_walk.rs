@@ -8,6 +8,7 @@
 //! preempted. With 1-GPU jobs this runs exactly the top `#GPUs` jobs of the order.
 //!
 //! How GPUs are picked for one job is the only thing placements differ in.
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §3.1.
 
 use crate::core::{Cluster, GpuId, JobSlot, JobTable, Launch, PlacementDecisions};
 

@@ -6,6 +6,7 @@
 //! the running count hits the demand exactly after some node (taking up to `n` GPUs per node can
 //! overshoot and fail, e.g. 2 GPUs wanted, nodes with 1 and 2 free); blox takes exactly the GPUs it
 //! needs. The two agree for 1-GPU jobs, the only kind Blox's figures use.
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §3.2.
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
 use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};

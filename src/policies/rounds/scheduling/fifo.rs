@@ -3,6 +3,7 @@
 //! Rule: order active jobs by submission time (ties by job id). A running job is never behind a
 //! waiting one, so FIFO never preempts except for jobs promoted by the starvation guard.
 //! Source: Blox `schedulers/fifo.py` (key `submit_time`), EuroSys'24 Figures 6, 7 and 12.
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §2.1.
 
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};

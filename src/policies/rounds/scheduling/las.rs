@@ -7,6 +7,7 @@
 //! round run). Blox's "Tiresias" scheduler returns exactly this order (its queue logic is computed
 //! and discarded), so Blox's figures label this policy "Tiresias"; the discretized 2D-LAS of the
 //! Tiresias paper (NSDI'19) is a different policy.
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §2.2.
 
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};

@@ -10,6 +10,7 @@
 //! until commit 7a8963a, commented out at HEAD, which makes Optimus crash there); the extra GPUs
 //! Optimus hands out round-robin never reach placement in Blox, so they have no effect and are
 //! not modelled.
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §2.4.
 
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{ActiveJob, JobSlot, JobTable, PolicyError, Scheduler, SimTime};

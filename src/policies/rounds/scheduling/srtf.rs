@@ -5,6 +5,7 @@
 //! as Blox does; the two differ only when a job runs faster than profiled.
 //! Source: Blox `schedulers/srtf.py` (key `job_iteration_time * job_total_iteration -
 //! attained_service`).
+//! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §2.3.
 
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};

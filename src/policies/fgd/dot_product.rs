@@ -1,0 +1,24 @@
+//! Dot-product (dot_product_score.go with dimension extension `merge` and `max` normalisation;
+//! `docs/fgd-semantics.md` §4.4): the node whose free (CPU, GPU) vector, normalised by the
+//! largest node, has the *smallest* dot product with the pod's request scores highest,
+//! `trunc(100 × (1 − d/2))`; a node short of CPU scores 0. Share pods take the fullest device
+//! that fits (`best`).
+
+use super::best_fit::{MAX_NODE_CPU, MAX_NODE_GPU};
+use super::experiment::ScorePolicy;
+use super::fragmentation::Fragmentation;
+use super::{NodeState, Pod};
+
+pub struct DotProduct;
+
+impl ScorePolicy for DotProduct {
+    fn score(&mut self, pod: &Pod, node: &NodeState, _frag: &mut Fragmentation) -> i64 {
+        if node.cpu_left < pod.cpu {
+            return 0;
+        }
+        let mut d = 0.0;
+        d += (node.cpu_left as f64 / MAX_NODE_CPU) * (pod.cpu as f64 / MAX_NODE_CPU);
+        d += (node.left_total() as f64 / MAX_NODE_GPU) * (pod.gpu_request() as f64 / MAX_NODE_GPU);
+        (100.0 * (1.0 - d / 2.0)) as i64
+    }
+}
