@@ -39,7 +39,7 @@ pub use job::{ElasticJob, JobIdx, JobStatus, Scaling, Speed};
 pub use overhead::{ElasticflowOverhead, ScaleOverhead};
 pub use placement::{BuddyPlacement, CLASSES, SetId};
 pub use step::{Allocation, StepFunction, align};
-pub use yarn_placement::{YarnPlacement, YarnTrial, yarn_fits_empty};
+pub use yarn_placement::YarnPlacement;
 
 use super::metrics::RunTotals;
 use super::{
