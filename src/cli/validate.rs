@@ -84,8 +84,13 @@ pub(super) fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
     let references: BTreeSet<String> = traces.chain(policies).collect();
     for reference in &references {
         let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
-        data::resolve(reference, &data::FetchOptions { quiet, ..options })
-            .map_err(|e| format!("dataset `{}`: {e}", escape_control(reference)))?;
+        let options = data::FetchOptions { quiet, ..options };
+        let fetched = if data::names_folder(reference) {
+            data::resolve_folder(reference, &options).map(drop)
+        } else {
+            data::resolve(reference, &options).map(drop)
+        };
+        fetched.map_err(|e| format!("dataset `{}`: {e}", escape_control(reference)))?;
     }
     Ok(())
 }

@@ -203,6 +203,17 @@ impl<A: Allocator> RoundPolicy for PolluxFrame<A> {
         Ok(())
     }
 
+    /// A job needs an application the profiles describe and what the allocator's batch rule
+    /// reads (the workload's batch size for the baselines).
+    fn check_job(&self, job: &JobSpec) -> Result<(), String> {
+        let model = job.model.as_deref().ok_or("the workload gives no application (model)")?;
+        let app = self.profiles.index(model).ok_or_else(|| {
+            let names: Vec<&str> = self.profiles.applications.iter().map(|a| a.name.as_str()).collect();
+            format!("application `{model}` has no Pollux profile (expected one of {})", names.join(", "))
+        })?;
+        self.allocator.batch_rule(job, &self.profiles.applications[app]).map(drop)
+    }
+
     fn quantum(&self, job: &ActiveJob, _cluster: &Cluster, _round_seconds: f64) -> Quantum {
         self.tracked.get(&job.spec.id).map_or_else(Quantum::default, |t| t.quantum)
     }

@@ -3,11 +3,12 @@
 //! application's initial batch size through measured step times and gradient statistics
 //! ([`profile`], [`job`]), restarts on every change of allocation, and the policies as
 //! allocators of node-id lists over the shared [`frame`]: [`tiresias`] (Tiresias+TunedJobs) and
-//! [`optimus`] (Optimus+Oracle+TunedJobs).
+//! [`optimus`] (Optimus+Oracle+TunedJobs), registered as specs name them in [`registered`].
 
 pub mod frame;
 pub mod job;
 pub mod mesh;
 pub mod optimus;
 pub mod profile;
+pub mod registered;
 pub mod tiresias;

@@ -71,8 +71,8 @@ pub struct BatchPlan {
 /// A profile file: its path, its file name and its contents.
 type ProfileFile<'a> = (&'a str, &'a str, &'a [u8]);
 
-/// The six applications' models.
-#[derive(Debug, Clone)]
+/// The six applications' models (none in the empty default, which runs no job).
+#[derive(Debug, Clone, Default)]
 pub struct Profiles {
     pub applications: Vec<Application>,
 }

@@ -228,6 +228,13 @@ impl TraceFormat {
         FORMATS.iter().map(|info| info.name).collect()
     }
 
+    /// Whether the format's jobs have no duration because their work is their application's
+    /// training target, which the job model of the policy running them decides (Pollux and Sia
+    /// workloads): such a trace runs without durations, its jobs' `work` left at 0.
+    pub fn work_from_application(self) -> bool {
+        matches!(self, TraceFormat::Pollux)
+    }
+
     /// Reads every job of the file into `emit`; see the module documentation for the contract.
     pub fn read(
         self,
