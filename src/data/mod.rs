@@ -436,9 +436,12 @@ pub fn names_folder(reference: &str) -> bool {
     !reference.contains('/') || reference.ends_with('/')
 }
 
+/// A file of a dataset folder: its path under the folder and the file.
+pub type FolderFile = (&'static str, &'static DataFile);
+
 /// The dataset a folder reference ([`names_folder`]) names and its files in registry order, each
 /// with its path under the folder (no I/O). Fails when the folder holds no file.
-pub fn lookup_folder(reference: &str) -> Result<(&'static Dataset, Vec<(&'static str, &'static DataFile)>), DataError> {
+pub fn lookup_folder(reference: &str) -> Result<(&'static Dataset, Vec<FolderFile>), DataError> {
     let (name, prefix) = reference.split_once('/').unwrap_or((reference, ""));
     let dataset = find(name)?;
     let files: Vec<(&str, &DataFile)> =
