@@ -84,8 +84,14 @@ pub(super) fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
     let references: BTreeSet<String> = traces.chain(policies).collect();
     for reference in &references {
         let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
-        data::resolve(reference, &data::FetchOptions { quiet, ..options })
-            .map_err(|e| format!("dataset `{}`: {e}", escape_control(reference)))?;
+        let options = data::FetchOptions { quiet, ..options };
+        // A folder's files are fetched like one file each, without a line per file.
+        let fetched = if data::names_folder(reference) {
+            data::resolve_folder(reference, &data::FetchOptions { quiet: true, ..options }).map(drop)
+        } else {
+            data::resolve(reference, &options).map(drop)
+        };
+        fetched.map_err(|e| format!("dataset `{}`: {e}", escape_control(reference)))?;
     }
     Ok(())
 }
@@ -141,7 +147,7 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
             let load = load.map(|l| format!("load {}, ", crate::spec::grid::fmt_number(l))).unwrap_or_default();
             format!("{load}seed {seed}, cluster `{}`", cluster.label())
         };
-        let checks = |cluster: &ClusterEntry, load, seed| JobChecks::new(spec, &files, cluster, load, seed);
+        let checks = |cluster: &ClusterEntry, load, seed| JobChecks::new(source, spec, &files, cluster, load, seed);
         match workload.trace_params() {
             // Counted streaming, so that a trace of millions of jobs is never held; runs in rounds
             // mode read it the same way. Per-job transforms draw nothing and take no load, so only
@@ -280,7 +286,10 @@ struct JobChecks<'a> {
 }
 
 impl<'a> JobChecks<'a> {
+    /// Builds the spec's policies for one grid point; a policy that cannot be built (an input it
+    /// reads is missing or malformed) is reported at its scheduler in the spec file.
     fn new(
+        source: &SpecSource,
         spec: &'a Spec,
         files: &InputFiles,
         cluster: &ClusterEntry,
@@ -308,7 +317,11 @@ impl<'a> JobChecks<'a> {
             } else {
                 scheduler.build_round(&ctx, &policy.placement.value).map(|p| round.push((label, p)))
             };
-            built.map_err(|e| format!("policy `{label}`: {e}"))?;
+            built.map_err(|e| {
+                let at = &policy.scheduler.referenced;
+                let position = (at.line() > 0).then(|| (at.line(), at.column()));
+                SpecError { file: source.file.clone(), position, message: format!("policy `{label}`: {e}") }.to_string()
+            })?;
         }
         if mode == EngineMode::Events {
             // Spec validation has checked that an events-mode cluster has one GPU type with a profile.

@@ -254,14 +254,15 @@ pub fn describe_read(label: &str, source: &Path, format: TraceFormat, r: &ReadRe
 }
 
 /// Fails when some kept job has no duration (formats that count iterations only need a
-/// throughput model to become simulable) or no job is kept.
+/// throughput model to become simulable; formats whose work is an application's training target
+/// need none, [`TraceFormat::work_from_application`]) or no job is kept.
 pub fn check_simulable(
     source: &Path,
     format: TraceFormat,
     report: &ReadReport,
     missing: u64,
 ) -> Result<(), WorkloadError> {
-    if missing > 0 {
+    if missing > 0 && !format.work_from_application() {
         return Err(WorkloadError::Prepare(format!(
             "{}: {missing} of {} jobs have no duration (the `{}` format counts work in iterations or not at all); \
              add `redraw-durations` to draw them, or use a trace with durations",
