@@ -11,7 +11,7 @@ use crate::profiles::ThroughputTable;
 use crate::spec::inputs::{InputFiles, declared};
 use crate::spec::{ClusterEntry, EngineMode, MAX_HORIZON_H, MAX_JOB_SECONDS, Spec, SpecError, SpecSource, TrackSpec};
 use crate::text::escape_control;
-use crate::trace::TraceError;
+use crate::trace::{TraceError, TraceFormat};
 use crate::workload::trace_workload::job_spec;
 use crate::workload::{TraceParams, WorkloadContext, WorkloadSpec, check_simulable, describe_read};
 use clap::Args;
@@ -185,6 +185,7 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
                         return Err(at(format!("workload `{label}` at {where_}: {reason}")));
                     }
                     let read = read?;
+                    checks.refuses_format(read.format).map_err(|e| at(format!("workload `{label}`: {e}")))?;
                     if i == 0 {
                         text += &describe_read(&label, &path, read.format, &read.report);
                     }
@@ -203,9 +204,11 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
                         text += &loaded.describe(&label);
                     }
                     let names: Vec<String> = loaded.jobs.iter().map(|j| j.source_id.clone()).collect();
+                    let format = loaded.format;
                     let jobs = loaded.into_job_stream().map_err(|e| e.to_string())?;
                     let where_ = point_name(cluster, load, seed);
                     let mut checks = checks(cluster, load, seed)?;
+                    checks.refuses_format(format).map_err(|e| at(format!("workload `{label}`: {e}")))?;
                     let name = |id: u64| {
                         names.get(id as usize).map(|n| format!(" (`{n}` in {})", path.display())).unwrap_or_default()
                     };
@@ -331,6 +334,22 @@ impl<'a> JobChecks<'a> {
             table = Some((gpu.to_string(), found));
         }
         Ok(Self { spec, cluster_spec, reach, round, event, table, count: 0 })
+    }
+
+    /// For a trace format that gives no durations (its jobs' work comes from a job model, e.g.
+    /// an application's training target): the first policy that has no such model and would
+    /// run every job with no work.
+    fn refuses_format(&self, format: TraceFormat) -> Result<(), String> {
+        if !format.work_from_application() {
+            return Ok(());
+        }
+        let round = self.round.iter().find(|(_, policy)| !policy.computes_work()).map(|(label, _)| *label);
+        let Some(label) = round.or(self.event.first().map(|(label, _)| *label)) else { return Ok(()) };
+        Err(format!(
+            "a `{}` trace gives no job durations (a job's work is computed from its application by policies \
+             with a job model of their own); policy `{label}` has none and would run every job with no work",
+            format.name()
+        ))
     }
 
     /// Whether some check may refuse a job (so that an endless generator is worth drawing).

@@ -162,6 +162,13 @@ pub trait RoundPolicy: Send {
         Ok(())
     }
 
+    /// Whether the policy computes each job's work from a job model of its own (Pollux's frame:
+    /// the application's training target), so that it runs jobs from a trace that gives no
+    /// duration; every other policy would run them with no work at all, which validation refuses.
+    fn computes_work(&self) -> bool {
+        false
+    }
+
     /// Whether the policy's own starvation rule promoted `job`, for its record; `None` for
     /// policies that leave promotion to the engine's guard (Blox's).
     fn promoted(&self, _job: &ActiveJob) -> Option<bool> {

@@ -114,3 +114,24 @@ fn validation_names_the_line_of_a_bad_workload_or_profile_folder() {
         "s.yaml:5:49: scheduler `pollux-tiresias`: `interference` is a fraction of progress lost, from 0 to below 1",
     );
 }
+
+/// A Pollux workload gives no durations (a job's work is its application's training target): a
+/// policy without Pollux's job model would run every job with no work, so validation refuses it
+/// on both engines, naming the policy; Pollux's own policies run it.
+#[test]
+fn a_workload_without_durations_needs_a_policy_that_computes_work() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("w.csv"),
+        "name,time,application,num_replicas,batch_size\ncifar10-0,10,cifar10,1,128\n",
+    )
+    .unwrap();
+    let refused = "a `pollux` trace gives no job durations (a job's work is computed from its application by \
+                   policies with a job model of their own); policy `P` has none and would run every job with no work";
+    assert_rejected(dir.path(), &spec("las", "{path: w.csv}"), refused);
+    let events = spec("tiresias", "{path: w.csv}").replace("{mode: rounds, round_s: 60}", "{mode: events}");
+    assert_rejected(dir.path(), &events, refused);
+    std::fs::write(dir.path().join("s.yaml"), spec("pollux-tiresias", "{path: w.csv}")).unwrap();
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -205,6 +205,10 @@ impl<A: Allocator> RoundPolicy for PolluxFrame<A> {
 
     /// A job needs an application the profiles describe and what the allocator's batch rule
     /// reads (the workload's batch size for the baselines).
+    fn computes_work(&self) -> bool {
+        true
+    }
+
     fn check_job(&self, job: &JobSpec) -> Result<(), String> {
         let model = job.model.as_deref().ok_or("the workload gives no application (model)")?;
         let app = self.profiles.index(model).ok_or_else(|| {
