@@ -523,6 +523,7 @@ fn array<'a, R: 'a>(column: &Column<R>, rows: impl Iterator<Item = &'a R>) -> Re
         }
         Access::U32(get, _) => Arc::new(Int64Array::from_iter_values(rows.map(|row| i64::from(get(row))))),
         Access::OptionalU32(get, _) => Arc::new(Int64Array::from_iter(rows.map(|row| get(row).map(i64::from)))),
+        Access::OptionalU64(get, _) => Arc::new(Int64Array::from_iter(rows.map(|row| get(row).map(|v| v as i64)))),
         Access::F64(get, _) => Arc::new(Float64Array::from_iter_values(rows.map(get))),
         Access::F64NanAsNull(get, _) => Arc::new(Float64Array::from_iter(rows.map(|row| nan_to_null(get(row))))),
         Access::OptionalF64(get, _) | Access::DerivedF64(get) => Arc::new(Float64Array::from_iter(rows.map(get))),
@@ -745,6 +746,10 @@ fn setter<'a, R: 'a>(c: &Columns<'a>, column: &Column<R>) -> Result<Option<Sette
             Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
         }
         Access::OptionalU32(_, set) => {
+            let values = c.int64(name)?;
+            Box::new(move |row, i| values.optional(i).map(|value| set(row, value)))
+        }
+        Access::OptionalU64(_, set) => {
             let values = c.int64(name)?;
             Box::new(move |row, i| values.optional(i).map(|value| set(row, value)))
         }
