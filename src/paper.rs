@@ -4,8 +4,8 @@
 //! it must reproduce, each with its source and tolerance. The tests and `cargo xtask
 //! reproduce-figures` read the same file, so a number is written down once.
 
-use crate::results::metric::{JobMetric, RunMetric, TimeUnit};
 use crate::core::placements::axis::{AxisMeasure, timeline_axis};
+use crate::results::metric::{JobMetric, RunMetric, TimeUnit};
 use crate::results::{RunRow, read_jobs, read_timeline};
 use serde::Deserialize;
 use std::fmt::Write as _;

@@ -78,8 +78,7 @@ pub(super) fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
         InputSource::Dataset(reference) => Some(reference),
         InputSource::Path(_) => None,
     });
-    let references: BTreeSet<String> =
-        traces.chain(policies).chain(crate::spec::placements::datasets(spec)).collect();
+    let references: BTreeSet<String> = traces.chain(policies).chain(crate::spec::placements::datasets(spec)).collect();
     for reference in &references {
         let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
         data::resolve(reference, &data::FetchOptions { quiet, ..options })

@@ -11,8 +11,8 @@
 //! filters never reshuffle them.
 
 use super::declare::{ArrivedAxisFigure, BarsFigure, CdfFigure, FigureSpec, GridAxis, MetricVsFigure, TimelineFigure};
-use crate::core::placements::axis::{LAST_COLUMN, timeline_axis};
 use super::render::{Axis, BarChart, BarSeries, LineChart, Scale, Series, Spread, Style};
+use crate::core::placements::axis::{LAST_COLUMN, timeline_axis};
 use crate::results::{self, RunInfo, RunRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -640,7 +640,12 @@ fn timeline(f: &TimelineFigure, experiment_dir: &Path, rows: &[&RunRow], order: 
     Ok(Built { chart: Chart::Line(chart), warnings: Vec::new() })
 }
 
-fn arrived_axis(f: &ArrivedAxisFigure, experiment_dir: &Path, rows: &[&RunRow], order: &Order) -> Result<Built, String> {
+fn arrived_axis(
+    f: &ArrivedAxisFigure,
+    experiment_dir: &Path,
+    rows: &[&RunRow],
+    order: &Order,
+) -> Result<Built, String> {
     let axes: Vec<GridAxis> = varying(rows).into_iter().filter(|a| *a != GridAxis::Seed).collect();
     let split = split(rows, None, axes);
     let one_policy = distinct(rows, GridAxis::Label).len() == 1;
@@ -650,7 +655,8 @@ fn arrived_axis(f: &ArrivedAxisFigure, experiment_dir: &Path, rows: &[&RunRow], 
         let mut columns: Vec<Vec<f64>> = vec![Vec::new(); LAST_COLUMN + 1];
         for r in &group {
             let timeline = results::read_timeline(experiment_dir, &r.info.run_key).map_err(|e| e.to_string())?;
-            let axis = timeline_axis(&timeline, r.info.total_gpus).map_err(|e| format!("run {}: {e}", r.info.run_key))?;
+            let axis =
+                timeline_axis(&timeline, r.info.total_gpus).map_err(|e| format!("run {}: {e}", r.info.run_key))?;
             for (column, values) in columns.iter_mut().enumerate() {
                 values.extend(f.y.at(&axis, column));
             }
@@ -680,10 +686,7 @@ fn arrived_axis(f: &ArrivedAxisFigure, experiment_dir: &Path, rows: &[&RunRow], 
     let y_label = f.y_label.clone().unwrap_or_else(|| f.y.caption().into());
     let chart = LineChart {
         title: f.title.clone().unwrap_or_else(|| format!("{y_label} vs arrived workload")),
-        x: Axis {
-            range: Some((from, to)),
-            ..Axis::new("Arrived workload (% of GPU capacity)", Scale::Linear)
-        },
+        x: Axis { range: Some((from, to)), ..Axis::new("Arrived workload (% of GPU capacity)", Scale::Linear) },
         y: Axis { range: f.y_range.map(|[a, b]| (a, b)), ..Axis::new(y_label, Scale::Linear) },
         series,
         markers: false,

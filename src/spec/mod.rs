@@ -16,9 +16,7 @@ pub use live::{LiveCommand, LiveSpec};
 use crate::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec};
 use crate::figures::declare::FigureSpec;
 use crate::policies::node;
-use crate::policies::{
-    AdmissionSpec, Engine, InputSource, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec,
-};
+use crate::policies::{AdmissionSpec, Engine, InputSource, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
 use crate::profiles::ThroughputTable;
 use crate::text::escape_control;
 use crate::workload::WorkloadSpec;

@@ -93,7 +93,8 @@ pub fn check(source: &SpecSource, spec: &Spec, files: &InputFiles) -> Result<Str
     let mut clusters = Vec::new();
     for cluster in &spec.clusters.value {
         let Some(list) = &cluster.node_list else { continue };
-        let nodes = nodes_of(cluster, files).map_err(|e| at(list.referenced, format!("cluster `{}`: {e}", cluster.label())))?;
+        let nodes =
+            nodes_of(cluster, files).map_err(|e| at(list.referenced, format!("cluster `{}`: {e}", cluster.label())))?;
         let nodes = nodes.expect("a node_list cluster reads a node list");
         if nodes.0.is_empty() {
             let message =

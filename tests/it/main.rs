@@ -29,6 +29,7 @@ mod gavel_paper;
 mod interop;
 mod muri_original;
 mod muri_paper;
+mod placements;
 mod registry_files;
 mod results_trust;
 mod shards;

@@ -101,12 +101,9 @@ pub fn timeline_axis(rows: &[TimelineRow], total_gpus: u32) -> Result<DiscreteRo
     let reports = rows
         .iter()
         .map(|row| {
-            let (Some(arrived), Some(allocated), Some(fragment), Some(ratio)) = (
-                row.arrived_gpu_milli,
-                row.allocated_gpu_milli,
-                row.fragmented_gpu_milli,
-                row.fragmentation_ratio,
-            ) else {
+            let (Some(arrived), Some(allocated), Some(fragment), Some(ratio)) =
+                (row.arrived_gpu_milli, row.allocated_gpu_milli, row.fragmented_gpu_milli, row.fragmentation_ratio)
+            else {
                 return Err("the run's timeline has no placement columns (not a placement experiment)".to_string());
             };
             Ok(Report {

@@ -75,8 +75,7 @@ impl Experiment<'_> {
         let mut nodes = self.nodes.to_vec();
         nodes.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
         let capacity: i64 = nodes.iter().map(|n| i64::from(n.gpus) * GPU_MILLI).sum();
-        let (Prepared { order, ranks }, mut rng) =
-            prepare(self.pods, nodes.len(), capacity, self.tune_ratio, seed);
+        let (Prepared { order, ranks }, mut rng) = prepare(self.pods, nodes.len(), capacity, self.tune_ratio, seed);
         let mut models: Vec<String> = Vec::new();
         let mut states: Vec<NodeState> = nodes
             .iter()

@@ -8,7 +8,7 @@
 
 use crate::core::go_random::GoRandom;
 use crate::core::placements::fragmentation::Fragmentation;
-use crate::core::placements::{NodeState, Pod, sigmoid, ScorePolicy};
+use crate::core::placements::{NodeState, Pod, ScorePolicy, sigmoid};
 
 use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
@@ -89,8 +89,8 @@ impl ScorePolicy for Fgd {
 
 #[cfg(test)]
 mod tests {
-    use crate::core::placements::gpu_selection;
     use super::*;
+    use crate::core::placements::gpu_selection;
 
     #[test]
     fn no_change_scores_fifty_and_descent_scores_higher() {
