@@ -887,6 +887,10 @@ pub(super) mod tests {
                     cluster_efficiency: (round > 0).then_some(0.5),
                     cpus_in_use: Some(12.5 * f64::from(round)),
                     memory_gb_in_use: (round > 0).then_some(62.5),
+                    arrived_gpu_milli: Some(1500 * u64::from(round)),
+                    allocated_gpu_milli: (round > 0).then_some(1000),
+                    fragmented_gpu_milli: Some(12.25),
+                    fragmentation_ratio: (round != 1).then_some(99.5),
                 })
                 .collect(),
         }
@@ -986,6 +990,10 @@ pub(super) mod tests {
                 cluster_efficiency: None,
                 cpus_in_use: None,
                 memory_gb_in_use: None,
+                arrived_gpu_milli: None,
+                allocated_gpu_milli: None,
+                fragmented_gpu_milli: None,
+                fragmentation_ratio: None,
             })
             .collect();
         let long = RunOutput { jobs: (0..2500).map(|id| job(id, id % 3 != 0)).collect(), timeline, ..output() };

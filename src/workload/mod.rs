@@ -79,7 +79,7 @@ impl PodListParams {
         if self.path.is_some() == self.dataset.is_some() {
             return Err("pod-list: give exactly one of `path` (a local file) and `dataset` (e.g. `fgd/openb_pod_list_default.csv`)".into());
         }
-        if !(self.tune_ratio.0 <= 100.0) {
+        if self.tune_ratio.0 > 100.0 {
             return Err(format!(
                 "pod-list: tune_ratio must be at most 100 (times the GPU capacity), got {}",
                 self.tune_ratio.0
