@@ -16,6 +16,7 @@ mod compare;
 mod data;
 mod experiment;
 mod node;
+pub mod reference;
 mod run;
 mod summary;
 mod trace;
@@ -69,7 +70,12 @@ enum Command {
     #[command(after_help = "Example:\n  blox validate specs/paper/blox-fig6.yaml")]
     Validate(validate::ValidateArgs),
     /// List every scheduler, placement, admission policy, overhead model and workload.
-    List,
+    List {
+        /// Print the whole reference (policies, workloads, trace formats, metrics, datasets) as
+        /// Markdown: the text of docs/reference.md.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Inspect and convert real cluster traces.
     #[command(subcommand)]
     Trace(trace::TraceCommand),
@@ -175,7 +181,11 @@ pub fn main() -> ExitCode {
         Command::Export(args) => experiment::export_tables(args),
         Command::Compare(args) => compare::compare(args),
         Command::Validate(args) => validate::validate(args),
-        Command::List => list(),
+        Command::List { markdown: true } => {
+            emit(&reference::markdown());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::List { markdown: false } => list(),
         Command::Trace(command) => trace::trace(command),
         Command::Data(command) => data::data(command),
         Command::Slurm(args) => cluster::slurm(args),

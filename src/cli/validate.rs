@@ -2,14 +2,17 @@
 //! checked against what the engine needs.
 
 use super::{emit, read_spec};
-use crate::core::JobSpec;
+use crate::core::engine::MAX_ROUNDS;
 use crate::core::events::{ElasticJob, EventPolicy};
+use crate::core::{ClusterSpec, JobSpec, RoundPolicy};
 use crate::data;
 use crate::policies::{BuildContext, InputReader, InputSource};
 use crate::profiles::ThroughputTable;
 use crate::spec::inputs::{InputFiles, declared};
-use crate::spec::{ClusterEntry, EngineMode, Spec, SpecError, SpecSource, TrackSpec};
+use crate::spec::{ClusterEntry, EngineMode, MAX_HORIZON_H, MAX_JOB_SECONDS, Spec, SpecError, SpecSource, TrackSpec};
 use crate::text::escape_control;
+use crate::trace::TraceError;
+use crate::workload::trace_workload::job_spec;
 use crate::workload::{TraceParams, WorkloadContext, WorkloadSpec, check_simulable, describe_read};
 use clap::Args;
 use std::collections::{BTreeSet, HashSet};
@@ -81,21 +84,30 @@ pub(super) fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
     let references: BTreeSet<String> = traces.chain(policies).chain(crate::spec::placements::datasets(spec)).collect();
     for reference in &references {
         let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
-        data::resolve(reference, &data::FetchOptions { quiet, ..options })
-            .map_err(|e| format!("dataset `{}`: {e}", escape_control(reference)))?;
+        let options = data::FetchOptions { quiet, ..options };
+        // A folder's files are fetched like one file each, without a line per file.
+        let fetched = if data::names_folder(reference) {
+            data::resolve_folder(reference, &data::FetchOptions { quiet: true, ..options }).map(drop)
+        } else {
+            data::resolve(reference, &options).map(drop)
+        };
+        fetched.map_err(|e| format!("dataset `{}`: {e}", escape_control(reference)))?;
     }
     Ok(())
 }
 
 /// Reads every workload at every grid point it runs at and checks what a run would otherwise
 /// fail on or silently get wrong: a trace that yields no simulable job, a tracking window past a
-/// finite workload's last job, and in events mode jobs without iterations, batch or known model,
-/// or without a throughput curve for their cluster's GPU type. Returns what reading each trace
-/// workload gave at its first grid point (loads and seeds can change transforms' results; the
-/// runs table has every point) and the files each policy reads (read and parsed here, so that a
-/// bad file fails before any run).
+/// finite workload's last job (a warning when it reaches only partly past), arrivals and
+/// durations beyond what the engine can reach, jobs a round policy refuses (Gavel's: job types,
+/// steps, AlloX's single GPU), and in events mode jobs without iterations, batch or known model,
+/// or without a throughput curve for their cluster's GPU type. Warnings go to stderr. Returns
+/// what reading each trace workload gave at its first grid point (loads and seeds can change
+/// transforms' results; the runs table has every point) and the files each policy reads (read and
+/// parsed here, so that a bad file fails before any run).
 pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String, String> {
     let mut text = String::new();
+    let mut warnings = Warnings::default();
     let files = InputFiles::new(&source.base_dir);
     text += &crate::spec::placements::check(source, spec, &files)?;
     for (index, workload) in spec.workloads.value.iter().enumerate() {
@@ -116,14 +128,14 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
         };
         let loads: Vec<Option<f64>> =
             if workload.needs_load() { spec.loads.iter().map(|l| Some(l.0)).collect() } else { vec![None] };
-        // Grid points that can differ for this workload: the cluster's size and GPU type, the
-        // load and the seed.
+        // Grid points that can differ for this workload: the cluster (its size and GPU types
+        // decide `cap-gpus: cluster` and what Gavel's policies can run), the load and the seed.
         let mut seen = HashSet::new();
         let mut points = Vec::new();
         for &cluster in &clusters {
             for &load in &loads {
                 for &seed in &spec.seeds.value {
-                    if seen.insert((cluster.total_gpus(), cluster.gpu_type().cloned(), load.map(f64::to_bits), seed)) {
+                    if seen.insert((format!("{:?}", cluster.groups), load.map(f64::to_bits), seed)) {
                         points.push((cluster, load, seed));
                     }
                 }
@@ -139,28 +151,49 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
             let load = load.map(|l| format!("load {}, ", crate::spec::grid::fmt_number(l))).unwrap_or_default();
             format!("{load}seed {seed}, cluster `{}`", cluster.label())
         };
+        let checks = |cluster: &ClusterEntry, load, seed| JobChecks::new(source, spec, &files, cluster, load, seed);
         match workload.trace_params() {
             // Counted streaming, so that a trace of millions of jobs is never held; runs in rounds
-            // mode need no more than the count. Per-job transforms draw nothing and take no load,
-            // so only the cluster's size (`cap-gpus: cluster`) can change what they keep.
+            // mode read it the same way. Per-job transforms draw nothing and take no load, so only
+            // the cluster can change what they keep and what the policies accept.
             Some(params) if params.streams() && spec.engine.mode == EngineMode::Rounds => {
-                let mut sizes = HashSet::new();
-                let points = points.iter().filter(|(cluster, _, _)| sizes.insert(cluster.total_gpus()));
+                let mut clusters_seen = HashSet::new();
+                let points =
+                    points.iter().filter(|(cluster, _, _)| clusters_seen.insert(format!("{:?}", cluster.groups)));
                 for (i, &(cluster, load, seed)) in points.enumerate() {
                     let context = context(cluster, load, seed);
+                    let where_ = point_name(cluster, load, seed);
                     let path = params.local_path(&context).map_err(|e| e.to_string())?;
-                    let mut missing = 0;
+                    let mut checks = checks(cluster, load, seed)?;
+                    let (mut missing, mut refused) = (0, None);
                     let read = params
                         .stream(&path, &context, &mut |job| {
                             missing += u64::from(job.duration_s.is_none());
-                            Ok(())
+                            let name = format!(" (`{}` in {})", job.source_id, path.display());
+                            let job = job_spec(checks.count, job);
+                            match checks.check(&job, &|_| name.clone()) {
+                                Ok(()) => Ok(()),
+                                Err(reason) => {
+                                    refused = Some(reason);
+                                    Err(TraceError {
+                                        file: path.clone(),
+                                        line: None,
+                                        column: None,
+                                        message: String::new(),
+                                    })
+                                }
+                            }
                         })
-                        .map_err(|e| e.to_string())?;
+                        .map_err(|e| e.to_string());
+                    if let Some(reason) = refused {
+                        return Err(at(format!("workload `{label}` at {where_}: {reason}")));
+                    }
+                    let read = read?;
                     if i == 0 {
                         text += &describe_read(&label, &path, read.format, &read.report);
                     }
                     check_simulable(&path, read.format, &read.report, missing).map_err(|e| e.to_string())?;
-                    check_window(spec, source, &label, &point_name(cluster, load, seed), read.report.jobs_kept)?;
+                    check_window(spec, source, &label, &where_, checks.count, &mut warnings)?;
                 }
             }
             Some(params) => {
@@ -176,23 +209,38 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
                     let names: Vec<String> = loaded.jobs.iter().map(|j| j.source_id.clone()).collect();
                     let jobs = loaded.into_job_stream().map_err(|e| e.to_string())?;
                     let where_ = point_name(cluster, load, seed);
-                    let count = check_jobs(spec, &files, (cluster, load, seed), jobs, &|id| {
+                    let mut checks = checks(cluster, load, seed)?;
+                    let name = |id: u64| {
                         names.get(id as usize).map(|n| format!(" (`{n}` in {})", path.display())).unwrap_or_default()
-                    })
-                    .map_err(|e| at(format!("workload `{label}` at {where_}: {e}")))?;
-                    check_window(spec, source, &label, &where_, count)?;
+                    };
+                    for job in jobs {
+                        checks.check(&job, &name).map_err(|e| at(format!("workload `{label}` at {where_}: {e}")))?;
+                    }
+                    check_window(spec, source, &label, &where_, checks.count, &mut warnings)?;
                 }
             }
-            None if !workload.is_endless() => {
+            None => {
                 for &(cluster, load, seed) in &points {
+                    let mut checks = checks(cluster, load, seed)?;
+                    // An endless generator is checked as far as a run pulls it: to the tracked
+                    // window's last id, or to the horizon.
+                    let endless = workload.is_endless();
+                    if endless && !checks.refuses_jobs() {
+                        continue;
+                    }
                     let jobs = workload.jobs(&context(cluster, load, seed)).map_err(|e| at(e.to_string()))?;
                     let where_ = point_name(cluster, load, seed);
-                    let count = check_jobs(spec, &files, (cluster, load, seed), jobs, &|_| String::new())
-                        .map_err(|e| at(format!("workload `{label}` at {where_}: {e}")))?;
-                    check_window(spec, source, &label, &where_, count)?;
+                    let pulled = |job: &JobSpec| !endless || spec.reaches(job);
+                    for job in jobs.take_while(pulled) {
+                        checks
+                            .check(&job, &|_| String::new())
+                            .map_err(|e| at(format!("workload `{label}` at {where_}: {e}")))?;
+                    }
+                    if !endless {
+                        check_window(spec, source, &label, &where_, checks.count, &mut warnings)?;
+                    }
                 }
             }
-            None => {}
         }
     }
     for policy in &spec.policies.value {
@@ -202,50 +250,110 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
             text += &format!("{label}: {what} from {source}: {}\n", read.summary());
         }
     }
+    warnings.print();
     Ok(text)
 }
 
-/// Checks one finite job stream as a run at `point` (cluster, load, seed) would meet it: in
-/// events mode every job must be one each event policy can run ([`EventPolicy::check_job`]).
-/// Returns the number of jobs. `name` adds where a job comes from to messages.
-fn check_jobs(
-    spec: &Spec,
-    files: &InputFiles,
-    point: (&ClusterEntry, Option<f64>, u64),
-    jobs: impl Iterator<Item = JobSpec>,
-    name: &dyn Fn(u64) -> String,
-) -> Result<u64, String> {
-    if spec.engine.mode != EngineMode::Events {
-        return Ok(jobs.count() as u64);
+/// Warnings of the checks, each once, printed to stderr (so that `blox run -q` shows them too).
+#[derive(Default)]
+struct Warnings(Vec<String>);
+
+impl Warnings {
+    fn add(&mut self, warning: String) {
+        if !self.0.contains(&warning) {
+            self.0.push(warning);
+        }
     }
-    let (cluster, load, seed) = point;
-    // Spec validation has checked that an events-mode cluster has one GPU type with a profile.
-    let gpu = cluster.gpu_type().map_or("", |t| t.name());
-    let Some(table) = ThroughputTable::for_gpu(gpu) else {
-        return Err(format!("cluster `{}`: no throughput profile for `gpu: {gpu}`", cluster.label()));
-    };
-    let cluster_spec = cluster.cluster_spec();
-    let ctx = BuildContext {
-        load,
-        base_dir: files.base_dir(),
-        round_seconds: spec.engine.slot_s.0,
-        cluster: &cluster_spec,
-        seed,
-        inputs: files,
-    };
-    let policies = spec
-        .policies
-        .value
-        .iter()
-        .map(|p| Ok((p.label.value.0.as_str(), p.scheduler.value.build_event(&ctx)?)))
-        .collect::<Result<Vec<(&str, Box<dyn EventPolicy>)>, String>>()?;
-    let mut count = 0u64;
-    for job in jobs {
-        count += 1;
-        let job = ElasticJob::new(job, table);
-        for (label, policy) in &policies {
-            if let Err(reason) = policy.check_job(&job, &cluster_spec) {
-                let id = job.spec.id;
+
+    fn print(&self) {
+        for warning in &self.0 {
+            eprintln!("warning: {}", escape_control(warning));
+        }
+    }
+}
+
+/// The checks one run meets job by job, in its order: the time bounds and each policy's own
+/// refusals ([`RoundPolicy::check_job`], [`EventPolicy::check_job`], which in events mode also
+/// says what the event engine needs of a job). Counts the jobs it saw.
+struct JobChecks<'a> {
+    spec: &'a Spec,
+    cluster_spec: ClusterSpec,
+    /// Latest arrival and longest duration the round engine reaches (no horizon): its
+    /// `MAX_ROUNDS` rounds of `round_s`.
+    reach: Option<f64>,
+    /// Round policies (rounds and live mode), by label.
+    round: Vec<(&'a str, Box<dyn RoundPolicy>)>,
+    /// Events mode: event policies by label, the cluster's GPU type and its throughput table.
+    event: Vec<(&'a str, Box<dyn EventPolicy>)>,
+    table: Option<(String, &'static ThroughputTable)>,
+    count: u64,
+}
+
+impl<'a> JobChecks<'a> {
+    /// Builds the spec's policies for one grid point; a policy that cannot be built (an input it
+    /// reads is missing or malformed) is reported at its scheduler in the spec file.
+    fn new(
+        source: &SpecSource,
+        spec: &'a Spec,
+        files: &InputFiles,
+        cluster: &ClusterEntry,
+        load: Option<f64>,
+        seed: u64,
+    ) -> Result<Self, String> {
+        let cluster_spec = cluster.cluster_spec();
+        let mode = spec.engine.mode;
+        let round_seconds = if mode == EngineMode::Events { spec.engine.slot_s.0 } else { spec.engine.round_s.0 };
+        let ctx = BuildContext {
+            load,
+            base_dir: files.base_dir(),
+            round_seconds,
+            cluster: &cluster_spec,
+            seed,
+            inputs: files,
+        };
+        let reach = (mode.policy_engine() == crate::policies::Engine::Rounds && spec.measure.horizon_h.is_none())
+            .then_some(MAX_ROUNDS as f64 * spec.engine.round_s.0);
+        let (mut round, mut event, mut table) = (Vec::new(), Vec::new(), None);
+        for policy in &spec.policies.value {
+            let (label, scheduler) = (policy.label.value.0.as_str(), &policy.scheduler.value);
+            let built = if mode == EngineMode::Events {
+                scheduler.build_event(&ctx).map(|p| event.push((label, p)))
+            } else {
+                scheduler.build_round(&ctx, &policy.placement.value).map(|p| round.push((label, p)))
+            };
+            built.map_err(|e| {
+                let at = &policy.scheduler.referenced;
+                let position = (at.line() > 0).then(|| (at.line(), at.column()));
+                SpecError { file: source.file.clone(), position, message: format!("policy `{label}`: {e}") }.to_string()
+            })?;
+        }
+        if mode == EngineMode::Events {
+            // Spec validation has checked that an events-mode cluster has one GPU type with a profile.
+            let gpu = cluster.gpu_type().map_or("", |t| t.name());
+            let found = ThroughputTable::for_gpu(gpu)
+                .ok_or_else(|| format!("cluster `{}`: no throughput profile for `gpu: {gpu}`", cluster.label()))?;
+            table = Some((gpu.to_string(), found));
+        }
+        Ok(Self { spec, cluster_spec, reach, round, event, table, count: 0 })
+    }
+
+    /// Whether some check may refuse a job (so that an endless generator is worth drawing).
+    fn refuses_jobs(&self) -> bool {
+        !self.round.is_empty() || !self.event.is_empty() || self.reach.is_some()
+    }
+
+    /// Checks the run's next job; `name` says where job `id` comes from.
+    fn check(&mut self, job: &JobSpec, name: &dyn Fn(u64) -> String) -> Result<(), String> {
+        self.count += 1;
+        self.check_times(job, name)?;
+        for (label, policy) in &self.round {
+            policy.check_job(job).map_err(|reason| format!("policy `{label}`: {reason}{}", name(job.id)))?;
+        }
+        let Some((gpu, table)) = &self.table else { return Ok(()) };
+        let elastic = ElasticJob::new(job.clone(), table);
+        for (label, policy) in &self.event {
+            if let Err(reason) = policy.check_job(&elastic, &self.cluster_spec) {
+                let id = job.id;
                 return Err(format!(
                     "policy `{label}` cannot run job {id}{} on `gpu: {gpu}` ({}): {reason}",
                     name(id),
@@ -253,25 +361,85 @@ fn check_jobs(
                 ));
             }
         }
+        Ok(())
     }
-    Ok(count)
+
+    /// Arrivals and durations within [`MAX_JOB_SECONDS`] (both engines' clocks), and for the
+    /// round engine without a horizon, a tracked job within its last round.
+    fn check_times(&self, job: &JobSpec, name: &dyn Fn(u64) -> String) -> Result<(), String> {
+        let id = job.id;
+        let limit =
+            format!("blox simulates times up to {} s ({} h, the largest `horizon_h`)", MAX_JOB_SECONDS, MAX_HORIZON_H);
+        if job.arrival.is_nan() || job.arrival > MAX_JOB_SECONDS {
+            return Err(format!("job {id}{} arrives at {} s; {limit}", name(id), seconds(job.arrival)));
+        }
+        if job.work.is_nan() || job.work > MAX_JOB_SECONDS {
+            return Err(format!("job {id}{} runs for {} s; {limit}", name(id), seconds(job.work)));
+        }
+        let Some(reach) = self.reach.filter(|_| self.spec.tracks(id)) else { return Ok(()) };
+        let engine = format!(
+            "the round engine runs at most {MAX_ROUNDS} rounds of `engine.round_s` ({} s), {} s in all; \
+             set `horizon_h`, a longer `round_s`, or leave the job out (a `filter` or `window` transform)",
+            self.spec.engine.round_s.0,
+            seconds(reach)
+        );
+        if job.arrival >= reach {
+            return Err(format!(
+                "tracked job {id}{} arrives at {} s, after the last round: {engine}",
+                name(id),
+                seconds(job.arrival)
+            ));
+        }
+        if job.work >= reach {
+            return Err(format!(
+                "tracked job {id}{} runs for {} s, longer than a run can last: {engine}",
+                name(id),
+                seconds(job.work)
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Seconds as a spec author writes them, short even when huge (`1e15`, not 16 digits).
+fn seconds(s: f64) -> String {
+    if s.abs() >= 1e12 || !s.is_finite() { format!("{s:e}") } else { crate::spec::grid::fmt_number(s) }
 }
 
 /// A tracking window must select some job of a finite workload of `count` jobs; otherwise every
-/// metric of the run is empty.
-fn check_window(spec: &Spec, source: &SpecSource, label: &str, where_: &str, count: u64) -> Result<(), String> {
+/// metric of the run is empty (an error). A window reaching past the last job tracks fewer jobs
+/// than it names (a warning with both numbers): the measurement is still well defined, the same
+/// jobs for every policy, and "from job `first` to the end" has no other spelling when one window
+/// serves workloads of several lengths, but the runs measure fewer jobs than the spec says.
+fn check_window(
+    spec: &Spec,
+    source: &SpecSource,
+    label: &str,
+    where_: &str,
+    count: u64,
+    warnings: &mut Warnings,
+) -> Result<(), String> {
     let track = &spec.measure.track;
     let TrackSpec::Ids(window) = track.value else { return Ok(()) };
-    if window.first < count {
+    if window.last < count {
         return Ok(());
     }
     let position = (track.referenced.line() > 0).then(|| (track.referenced.line(), track.referenced.column()));
-    let message = format!(
-        "`track: {{ids: [{}, {}]}}` selects no job of workload `{label}`, which has {count} jobs (ids 0 to {}) at {where_}; \
-         track ids below {count}, or `track: all`",
-        window.first,
-        window.last,
-        count.saturating_sub(1)
-    );
+    let named = format!("`track: {{ids: [{}, {}]}}`", window.first, window.last);
+    let jobs = format!("workload `{label}`, which has {count} jobs (ids 0 to {}) at {where_}", count.saturating_sub(1));
+    if window.first < count {
+        let message = format!(
+            "{named} reaches past the end of {jobs}: its runs track {} jobs (ids {} to {}), not the {} the window names; \
+             end the window at {} to say so",
+            count - window.first,
+            window.first,
+            count - 1,
+            window.last - window.first + 1,
+            count - 1
+        );
+        warnings.add(SpecError { file: source.file.clone(), position, message }.to_string());
+        return Ok(());
+    }
+    let message = format!("{named} selects no job of {jobs}; track ids below {count}, or `track: all`");
     Err(SpecError { file: source.file.clone(), position, message }.to_string())
 }

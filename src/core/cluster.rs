@@ -330,9 +330,8 @@ impl Cluster {
         }
     }
 
-    /// Sets `gpus` (all currently free) aside for a decision in progress: they count as busy but
-    /// belong to no job. Policies that try placements on a scratch copy of the cluster before
-    /// deciding (Muri's admission and grouping passes) reserve there, then [`Cluster::free_all`].
+    /// Sets `gpus` (all currently free) aside: they count as busy but belong to no job (whole
+    /// nodes a policy hands to groups of jobs, [`WholeNodes`]).
     pub fn reserve(&mut self, gpus: &[GpuId]) {
         self.assign(gpus, RESERVED);
     }
@@ -344,30 +343,6 @@ impl Cluster {
 
     fn is_whole_free(&self, node: usize) -> bool {
         self.free_per_node[node] == self.spec.nodes[node].gpus
-    }
-
-    /// Every GPU free again, every CPU and memory holding given back (a node out of service
-    /// stays out).
-    pub fn free_all(&mut self) {
-        for (n, node) in self.spec.nodes.iter().enumerate() {
-            if self.free_per_node[n] == node.gpus {
-                continue;
-            }
-            let first = self.node_first_gpu[n] as usize;
-            for g in first..first + node.gpus as usize {
-                if self.owner[g].is_some_and(|o| o != OFFLINE) || self.shared_milli[g] > 0 {
-                    self.owner[g] = None;
-                    self.guest[g] = None;
-                    self.shared_milli[g] = 0;
-                    self.free_per_node[n] += 1;
-                    self.free_total += 1;
-                }
-            }
-        }
-        self.held_cpus.fill(0.0);
-        self.held_memory_gb.fill(0.0);
-        self.in_use = (self.in_use.0.map(|_| 0.0), self.in_use.1.map(|_| 0.0));
-        self.first_free_node = self.free_per_node.iter().position(|&f| f > 0).unwrap_or(self.free_per_node.len());
     }
 
     /// Takes `node` out of service (live mode: its agent is gone): its free GPUs are held by no
@@ -532,7 +507,7 @@ mod tests {
     }
 
     #[test]
-    fn reserved_gpus_and_whole_nodes_are_busy_for_no_job_until_given_back_or_freed() {
+    fn reserved_gpus_and_whole_nodes_are_busy_for_no_job_until_given_back() {
         let mut c = Cluster::new(ClusterSpec::uniform(4, 2));
         c.assign(&[2], JobSlot(0));
         assert_eq!(c.whole_free_nodes(), 3);
@@ -544,11 +519,8 @@ mod tests {
         assert_eq!((c.free_gpus(), c.whole_free_nodes(), c.owner(4)), (5, 2, None));
         c.reserve(&[3]);
         assert_eq!((c.free_on_node(1), c.first_node_with_free()), (0, 2));
-        c.take_offline(3);
-        c.free_all();
-        assert_eq!((c.free_gpus(), c.first_node_with_free(), c.owner(2)), (6, 0, None), "an offline node stays out");
-        c.bring_online(3);
-        assert_eq!(c.free_gpus(), 8);
+        c.unreserve(&[3]);
+        assert_eq!((c.free_on_node(1), c.first_node_with_free()), (1, 1));
     }
 
     #[test]
@@ -584,8 +556,7 @@ mod tests {
         c.release_holding(&[1], 300, JobSlot(2));
         assert_eq!((c.free_milli(1), c.free_gpus(), c.first_node_with_free()), (1000, 2, 0), "free once empty");
         c.release_holding(&[2], MILLI_PER_GPU, JobSlot(4));
-        c.free_all();
-        assert_eq!((c.free_gpus(), c.free_milli(0)), (4, 1000), "free_all gives shares back too");
+        assert_eq!((c.free_gpus(), c.free_milli(0)), (3, 0), "a whole share still holds GPU 0");
     }
 
     #[test]

@@ -71,8 +71,9 @@ pub struct RunConfig {
     pub record_timeline: bool,
 }
 
-/// Safety net against runs that cannot end (about 95 years of 300 s rounds).
-const MAX_ROUNDS: u64 = 10_000_000;
+/// Safety net against runs that cannot end (about 95 years of 300 s rounds); spec validation
+/// refuses jobs a run could not reach within it.
+pub const MAX_ROUNDS: u64 = 10_000_000;
 
 /// Why a run could not complete.
 #[derive(Debug, Clone, PartialEq)]

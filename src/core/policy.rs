@@ -156,6 +156,12 @@ pub trait RoundPolicy: Send {
         RoundTiming::Fixed
     }
 
+    /// Why the policy cannot run `job` at all (Gavel's policies: a job type or GPU count its
+    /// throughput table or allocation lacks), checked before the run and by `blox validate`.
+    fn check_job(&self, _job: &JobSpec) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Whether the policy's own starvation rule promoted `job`, for its record; `None` for
     /// policies that leave promotion to the engine's guard (Blox's).
     fn promoted(&self, _job: &ActiveJob) -> Option<bool> {

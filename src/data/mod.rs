@@ -429,6 +429,64 @@ pub fn lookup(reference: &str) -> Result<(&'static Dataset, &'static DataFile), 
     Ok((dataset, file))
 }
 
+/// Whether `reference` names a folder of a dataset rather than one file: a dataset name alone
+/// (`pollux-profiles`, all its files) or `DATASET/PREFIX/` with the trailing slash (every file
+/// whose path starts with `PREFIX/`).
+pub fn names_folder(reference: &str) -> bool {
+    !reference.contains('/') || reference.ends_with('/')
+}
+
+/// A file of a dataset folder: its path under the folder and the file.
+pub type FolderFile = (&'static str, &'static DataFile);
+
+/// The dataset a folder reference ([`names_folder`]) names and its files in registry order, each
+/// with its path under the folder (no I/O). Fails when the folder holds no file.
+pub fn lookup_folder(reference: &str) -> Result<(&'static Dataset, Vec<FolderFile>), DataError> {
+    let (name, prefix) = reference.split_once('/').unwrap_or((reference, ""));
+    let dataset = find(name)?;
+    let files: Vec<(&str, &DataFile)> =
+        dataset.files.iter().filter_map(|f| f.path.strip_prefix(prefix).map(|relative| (relative, f))).collect();
+    if files.is_empty() {
+        return Err(DataError::UnknownFile {
+            dataset: dataset.name,
+            file: prefix.to_string(),
+            valid: dataset.files.iter().map(|f| f.path).collect(),
+        });
+    }
+    Ok((dataset, files))
+}
+
+/// A pinned SHA-256 for a reference, from the registry alone: a file's own, or for a folder the
+/// SHA-256 of its listing (each file's path under the folder and SHA-256, one per line, in path
+/// order), so that run keys follow a folder's contents without reading it.
+pub fn pinned_sha256(reference: &str) -> Result<String, DataError> {
+    if !names_folder(reference) {
+        return lookup(reference).map(|(_, file)| file.sha256.to_owned());
+    }
+    let (_, files) = lookup_folder(reference)?;
+    let mut listed: Vec<(&str, &str)> = files.iter().map(|(relative, f)| (*relative, f.sha256)).collect();
+    listed.sort();
+    let listing: String = listed.iter().map(|(path, sha)| format!("{path}\0{sha}\n")).collect();
+    Ok(crate::digest::sha256_hex(listing.as_bytes()))
+}
+
+/// The local paths of every file of a folder reference ([`names_folder`]), each with its path
+/// under the folder, downloading and verifying the files the cache lacks.
+pub fn resolve_folder(reference: &str, options: &FetchOptions) -> Result<Vec<(&'static str, PathBuf)>, DataError> {
+    let (dataset, files) = lookup_folder(reference)?;
+    let dir = options.dataset_dir(dataset);
+    let data_files: Vec<&DataFile> = files.iter().map(|(_, f)| *f).collect();
+    let outcomes = fetch_files(dataset, &data_files, options)?;
+    files
+        .iter()
+        .zip(outcomes)
+        .map(|((relative, file), outcome)| match outcome {
+            Outcome::MirrorOnly { reason } => Err(DataError::MirrorOnly { what: label(dataset, file), reason }),
+            _ => Ok((*relative, dir.join(file.path))),
+        })
+        .collect()
+}
+
 /// How many of `dataset`'s files are in the cache under `options` with their pinned SHA-256, for
 /// `blox data list` (reads and hashes the cached files; no network).
 pub fn verified_count(dataset: &Dataset, options: &FetchOptions) -> Result<usize, DataError> {
@@ -658,6 +716,7 @@ mod tests {
             "gavel-traces",
             "helios-venus-slice",
             "pollux-workloads",
+            "pollux-profiles",
             "tiresias",
         ] {
             assert!(names.contains(required), "{required}");

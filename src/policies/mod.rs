@@ -18,13 +18,14 @@
 pub mod events;
 pub mod fgd;
 pub mod node;
+pub mod pollux;
 pub mod registry;
 pub mod rounds;
 
 pub use registry::{
-    AdmissionSpec, BuildContext, Built, Chosen, Engine, InputData, InputReader, InputSource, Kind, NoInputs, OptionDoc,
-    OverheadSpec, OwnPlacement, Params, ParsedInput, PlacementSpec, PolicyConfig, PolicyInfo, PolicyInput,
-    SchedulerSpec, parse_options,
+    AdmissionSpec, BuildContext, Built, Chosen, Engine, InputData, InputParser, InputReader, InputSource, Kind,
+    NoInputs, OptionDoc, OverheadSpec, OwnPlacement, Params, ParsedInput, PlacementSpec, PolicyConfig, PolicyInfo,
+    PolicyInput, SchedulerSpec, parse_options,
 };
 
 use events::{edf, elasticflow, gandiva, muri, themis, tiresias, yarn};
@@ -72,6 +73,8 @@ pub const ALL: &[&PolicyInfo] = &[
     &synergy_ftf::INFO,
     &synergy_drf::INFO,
     &synergy_tetris::INFO,
+    &pollux::registered::tiresias::INFO,
+    &pollux::registered::optimus_oracle::INFO,
     &edf::INFO,
     &edf::edf_admission::INFO,
     &elasticflow::edf_elastic::INFO,

@@ -279,29 +279,46 @@ impl InputReader for NoInputs {
     }
 }
 
-/// A file a policy reads besides its options.
+/// A file or folder a policy reads besides its options.
 #[derive(Debug, Clone)]
 pub struct PolicyInput {
     /// What the policy calls it, in messages ("GPU-time distribution").
     pub what: &'static str,
     pub source: InputSource,
-    /// Reads the file's contents (no I/O: the runner hands it the bytes, and the file's name
-    /// for messages); `None` for a file only the policy's own program reads (an external
-    /// policy's script), which run keys hash all the same.
-    pub parse: Option<ParseInput>,
+    /// Reads the contents (no I/O: the runner hands it the bytes); `None` for a file only the
+    /// policy's own program reads (an external policy's script), which run keys hash all the
+    /// same.
+    pub parse: Option<InputParser>,
     /// An argument of the policy's program that may or may not name a file: hashed when it names
     /// an existing file, ignored otherwise. Any other input must exist.
     pub only_if_a_file: bool,
 }
 
-/// Reads an input's bytes into what the policy uses.
+/// How an input's contents become what the policy uses, and so whether it is one file or a
+/// folder of them.
+#[derive(Debug, Clone, Copy)]
+pub enum InputParser {
+    /// One file: a `path` to a file or a `dataset: DATASET/PATH`.
+    File(ParseInput),
+    /// A set of files read together (a profile per model, ...): a `path` to a local directory
+    /// (every file under it, hidden ones left out) or a `dataset` folder (`DATASET` for all its
+    /// files, `DATASET/PREFIX/` for those under `PREFIX/`).
+    Folder(ParseFolder),
+}
+
+/// Reads one file's bytes (and its name, for messages) into what the policy uses.
 pub type ParseInput = fn(bytes: &[u8], name: &str) -> Result<ParsedInput, String>;
+
+/// Reads a folder's files, given as (path relative to the folder with `/` separators, bytes) in
+/// path order, and the folder's name for messages.
+pub type ParseFolder = fn(files: &[(String, Vec<u8>)], name: &str) -> Result<ParsedInput, String>;
 
 pub use crate::core::input::{InputData, ParsedInput};
 
-/// Where an input file comes from, as a spec names it: exactly one of `path` (relative to the
-/// spec file's directory unless absolute) and `dataset` (`DATASET/PATH`, e.g.
-/// `tiresias/yarn-gput1000.csv`, fetched and verified into the data cache by `blox data`).
+/// Where an input comes from, as a spec names it: exactly one of `path` (relative to the spec
+/// file's directory unless absolute) and `dataset` (`DATASET/PATH`, e.g.
+/// `tiresias/yarn-gput1000.csv`, fetched and verified into the data cache by `blox data`; for a
+/// folder input, `DATASET` or `DATASET/PREFIX/`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(try_from = "InputSourceFields")]
 pub enum InputSource {

@@ -70,6 +70,7 @@ impl InputReader for TestInputs {
         match input.what {
             "Gavel throughput oracle" => Ok(Arc::new(GavelThroughputs::default())),
             "GPU-time distribution" => Ok(Arc::new(GpuTimeDistribution::from_samples(vec![10, 20]).unwrap())),
+            "Pollux job profiles" => Ok(Arc::new(crate::policies::pollux::profile::Profiles::default())),
             other => Err(format!("no test input for {other}")),
         }
     }

@@ -14,7 +14,7 @@ mod grid_file;
 mod progress;
 mod shard;
 
-pub use grid_file::{GRID_FILE, GridFile, GridPoint, Selection};
+pub use grid_file::{GRID_FILE, GridFile, GridPoint, Selection, ShardedSweep};
 pub use shard::{Shard, ShardArg};
 
 use crate::core::events::EventEngine;
@@ -217,15 +217,20 @@ impl<'a> Sweep<'a> {
             spec_sha256: crate::digest::sha256_hex(source.text.as_bytes()),
             blox_version: crate::version::LONG_VERSION.to_string(),
         };
-        store::write_file_atomically(&experiment_dir.join("spec.yaml"), source.text.as_bytes())
-            .map_err(|e| format!("cannot write the spec copy into {}: {e}", experiment_dir.display()))?;
         let grid = GridFile {
             experiment: spec.name.value.0.clone(),
             spec_sha256: provenance.spec_sha256.clone(),
             blox_version: provenance.blox_version.clone(),
             runs: plans.iter().map(GridPoint::of).collect(),
+            sharded: control.shard.map(|shard| ShardedSweep {
+                shards: shard.count(),
+                only: control.only.as_ref().map(ToString::to_string),
+            }),
         };
-        grid.write(&experiment_dir)?;
+        // Refuses a shard that disagrees with an unfinished sharded sweep, before anything is written.
+        grid.claim(&experiment_dir)?;
+        store::write_file_atomically(&experiment_dir.join("spec.yaml"), source.text.as_bytes())
+            .map_err(|e| format!("cannot write the spec copy into {}: {e}", experiment_dir.display()))?;
         let keys: BTreeSet<String> = plans.iter().map(|p| p.info.run_key.clone()).collect();
         let set_aside = store::tidy(&experiment_dir, &keys).map_err(|e| e.to_string())?;
         // Live runs share one real cluster: one at a time, through one listening scheduler.

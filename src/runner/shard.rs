@@ -61,6 +61,11 @@ impl Shard {
             .into())
     }
 
+    /// N, the number of shards.
+    pub fn count(self) -> usize {
+        self.count
+    }
+
     /// `K/N`, 1-based as on the command line.
     pub fn describe(self) -> String {
         format!("{}/{}", self.index + 1, self.count)

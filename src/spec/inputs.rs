@@ -3,14 +3,15 @@
 //!
 //! Local files (a trace's `path`, a `csv:` workload, the files and directories policies declare
 //! with a `path`) are hashed once per sweep; a directory (an external policy's `inputs` may name
-//! one) is hashed as the list of its files' relative paths and digests. Dataset references (`dataset: NAME/PATH`) are pinned by the
-//! registry's SHA-256, so they need neither I/O nor a download. What a policy reads comes from
+//! one, and so may a policy's folder input) is hashed as the list of its files' relative paths and
+//! digests. Dataset references (`dataset: NAME/PATH`, or a folder `NAME/PREFIX/`) are pinned by
+//! the registry's SHA-256s, so they need neither I/O nor a download. What a policy reads comes from
 //! its own declaration ([`crate::policies::PolicyConfig::inputs`]), so no policy is named here.
 
 use super::{ClusterEntry, PolicyEntry, Spec};
 use crate::data;
 use crate::digest::{sha256_hex, sha256_of_reader};
-use crate::policies::{InputReader, InputSource, ParsedInput, PolicyInput};
+use crate::policies::{InputParser, InputReader, InputSource, ParsedInput, PolicyInput};
 use crate::workload::{TraceParams, WorkloadSpec};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -118,10 +119,9 @@ impl InputDigests {
             Input::Path(path) => {
                 self.files.get(&self.base_dir.join(path)).cloned().unwrap_or_else(|| "unhashed".into())
             }
-            Input::Dataset(reference) => match data::lookup(&reference) {
-                Ok((_, file)) => file.sha256.to_owned(),
-                Err(_) => format!("unknown dataset {reference}"),
-            },
+            Input::Dataset(reference) => {
+                data::pinned_sha256(&reference).unwrap_or_else(|_| format!("unknown dataset {reference}"))
+            }
         }
     }
 }
@@ -242,30 +242,119 @@ impl InputFiles {
     pub fn local_path(&self, source: &InputSource) -> Result<PathBuf, String> {
         match source {
             InputSource::Path(path) => Ok(self.base_dir.join(path)),
-            InputSource::Dataset(reference) => data::FetchOptions::from_env(None)
-                .and_then(|options| data::resolve(reference, &data::FetchOptions { quiet: true, ..options }))
+            InputSource::Dataset(reference) => fetch_options()
+                .and_then(|options| data::resolve(reference, &options))
                 .map_err(|e| format!("dataset `{reference}`: {e}")),
         }
     }
+
+    /// Where the folder `source` is on this machine (a dataset folder's cache directory) and its
+    /// files, each with its path under the folder, in path order.
+    fn folder_files(&self, source: &InputSource) -> Result<(PathBuf, Vec<(String, PathBuf)>), String> {
+        match source {
+            InputSource::Path(path) => {
+                let dir = self.base_dir.join(path);
+                if !dir.is_dir() {
+                    return Err(format!("{}: expected a directory", dir.display()));
+                }
+                let mut files = Vec::new();
+                list_files(&dir, Path::new(""), &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+                files.sort();
+                Ok((dir, files))
+            }
+            InputSource::Dataset(reference) => {
+                if !data::names_folder(reference) {
+                    return Err(format!(
+                        "dataset `{reference}` names one file; a folder is `DATASET` or `DATASET/PREFIX/`"
+                    ));
+                }
+                let files = fetch_options()
+                    .and_then(|options| data::resolve_folder(reference, &options))
+                    .map_err(|e| format!("dataset `{reference}`: {e}"))?;
+                let dir = PathBuf::from(format!("dataset {reference}"));
+                let mut files: Vec<(String, PathBuf)> =
+                    files.into_iter().map(|(relative, path)| (relative.to_string(), path)).collect();
+                files.sort();
+                Ok((dir, files))
+            }
+        }
+    }
+}
+
+/// The data layer's options from the environment, quiet.
+fn fetch_options() -> Result<data::FetchOptions, data::DataError> {
+    data::FetchOptions::from_env(None).map(|options| data::FetchOptions { quiet: true, ..options })
+}
+
+/// Every file under `root/relative`, as (path under `root` with `/` separators, path), leaving
+/// out hidden entries as [`digest_path`] does.
+fn list_files(root: &Path, relative: &Path, files: &mut Vec<(String, PathBuf)>) -> io::Result<()> {
+    for entry in fs::read_dir(root.join(relative))? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') || name == "__pycache__" {
+            continue;
+        }
+        let relative = relative.join(&name);
+        if entry.file_type()?.is_dir() {
+            list_files(root, &relative, files)?;
+        } else if fs::metadata(entry.path()).is_ok_and(|m| m.is_file()) {
+            let names: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into()).collect();
+            files.push((names.join("/"), entry.path()));
+        }
+    }
+    Ok(())
 }
 
 impl InputReader for InputFiles {
     fn read(&self, input: &PolicyInput) -> Result<ParsedInput, String> {
         let what = input.what;
-        let Some(parse) = input.parse else {
+        let Some(parser) = input.parse else {
             return Err(format!(
                 "{what} ({}) is read by the policy's own program, not by blox",
                 input.source.describe()
             ));
         };
-        let path = self.local_path(&input.source).map_err(|e| format!("{what}: {e}"))?;
-        // Held while parsing, so that runs starting together parse a file once.
+        match parser {
+            InputParser::File(parse) => {
+                let path = self.local_path(&input.source).map_err(|e| format!("{what}: {e}"))?;
+                self.parsed_once(path, what, |path, name| {
+                    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+                    parse(&bytes, name)
+                })
+            }
+            InputParser::Folder(parse) => {
+                let (dir, files) = self.folder_files(&input.source).map_err(|e| format!("{what}: {e}"))?;
+                self.parsed_once(dir, what, |_, name| {
+                    let contents = files
+                        .into_iter()
+                        .map(|(relative, file)| {
+                            std::fs::read(&file)
+                                .map(|bytes| (relative, bytes))
+                                .map_err(|e| format!("{}: {e}", file.display()))
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    parse(&contents, name)
+                })
+            }
+        }
+    }
+}
+
+impl InputFiles {
+    /// What `load` makes of the input at `path`, loaded once per sweep: the cache is held while
+    /// loading, so that runs starting together parse an input once.
+    fn parsed_once(
+        &self,
+        path: PathBuf,
+        what: &'static str,
+        load: impl FnOnce(&Path, &str) -> Result<ParsedInput, String>,
+    ) -> Result<ParsedInput, String> {
         let mut read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(parsed) = read.get(&(path.clone(), what)) {
             return Ok(parsed.clone());
         }
-        let bytes = std::fs::read(&path).map_err(|e| format!("{what}: {}: {e}", path.display()))?;
-        let parsed = parse(&bytes, &path.display().to_string()).map_err(|e| format!("{what}: {e}"))?;
+        let parsed = load(&path, &path.display().to_string()).map_err(|e| format!("{what}: {e}"))?;
         read.insert((path, what), parsed.clone());
         Ok(parsed)
     }

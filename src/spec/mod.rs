@@ -13,7 +13,7 @@ pub mod placements;
 
 pub use live::{LiveCommand, LiveSpec};
 
-use crate::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec};
+use crate::core::{ClusterSpec, GpuType, JobSpec, NodeGroup, NodeSpec};
 use crate::figures::declare::FigureSpec;
 use crate::policies::node;
 use crate::policies::{AdmissionSpec, Engine, InputSource, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
@@ -90,6 +90,15 @@ pub const MAX_CLUSTER_GPUS: u64 = 1_000_000;
 /// Most jobs a run may draw from a generator (`track` ids, `horizon_h` x load, `num_jobs`):
 /// generators are endless, and a run pulls every job up to the last one it measures.
 pub const MAX_GENERATED_JOBS: u64 = 1_000_000;
+/// Most runs of one grid: planning holds every run's resolved configuration (about 2 KB each)
+/// and the results directory gets three files per run, so a million-point grid took 1.8 GB
+/// just to validate. Checked from the axes' sizes before anything is expanded.
+pub const MAX_GRID_RUNS: u64 = 100_000;
+/// Latest arrival and longest duration of a job, in seconds (`MAX_HORIZON_H` hours, about 114
+/// years): both engines count time in f64 seconds, and past this a run's times lose their
+/// milliseconds and its averages their meaning. The round engine reaches less: at most
+/// [`crate::core::engine::MAX_ROUNDS`] rounds of `round_s`.
+pub const MAX_JOB_SECONDS: f64 = MAX_HORIZON_H * 3600.0;
 
 /// A name usable as a directory: letters, digits, `-`, `_` and `.`, not starting with `.`, at
 /// most [`MAX_NAME_CHARS`] characters.
@@ -183,7 +192,18 @@ fn loads<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Positive>, D::Error> {
             }
         }
     }
-    Ok(Vec::<Load>::deserialize(d)?.into_iter().map(|l| Positive(l.0)).collect())
+    let loads: Vec<Positive> = Vec::<Load>::deserialize(d)?.into_iter().map(|l| Positive(l.0)).collect();
+    // A load given twice would give two runs the same grid point (and run key).
+    if let Some((i, load)) = loads.iter().enumerate().find(|(i, l)| loads[..*i].contains(l)) {
+        let first = loads.iter().position(|l| l == load).unwrap_or_default();
+        return Err(de::Error::custom(format!(
+            "load {} is given twice in `loads` (entries {} and {}); each load is one point of the grid",
+            number(load.0),
+            first + 1,
+            i + 1
+        )));
+    }
+    Ok(loads)
 }
 
 /// How simulated time advances.
@@ -737,6 +757,19 @@ impl Spec {
         if let Some(seed) = self.seeds.value.iter().find(|&&s| s > i64::MAX as u64) {
             return Err((self.seeds.referenced, format!("seed {seed} is too large: seeds go up to {}", i64::MAX)));
         }
+        let seeds = &self.seeds.value;
+        if let Some((i, seed)) = seeds.iter().enumerate().find(|(i, s)| seeds[..*i].contains(s)) {
+            let first = seeds.iter().position(|s| s == seed).unwrap_or_default();
+            return Err((
+                self.seeds.referenced,
+                format!(
+                    "seed {seed} is given twice in `seeds` (entries {} and {}); each seed is one point of the grid",
+                    first + 1,
+                    i + 1
+                ),
+            ));
+        }
+        self.validate_grid_size()?;
         self.validate_engine()?;
         if self.zip_clusters_workloads.value && self.clusters.value.len() != self.workloads.value.len() {
             return Err((
@@ -842,6 +875,60 @@ impl Spec {
 }
 
 impl Spec {
+    /// Whether the runs measure job `id`.
+    pub fn tracks(&self, id: u64) -> bool {
+        match self.measure.track.value {
+            TrackSpec::All => true,
+            TrackSpec::Ids(window) => (window.first..=window.last).contains(&id),
+        }
+    }
+
+    /// Whether a run pulls `job` from an endless workload: jobs up to the tracked window's last
+    /// id and not after the horizon (validation requires one of them for an endless workload).
+    pub fn reaches(&self, job: &JobSpec) -> bool {
+        let in_window = match self.measure.track.value {
+            TrackSpec::All => true,
+            TrackSpec::Ids(window) => job.id <= window.last,
+        };
+        in_window && self.measure.horizon_h.is_none_or(|h| job.arrival <= h.0 * 3600.0)
+    }
+
+    /// The grid has at most [`MAX_GRID_RUNS`] runs, counted from the axes as `grid::expand`
+    /// walks them (zipped pairs, loads only for workloads that take one) without expanding it.
+    fn validate_grid_size(&self) -> Result<(), (serde_saphyr::Location, String)> {
+        let loads = self.loads.len() as u64;
+        let points = |w: &Spanned<WorkloadSpec>| if w.value.needs_load() { loads.max(1) } else { 1 };
+        let workloads = &self.workloads.value;
+        let workload_points: u64 = workloads.iter().map(points).sum();
+        let pairs = if self.zip_clusters_workloads.value {
+            workload_points
+        } else {
+            self.clusters.value.len() as u64 * workload_points
+        };
+        let policies = self.policies.value.len() as u64;
+        let seeds = self.seeds.value.len() as u64;
+        let runs = u128::from(policies) * u128::from(pairs) * u128::from(seeds);
+        if runs <= u128::from(MAX_GRID_RUNS) {
+            return Ok(());
+        }
+        let count = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let axes = if self.zip_clusters_workloads.value {
+            count(pairs, "cluster-workload-load point", "cluster-workload-load points")
+        } else {
+            let clusters = count(self.clusters.value.len() as u64, "cluster", "clusters");
+            format!("{clusters} x {}", count(workload_points, "workload-load point", "workload-load points"))
+        };
+        Err((
+            self.name.referenced,
+            format!(
+                "the grid has {runs} runs ({} x {axes} x {}); a spec may have at most {MAX_GRID_RUNS} runs: \
+                 split it into several specs, or use fewer policies, loads or seeds",
+                count(policies, "policy", "policies"),
+                count(seeds, "seed", "seeds")
+            ),
+        ))
+    }
+
     /// How many jobs a run of workload `w` draws, at most [`MAX_GENERATED_JOBS`]: a generator
     /// produces every job up to the last tracked id, or up to `horizon_h` with `track: all`; a
     /// burst of `blox-bursty` is produced whole; `elasticflow-generator` makes `num_jobs`.

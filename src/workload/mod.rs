@@ -571,16 +571,30 @@ mod tests {
     #[test]
     fn traces_without_durations_are_an_error_naming_the_fix() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("w.csv"),
-            "name,time,application,num_replicas,batch_size\ncifar10-0,107,cifar10,6,2048\n",
-        )
-        .unwrap();
+        let header = crate::trace::write::CANONICAL_COLUMNS.join(",");
+        let row = format!("j0,107,6{}", ",".repeat(crate::trace::write::CANONICAL_COLUMNS.len() - 3));
+        std::fs::write(dir.path().join("w.csv"), format!("{header}\n{row}\n")).unwrap();
         let spec = parse("workloads:\n  - trace: {path: w.csv}\n").unwrap().remove(0);
         let err = spec.jobs(&context(None, dir.path())).err().unwrap().to_string();
         assert!(err.contains("1 of 1 jobs have no duration") && err.contains("redraw-durations"), "{err}");
         let redrawn =
             parse("workloads:\n  - trace: {path: w.csv, transforms: [redraw-durations: blox]}\n").unwrap().remove(0);
         assert_eq!(redrawn.jobs(&context(None, dir.path())).unwrap().count(), 1);
+    }
+
+    /// A Pollux workload has no durations by design: its work is the application's training
+    /// target, which the policy's job model decides; its jobs keep model, GPUs and batch size.
+    #[test]
+    fn pollux_workloads_run_without_durations() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("w.csv"),
+            "name,time,application,num_replicas,batch_size\ncifar10-0,107,cifar10,6,2048\n",
+        )
+        .unwrap();
+        let spec = parse("workloads:\n  - trace: {path: w.csv}\n").unwrap().remove(0);
+        let jobs: Vec<JobSpec> = spec.jobs(&context(None, dir.path())).unwrap().collect();
+        let job = &jobs[0];
+        assert_eq!((job.model.as_deref(), job.gpus, job.batch_size, job.work), (Some("cifar10"), 6, Some(2048), 0.0));
     }
 }

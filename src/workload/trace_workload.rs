@@ -1,12 +1,15 @@
 //! `trace:` workloads: a real trace file, read in any known format, transformed, then numbered in
 //! arrival order for the engine.
 
+use super::gavel_generator::{self, REFERENCE_GPU, ThroughputFile};
 use super::transform::{self, PerJob, Transform, TransformContext};
 use super::{WorkloadContext, WorkloadError};
 use crate::core::{JobSpec, MILLI_PER_GPU};
 use crate::data;
-use crate::trace::{ReadReport, Trace, TraceError, TraceFormat, TraceJob, read_trace, stream_trace};
+use crate::profiles::gavel::{GavelThroughputs, JobKey};
+use crate::trace::{Detection, ReadReport, Trace, TraceError, TraceFormat, TraceJob, read_trace, stream_trace};
 use serde::{Deserialize, Serialize};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -104,7 +107,13 @@ impl TraceParams {
     /// [`TraceParams::transform`], several grid points share one read.
     pub fn read(&self, context: &WorkloadContext<'_>) -> Result<(PathBuf, Trace), WorkloadError> {
         let source = self.local_path(context)?;
-        let trace = read_trace(&source, self.format)?;
+        let mut trace = read_trace(&source, self.format)?;
+        if let Some(mut durations) = GavelDurations::for_format(trace.format)? {
+            for job in &mut trace.jobs {
+                durations.fill(&source, job)?;
+            }
+            durations.report(&mut trace.report);
+        }
         Ok((source, trace))
     }
 
@@ -128,14 +137,26 @@ impl TraceParams {
     ) -> Result<crate::trace::StreamedTrace, WorkloadError> {
         let mut pipeline = PerJob::new(&self.transforms, transform_context(context))
             .map_err(|e| WorkloadError::Prepare(format!("{}: {e}", source.display())))?;
+        let mut durations = match self.format_of(source) {
+            Some(format) => GavelDurations::for_format(format)?,
+            None => None,
+        };
         let mut kept = 0u64;
-        let mut read = stream_trace(source, self.format, &mut |job| match pipeline.apply(job) {
-            Some(job) => {
-                kept += 1;
-                keep(job)
+        let mut read = stream_trace(source, self.format, &mut |mut job| {
+            if let Some(durations) = &mut durations {
+                durations.fill(source, &mut job)?;
             }
-            None => Ok(()),
+            match pipeline.apply(job) {
+                Some(job) => {
+                    kept += 1;
+                    keep(job)
+                }
+                None => Ok(()),
+            }
         })?;
+        if let Some(durations) = &durations {
+            durations.report(&mut read.report);
+        }
         pipeline.finish(&mut read.report);
         read.report.jobs_kept = kept;
         Ok(read)
@@ -159,6 +180,20 @@ impl TraceParams {
         }
         let loaded = self.load(context)?;
         Ok(TraceJobs::Loaded(Box::new(loaded.into_job_stream()?)))
+    }
+
+    /// The file's format: the spec's, or the one its head shows; `None` when it shows none
+    /// (reading the file then says why).
+    fn format_of(&self, source: &Path) -> Option<TraceFormat> {
+        if self.format.is_some() {
+            return self.format;
+        }
+        let mut head = Vec::with_capacity(FORMAT_HEAD_BYTES);
+        std::fs::File::open(source).ok()?.take(FORMAT_HEAD_BYTES as u64).read_to_end(&mut head).ok()?;
+        match TraceFormat::detect(&head) {
+            Detection::Format(format) => Some(format),
+            _ => None,
+        }
     }
 
     /// Applies the transforms to a trace [`TraceParams::read`] returned, for one grid point.
@@ -219,14 +254,15 @@ pub fn describe_read(label: &str, source: &Path, format: TraceFormat, r: &ReadRe
 }
 
 /// Fails when some kept job has no duration (formats that count iterations only need a
-/// throughput model to become simulable) or no job is kept.
+/// throughput model to become simulable; formats whose work is an application's training target
+/// need none, [`TraceFormat::work_from_application`]) or no job is kept.
 pub fn check_simulable(
     source: &Path,
     format: TraceFormat,
     report: &ReadReport,
     missing: u64,
 ) -> Result<(), WorkloadError> {
-    if missing > 0 {
+    if missing > 0 && !format.work_from_application() {
         return Err(WorkloadError::Prepare(format!(
             "{}: {missing} of {} jobs have no duration (the `{}` format counts work in iterations or not at all); \
              add `redraw-durations` to draw them, or use a trace with durations",
@@ -248,7 +284,7 @@ pub fn check_simulable(
 
 /// The engine's job `i` (ids 0, 1, ... in submission order): work = duration at the trace's GPU
 /// count.
-fn job_spec(i: u64, job: TraceJob) -> JobSpec {
+pub fn job_spec(i: u64, job: TraceJob) -> JobSpec {
     JobSpec {
         id: i,
         arrival: job.submit_s,
@@ -270,6 +306,66 @@ fn job_spec(i: u64, job: TraceJob) -> JobSpec {
         iteration_s: job.stages.map(|stages| stages.iteration_s),
         stage_times: job.stages.map(|stages| vec![stages.storage_cpu_s, stages.gpu_s, stages.network_s]),
         priority: job.priority,
+    }
+}
+
+/// Bytes of a file's head that show its format (as many as the trace readers look at).
+const FORMAT_HEAD_BYTES: usize = 64 * 1024;
+
+/// Durations of a Gavel trace's jobs, which give steps, not seconds: a job runs its
+/// `total_steps` at its job type's V100 throughput in Gavel's simulation oracle, as
+/// `gavel-generator` defines its jobs' work (there: steps = duration x V100 rate), so that every
+/// policy can run it; Gavel's own policies count its steps.
+struct GavelDurations {
+    oracle: GavelThroughputs,
+    filled: u64,
+}
+
+impl GavelDurations {
+    /// The oracle for a trace of `format` (read from the `gavel-throughputs` dataset), or `None`
+    /// for formats that give durations.
+    fn for_format(format: TraceFormat) -> Result<Option<Self>, WorkloadError> {
+        if format != TraceFormat::Gavel {
+            return Ok(None);
+        }
+        let oracle = gavel_generator::read_throughputs(ThroughputFile::Simulation)?;
+        Ok(Some(Self { oracle, filled: 0 }))
+    }
+
+    /// Gives `job` from `file` its V100 duration; an error when its job type has no positive
+    /// V100 throughput at its GPU count.
+    fn fill(&mut self, file: &Path, job: &mut TraceJob) -> Result<(), TraceError> {
+        let (Some(steps), Some(job_type), None) = (job.iterations, &job.model, job.duration_s) else { return Ok(()) };
+        let key = JobKey { job_type: job_type.clone(), scale_factor: job.gpus };
+        match self.oracle.isolated(REFERENCE_GPU, &key) {
+            Some(rate) if rate > 0.0 => {
+                job.duration_s = Some(steps / rate);
+                self.filled += 1;
+                Ok(())
+            }
+            _ => Err(TraceError {
+                file: file.to_owned(),
+                line: None,
+                column: None,
+                message: format!(
+                    "job `{}`: job type `{job_type}` at {} GPU(s) has no {REFERENCE_GPU} throughput in Gavel's \
+                     table ({}), so its steps give no duration",
+                    job.source_id,
+                    job.gpus,
+                    ThroughputFile::Simulation.dataset_reference()
+                ),
+            }),
+        }
+    }
+
+    fn report(&self, report: &mut ReadReport) {
+        if self.filled > 0 {
+            report.adjust_rows(
+                "gavel",
+                "duration = total_steps at the job type's V100 throughput (Gavel's simulation oracle)",
+                self.filled,
+            );
+        }
     }
 }
 

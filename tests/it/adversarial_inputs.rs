@@ -291,3 +291,174 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     entries.flatten().flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] }).collect()
 }
+
+/// A trace with one job of `duration` seconds arriving at `arrival`, as a `csv:` workload spec.
+fn trace_spec(dir: &Path, arrival: &str, duration: &str, engine: &str) -> String {
+    let csv = format!("job_id,arrival_s,gpus,duration_s\n0,0,1,60\n1,{arrival},1,{duration}\n");
+    std::fs::write(dir.join("t.csv"), csv).unwrap();
+    format!(
+        "name: small\n{engine}policies: [{{label: FIFO, scheduler: fifo}}]\nclusters: [{{nodes: 1, gpus_per_node: 1}}]\nworkloads: [{{csv: {{path: t.csv}}}}]\nmeasure: {{track: all}}\n"
+    )
+}
+
+/// Runs `validate` then `run` on `yaml` in `dir` (its inputs already there) and asserts both fail
+/// with exit 2 and every part of `expected`, and that no run started.
+fn assert_rejected_in(dir: &Path, yaml: &str, expected: &[&str]) {
+    std::fs::write(dir.join("s.yaml"), yaml).unwrap();
+    for args in [&["validate", "s.yaml"][..], &["run", "s.yaml", "--out", "rejected", "-q"]] {
+        let out = blox(args, dir);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}{}", text(&out.stdout));
+        for part in expected {
+            assert!(stderr.contains(part), "{args:?}: expected `{part}` in:\n{stderr}");
+        }
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    assert!(!dir.join("rejected/small/runs").exists(), "a run started");
+}
+
+/// Durations of 1e308 s and arrivals of 1e15 s passed validation and failed after ten million
+/// rounds; the round engine's reach (its rounds times `round_s`) bounds tracked jobs too.
+#[test]
+fn arrivals_and_durations_are_bounded_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = "blox simulates times up to 3600000000 s (1000000 h, the largest `horizon_h`)";
+    let yaml = trace_spec(dir.path(), "10", "1e308", "");
+    assert_rejected_in(dir.path(), &yaml, &["s.yaml:4:13:", "job 1 (`1` in t.csv) runs for 1e308 s", limit]);
+    let yaml = trace_spec(dir.path(), "1e15", "60", "");
+    assert_rejected_in(dir.path(), &yaml, &["job 1 (`1` in t.csv) arrives at 1e15 s", limit]);
+    // One-second rounds reach 10^7 s: a job arriving later is never reached.
+    let yaml = trace_spec(dir.path(), "2e7", "60", "engine: {round_s: 1}\n");
+    assert_rejected_in(
+        dir.path(),
+        &yaml,
+        &[
+            "tracked job 1",
+            "arrives at 20000000 s, after the last round",
+            "at most 10000000 rounds of `engine.round_s` (1 s), 10000000 s in all",
+        ],
+    );
+    // With a horizon the run stops there: the same job is fine, as is a plain long trace.
+    std::fs::write(dir.path().join("s.yaml"), yaml.replace("{track: all}", "{track: all, horizon_h: 100}")).unwrap();
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::write(dir.path().join("s.yaml"), trace_spec(dir.path(), "2e9", "1e6", "")).unwrap();
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// A grid of 10^6 points took 1.8 GB just to validate: its size is checked from the axes first.
+#[test]
+fn grids_are_capped_before_they_are_expanded() {
+    let loads: Vec<String> = (1..=500).map(|l| format!("{}", f64::from(l) / 100.0)).collect();
+    let seeds: Vec<String> = (1..=400).map(|s| s.to_string()).collect();
+    let yaml = VALID
+        .replace("loads: [0.5]", &format!("loads: [{}]", loads.join(", ")))
+        .replace("seeds: [1]", &format!("seeds: [{}]", seeds.join(", ")));
+    assert_spec_error(
+        &yaml,
+        &[
+            "s.yaml:1:7:",
+            "the grid has 200000 runs (1 policy x 1 cluster x 500 workload-load points x 400 seeds)",
+            "at most 100000 runs",
+        ],
+    );
+}
+
+/// `seeds: [1, 1]` was blamed on the policies' labels (two runs shared a key).
+#[test]
+fn repeated_seeds_and_loads_are_named_as_such() {
+    assert_spec_error(
+        &VALID.replace("seeds: [1]", "seeds: [1, 2, 1]"),
+        &["s.yaml:7:", "seed 1 is given twice in `seeds` (entries 1 and 3)"],
+    );
+    assert_spec_error(
+        &VALID.replace("loads: [0.5]", "loads: [0.5, 1, 0.50]"),
+        &["s.yaml:6:", "load 0.5 is given twice in `loads` (entries 1 and 3)"],
+    );
+    for yaml in [VALID.replace("seeds: [1]", "seeds: [1, 1]"), VALID.replace("loads: [0.5]", "loads: [2, 2]")] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.yaml"), yaml).unwrap();
+        let stderr = text(&blox(&["validate", "s.yaml"], dir.path()).stderr);
+        assert!(!stderr.contains("label"), "blamed on labels: {stderr}");
+    }
+}
+
+/// A Muri trace (job id, GPUs, submit ms, iterations, model, batch, duration ms, interval,
+/// iteration ms, stage ms x 3, priority) of `jobs` rows `(gpus, submit_ms)`.
+fn muri_trace(dir: &Path, jobs: &[(u32, u64)]) {
+    let mut csv = String::from(
+        "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,iteration_time,resource_time_0,resource_time_1,resource_time_2,priority\n",
+    );
+    for (i, (gpus, submit)) in jobs.iter().enumerate() {
+        csv += &format!("{i},{gpus},{submit},1000,resnet18,64,600000,0,600,100,450,50,0\n");
+    }
+    std::fs::write(dir.join("t.csv"), csv).unwrap();
+}
+
+const MURI: &str = "name: small
+engine: {mode: events}
+policies: [{label: SRTF, scheduler: muri-srtf}]
+clusters: [{nodes: 1, gpus_per_node: 8, cpus_per_node: 30}]
+workloads: [{trace: {path: t.csv}}]
+measure: {track: all}
+";
+
+/// Muri's MS-YARN asks 2 CPUs for a 1-GPU job and 6 per GPU otherwise: on a node of 30 CPUs two
+/// 4-GPU jobs (24 CPUs each) take turns, where blox used to run them side by side; a job no
+/// node can give its CPUs is refused, as the original never runs it.
+#[test]
+fn muri_cpus_bind_where_the_nodes_give_them() {
+    let dir = tempfile::tempdir().unwrap();
+    muri_trace(dir.path(), &[(4, 0), (4, 0)]);
+    std::fs::write(dir.path().join("s.yaml"), MURI).unwrap();
+    let out = blox(&["run", "s.yaml", "--out", "out", "-q"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let runs = blox::results::read_runs(&dir.path().join("out/small")).unwrap();
+    let jobs = blox::results::read_jobs(&dir.path().join("out/small"), &runs[0].info.run_key).unwrap();
+    let (first, second) = (&jobs[0], &jobs[1]);
+    assert_eq!(first.first_start, Some(0.0));
+    assert_eq!(second.first_start, first.finish, "the second job waits for the first's CPUs");
+    // Without CPUs per node both start at once, as on the paper's cluster.
+    std::fs::write(dir.path().join("s.yaml"), MURI.replace(", cpus_per_node: 30", "")).unwrap();
+    let out = blox(&["run", "s.yaml", "--out", "out2", "-q"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let runs = blox::results::read_runs(&dir.path().join("out2/small")).unwrap();
+    let jobs = blox::results::read_jobs(&dir.path().join("out2/small"), &runs[0].info.run_key).unwrap();
+    assert_eq!((jobs[0].first_start, jobs[1].first_start), (Some(0.0), Some(0.0)));
+
+    muri_trace(dir.path(), &[(1, 0), (8, 0)]);
+    assert_rejected_in(
+        dir.path(),
+        MURI,
+        &[
+            "policy `SRTF` cannot run job 1",
+            "asks for 8 GPUs; MS-YARN (as Muri's simulator places it) asks 48 CPUs on the node that holds it, and a node has 30",
+        ],
+    );
+    // Muri's Tiresias counts GPUs only: CPUs change nothing there.
+    std::fs::write(dir.path().join("s.yaml"), MURI.replace("muri-srtf", "muri-tiresias")).unwrap();
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// AntMan's placement crashes or overcommits in the original where CPUs or memory run short:
+/// such clusters are refused for it, naming what it needs.
+#[test]
+fn antman_refuses_nodes_whose_cpus_or_memory_could_run_short() {
+    let dir = tempfile::tempdir().unwrap();
+    muri_trace(dir.path(), &[(1, 0)]);
+    let antman = MURI.replace("{label: SRTF, scheduler: muri-srtf}", "{label: AntMan, scheduler: antman}");
+    assert_rejected_in(
+        dir.path(),
+        &antman,
+        &["s.yaml:4:", "antman on nodes of 30 CPUs", "give nodes at least 48 `cpus_per_node`"],
+    );
+    std::fs::write(
+        dir.path().join("s.yaml"),
+        antman.replace("cpus_per_node: 30", "cpus_per_node: 92, memory_gb_per_node: 520"),
+    )
+    .unwrap();
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -13,7 +13,7 @@ use blox::policies::rounds::gavel::mechanism::{Allocator, Mechanism};
 use blox::policies::rounds::gavel::min_total_duration::MinTotalDuration;
 use blox::profiles::gavel::GavelThroughputs;
 use blox::workload::gavel_generator::ThroughputFile;
-use common::dataset_file;
+use common::{blox, dataset_file, text};
 use std::sync::Arc;
 
 fn oracle() -> Arc<GavelThroughputs> {
@@ -152,4 +152,92 @@ measure: {{track: all}}
     let error = blox::spec::Spec::parse(&spec("    placement: consolidated\n")).unwrap_err().to_string();
     assert!(error.starts_with("gavel.yaml:5:") && error.contains("places its own jobs (`gavel-priority`)"), "{error}");
     assert!(blox::spec::Spec::parse(&spec("")).is_ok());
+}
+
+/// A Gavel `.trace` line (the physical-cluster layout Gavel's `parse_trace` reads): job type,
+/// command, working directory, steps argument, data-dir flag, steps, scale factor, priority
+/// weight, SLO, arrival.
+fn trace_line(job_type: &str, steps: u32, gpus: u32, arrival: f64) -> String {
+    format!(
+        "{job_type}\tpython3 main.py\timage_classification/imagenet\t--num_minibatches\t1\t{steps}\t{gpus}\t1\t-1.000000\t{arrival}\n"
+    )
+}
+
+/// Gavel traces could drive no `gavel-*` policy (the reader split the job type Gavel's table is
+/// keyed by, and left no duration). Now a trace runs as Gavel's simulator runs it: the trace of
+/// `docs/gavel-semantics.md` Appendix B.4 (three ResNet-50 jobs of 40,000 steps at 0, 100 and
+/// 500 s on three V100s, `max_min_fairness_perf`) gives the original's JCTs, 9,101.7, 9,361.7
+/// and 11,121.5 s; Blox's policies run the same jobs for their V100 duration.
+#[test]
+fn a_gavel_trace_drives_gavel_policies_as_the_original_runs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace: String =
+        [0.0, 100.0, 500.0].iter().map(|&t| trace_line("ResNet-50 (batch size 64)", 40_000, 1, t)).collect();
+    std::fs::write(dir.path().join("b4.trace"), trace).unwrap();
+    let spec = "name: b4
+engine: {round_s: 360}
+policies:
+  - {label: Gavel LAS, scheduler: gavel-max-min-fairness-perf}
+  - {label: FIFO, scheduler: fifo}
+clusters: [{nodes: 3, gpus_per_node: 1, gpu: v100}]
+workloads: [{trace: {path: b4.trace}}]
+measure: {track: all}
+";
+    std::fs::write(dir.path().join("s.yaml"), spec).unwrap();
+    let out = blox(&["run", "s.yaml", "--out", "out", "-q"], dir.path());
+    assert!(out.status.success(), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    let experiment = dir.path().join("out/b4");
+    for run in blox::results::read_runs(&experiment).unwrap() {
+        let jobs = blox::results::read_jobs(&experiment, &run.info.run_key).unwrap();
+        let jct: Vec<f64> = jobs.iter().map(|j| j.finish.unwrap() - j.arrival).collect();
+        if run.info.label == "Gavel LAS" {
+            for (got, original) in jct.iter().zip([9101.7, 9361.7, 11121.5]) {
+                assert!((got - original).abs() < 0.05, "JCTs {jct:?}, the original's 9101.7, 9361.7, 11121.5");
+            }
+        } else {
+            // 40,000 steps at ResNet-50's 4.394775 V100 steps/s: 9,101.7 s each, three GPUs.
+            assert!(jobs.iter().all(|j| (j.work - 40_000.0 / 4.394775).abs() < 0.1), "{jobs:?}");
+        }
+    }
+    // Steps cleared by `redraw-durations` are named at validation, not at the first round.
+    let redrawn = spec.replace("{path: b4.trace}", "{path: b4.trace, transforms: [{redraw-durations: blox}]}");
+    std::fs::write(dir.path().join("s.yaml"), redrawn).unwrap();
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("policy `Gavel LAS`: job 0: Gavel's policies run jobs in steps"), "{stderr}");
+}
+
+/// `gavel-allox` on multi-GPU jobs passed validation and failed mid-run: validation names the
+/// first such job, from a finite workload and from an endless one up to the tracked window.
+#[test]
+fn allox_refuses_multi_gpu_jobs_at_validation() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "name: allox
+engine: {round_s: 360}
+policies: [{label: AlloX, scheduler: gavel-allox}]
+clusters: [{groups: [{nodes: 8, gpus_per_node: 1, gpu: v100}, {nodes: 8, gpus_per_node: 1, gpu: k80}]}]
+workloads: [{gavel-generator: {arrivals: static, num_jobs: 30, multi_gpu: true}}]
+seeds: [0]
+measure: {track: all}
+";
+    let message = "gavel-allox schedules single-GPU jobs only (AlloX is defined for them and Gavel's copy asserts it)";
+    for yaml in [
+        spec.to_string(),
+        spec.replace("arrivals: static, num_jobs: 30", "arrivals: poisson")
+            .replace("measure: {track: all}", "loads: [1]\nmeasure: {track: {ids: [10, 40]}}"),
+    ] {
+        std::fs::write(dir.path().join("s.yaml"), &yaml).unwrap();
+        for args in [&["validate", "s.yaml"][..], &["run", "s.yaml", "--out", "out", "-q"]] {
+            let out = blox(args, dir.path());
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains("s.yaml:5:13:") && stderr.contains("policy `AlloX`: job "), "{stderr}");
+            assert!(stderr.contains(message), "{stderr}");
+        }
+        assert!(!dir.path().join("out/allox/runs").exists());
+    }
+    std::fs::write(dir.path().join("s.yaml"), spec.replace("multi_gpu: true", "multi_gpu: false")).unwrap();
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
 }

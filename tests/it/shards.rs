@@ -156,3 +156,56 @@ fn a_sweep_killed_at_any_moment_resumes_to_the_same_tables() {
         }
     }
 }
+
+/// The shard count a results directory's `grid.json` records for its sharded sweep.
+fn recorded_shards(experiment: &Path) -> Option<u64> {
+    let grid: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(experiment.join("grid.json")).unwrap()).unwrap();
+    grid["sharded"]["shards"].as_u64()
+}
+
+/// Array tasks started with different N, or after the spec changed, each did their own partition
+/// and left runs of the other's undone without a word (the changed spec's shard even set the
+/// others' runs aside). A shard that disagrees with the unfinished sweep recorded in `grid.json`
+/// is refused before it writes anything; once that sweep is finished a new one may start.
+#[test]
+fn shards_that_disagree_with_an_unfinished_sweep_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.yaml"), SPEC).unwrap();
+    let experiment = dir.path().join("out/sharded");
+    let run = |shard: &str| blox(&["run", "s.yaml", "--out", "out", "-q", "--shard", shard], dir.path());
+    let out = run("1/3");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(recorded_shards(&experiment), Some(3));
+    let done = results::read_runs(&experiment).unwrap().len();
+    assert_eq!(done, 4);
+
+    let out = run("2/4");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("holds an unfinished sweep of 3 shards (8 of its runs neither complete nor failed)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("it has 3 shards, this shard 4") && stderr.contains("--shard K/3"), "{stderr}");
+
+    std::fs::write(dir.path().join("s.yaml"), SPEC.replace("seeds: [1, 2]", "seeds: [1, 2, 3]")).unwrap();
+    let stderr = text(&run("2/3").stderr);
+    assert!(stderr.contains("the spec changed since it began"), "{stderr}");
+    // Nothing of the sweep was touched: its grid, its spec copy, its runs.
+    assert_eq!(recorded_shards(&experiment), Some(3));
+    assert_eq!(std::fs::read_to_string(experiment.join("spec.yaml")).unwrap(), SPEC);
+    assert_eq!(results::read_runs(&experiment).unwrap().len(), done);
+    assert!(!experiment.join("set-aside").exists());
+
+    std::fs::write(dir.path().join("s.yaml"), SPEC).unwrap();
+    for shard in ["2/3", "3/3"] {
+        assert!(run(shard).status.success());
+    }
+    assert_eq!(results::read_runs(&experiment).unwrap().len(), 12);
+    // Finished: a new sweep (another spec, another count) starts.
+    std::fs::write(dir.path().join("s.yaml"), SPEC.replace("seeds: [1, 2]", "seeds: [1, 2, 3]")).unwrap();
+    let out = run("1/4");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(recorded_shards(&experiment), Some(4));
+}

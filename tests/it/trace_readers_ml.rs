@@ -258,16 +258,22 @@ fn every_gavel_msr_file_reads() {
     assert_eq!(traces, GAVEL_MSR.len());
 }
 
+/// The job type stays whole (Gavel's throughput table is keyed by it); the batch size is read
+/// from it too.
 #[test]
-fn gavel_job_types_become_model_and_batch_size() {
+fn gavel_job_types_stay_whole_with_their_batch_size() {
     // First row: Transformer (batch size 128) ... -step 1 95121 0.000000 1
     let trace = read("gavel-traces/traces_msr_seed0/0e4a51.trace", TraceFormat::Gavel);
     let job = trace.jobs.iter().find(|j| j.source_id == "0").unwrap();
-    assert_eq!((job.model.as_deref(), job.batch_size, job.iterations), (Some("Transformer"), Some(128), Some(95121.0)));
+    assert_eq!(
+        (job.model.as_deref(), job.batch_size, job.iterations),
+        (Some("Transformer (batch size 128)"), Some(128), Some(95121.0))
+    );
     assert_eq!((job.submit_s, job.gpus, job.duration_s), (0.0, 1, None));
     let bare: Vec<_> = trace.jobs.iter().filter(|j| matches!(j.model.as_deref(), Some("A3C" | "CycleGAN"))).collect();
     assert!(!bare.is_empty() && bare.iter().all(|j| j.batch_size.is_none()));
-    assert!(trace.jobs.iter().all(|j| j.model.as_deref().is_some_and(|m| !m.contains("batch size"))));
+    let batched = |m: &str| m.ends_with(')') && m.contains(" (batch size ");
+    assert!(trace.jobs.iter().all(|j| j.batch_size.is_some() == j.model.as_deref().is_some_and(batched)));
 }
 
 #[test]

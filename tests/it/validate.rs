@@ -269,3 +269,28 @@ measure: {track: {ids: [10, 30]}}
         "s.yaml: ok, 4 runs (2 policies x 1 cluster-workload pair x 2 seeds; no workload takes a load, so `loads` is unused)"
     );
 }
+
+/// A window reaching past a trace's end used to track fewer jobs without a word. It is a
+/// warning with both numbers (the measurement is well defined and the same for every policy, and
+/// one window may serve traces of several lengths), from `validate` and from `run`, quiet too.
+#[test]
+fn a_tracking_window_partly_past_the_last_job_is_a_warning_with_the_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    example_csv(dir.path());
+    std::fs::write(dir.path().join("s.yaml"), CSV_SPEC.replace("[3000, 4000]", "[30, 99]")).unwrap();
+    let warning = "warning: s.yaml:5:18: `track: {ids: [30, 99]}` reaches past the end of workload `csv-example`, \
+                   which has 40 jobs (ids 0 to 39) at seed 1, cluster `4x4`: its runs track 10 jobs (ids 30 to 39), \
+                   not the 70 the window names; end the window at 39 to say so";
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(ok_line(&out).ends_with("ok, 1 run (1 policy x 1 cluster x 1 workload x 1 seed)"));
+    assert!(text(&out.stderr).contains(warning), "{}", text(&out.stderr));
+    let out = blox(&["run", "s.yaml", "--out", "out", "-q"], dir.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(warning), "{}", text(&out.stderr));
+    let runs = results::read_runs(&dir.path().join("out/window")).unwrap();
+    assert_eq!((runs[0].summary.tracked_jobs, runs[0].summary.tracked_finished), (10, 10));
+    // A window that ends within the trace says nothing.
+    std::fs::write(dir.path().join("s.yaml"), CSV_SPEC.replace("[3000, 4000]", "[30, 39]")).unwrap();
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(out.status.success() && !text(&out.stderr).contains("warning"), "{}", text(&out.stderr));
+}

@@ -13,16 +13,17 @@
 //! start, preempt, finish, place, ...), so the engine keeps the job lists and placements
 //! consistent. A job is resizable along ElasticFlow's throughput curve or, without one, runs
 //! whole at its own size ([`Speed`]); policies that need curves refuse jobs without one
-//! ([`EventPolicy::check_job`]). An [`EventPolicy`] decides at each decision point; its hooks
-//! default to the EDF family's behaviour. One decision at time `now`:
+//! ([`EventPolicy::check_job`]). An [`EventPolicy`] decides at each decision point; every step
+//! that differs between families is its own to say (the steps ElasticFlow's policies share are
+//! named functions in `policies::events::steps`). One decision at time `now`:
 //!
 //! 1. [`EventPolicy::advance`]: progress since the previous decision (may move ends to `now`);
 //! 2. [`EventPolicy::complete`]: the current event's ending jobs finish;
 //! 3. [`EventPolicy::decide`]: arrivals join, plans and GPU counts change, jobs are placed;
 //! 4. the decision is logged (rank cache, cluster efficiency, timeline row) and the event popped;
-//! 5. [`EventPolicy::next_decision`] gives the next time; by default, if events remain: the
-//!    scheduling-round counter (restart every `slot`-th round, which clears the rank cache),
-//!    [`EventPolicy::charge_overheads`], then coalescing.
+//! 5. [`EventPolicy::next_decision`] gives the next time (the EDF family: if events remain, the
+//!    scheduling-round counter, restart every `slot`-th round, which clears the rank cache, then
+//!    its overheads, then coalescing).
 //!
 //! The event at `now` (arrivals and ends) is the list's front if it has that time; a policy that
 //! chooses its own times (Tiresias) may decide at times without one.
@@ -39,7 +40,7 @@ pub use job::{ElasticJob, JobIdx, JobStatus, Scaling, Speed};
 pub use overhead::{ElasticflowOverhead, ScaleOverhead};
 pub use placement::{BuddyPlacement, CLASSES, SetId};
 pub use step::{Allocation, StepFunction, align};
-pub use yarn_placement::{YarnPlacement, YarnTrial, yarn_fits_empty};
+pub use yarn_placement::YarnPlacement;
 
 use super::metrics::RunTotals;
 use super::{
@@ -76,8 +77,8 @@ pub enum EventPlacement {
 /// Safety net against runs that cannot end.
 const MAX_DECISIONS: u64 = 10_000_000;
 
-/// A scheduling policy of the event-driven family. Hooks other than [`EventPolicy::decide`]
-/// default to the EDF family (edf, edf-accessctrl, ef, ef-accessctrl).
+/// A scheduling policy of the event engine. The defaults are neutral (any job runs, a placed job
+/// occupies its GPUs); how time advances, jobs end and the next decision comes is each policy's.
 pub trait EventPolicy: Send {
     /// Why the policy cannot run `job` on `cluster`, if it cannot: the engine refuses, before the
     /// run, the first such job, naming it (and `blox validate` reports it with the spec).
@@ -88,27 +89,14 @@ pub trait EventPolicy: Send {
         Ok(())
     }
 
-    /// Accounts progress over the `delta` seconds before `now`.
-    fn advance(&mut self, sim: &mut EventSim, delta: f64, now: SimTime) -> Result<(), RunError> {
-        sim.run_all_jobs(delta, now)
-    }
+    /// Accounts progress over the `delta` seconds before `now` (most: [`EventSim::run_all_jobs`]).
+    fn advance(&mut self, sim: &mut EventSim, delta: f64, now: SimTime) -> Result<(), RunError>;
 
-    /// Finishes the jobs the current event ends, in its order: late iff the planned end is after
-    /// the deadline (§2.8).
-    fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
-        for &j in ends {
-            let job = sim.job(j);
-            let late = job.end_time > job.deadline();
-            sim.finish(j, late);
-        }
-    }
+    /// Finishes the jobs the current event ends (`ends`, in its order).
+    fn complete(&mut self, sim: &mut EventSim, now: SimTime, ends: &[JobIdx]);
 
     /// The decision at `now` for the arrivals of the current event (in their order).
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError>;
-
-    /// Charges reconfiguration overheads after a decision that leaves events to come; `restart`
-    /// is this scheduling round's restart flag. Default: none (edf computes 0).
-    fn charge_overheads(&mut self, _sim: &mut EventSim, _restart: bool) {}
 
     /// Whether running job `j`, holding GPUs, occupies them at this decision (the scheduling
     /// log's cluster efficiency and the GPUs in use count it). Default: it is placed (buddy or
@@ -119,18 +107,9 @@ pub trait EventPolicy: Send {
 
     /// The time of the next decision after the one at `now` (whose event is already popped), or
     /// `None` when the policy expects no further decision; the run then ends, or fails if jobs
-    /// remain runnable. Policies that step on their own clock (Tiresias' ends and queue jumps,
-    /// Gandiva's slot steps, Themis' rounds, ElasticFlow's idle steps) override it. Default, the
-    /// EDF family (§2.3): if events remain, the scheduling-round counter, then
-    /// [`EventPolicy::charge_overheads`], then slot coalescing of arrivals and ends.
-    fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
-        if !sim.has_events() {
-            return Ok(None);
-        }
-        let restart = sim.next_round();
-        self.charge_overheads(sim, restart);
-        Ok(sim.coalesce_events(now, true))
-    }
+    /// remain runnable (Tiresias' ends and queue jumps, Gandiva's slot steps, Themis' rounds, the
+    /// EDF family's coalesced rounds).
+    fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError>;
 }
 
 /// The state every event-driven policy works on, private behind the verbs of the original's job

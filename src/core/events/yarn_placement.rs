@@ -49,7 +49,7 @@
 //! No reference log exists for yarn runs of these policies (the original cannot produce one).
 
 use super::JobIdx;
-use crate::core::{Cluster, ClusterSpec, GpuId, JobSlot};
+use crate::core::{Cluster, GpuId, JobSlot};
 
 /// The GPUs the rule above gives a job of `gpus` GPUs on `cluster`, whose nodes have
 /// `gpus_per_node` GPUs each, into `chosen` (whole nodes first, a node's lowest free GPUs);
@@ -87,55 +87,6 @@ pub fn choose(cluster: &Cluster, gpus_per_node: u32, gpus: u32, chosen: &mut Vec
             }
             None => false,
         }
-    }
-}
-
-/// Whether the rule places `gpus` GPUs on an empty cluster of `nodes` nodes of `gpus_per_node`
-/// GPUs (checked for every job before a run, where building a cluster per job would cost more
-/// than the answer): whole nodes for each full node's worth, and one more for a remainder.
-pub fn yarn_fits_empty(nodes: u32, gpus_per_node: u32, gpus: u32) -> bool {
-    if gpus <= gpus_per_node {
-        return nodes > 0;
-    }
-    let whole = gpus / gpus_per_node;
-    whole + u32::from(!gpus.is_multiple_of(gpus_per_node)) <= nodes
-}
-
-/// A scratch copy of the cluster on which policies that re-place every job from an empty
-/// cluster at every decision try the rule, for admission and grouping passes as well as the
-/// final placement (the Muri family, `policies::events::muri`): GPUs taken here are reserved,
-/// held by no job.
-#[derive(Debug, Clone)]
-pub struct YarnTrial {
-    cluster: Cluster,
-    gpus_per_node: u32,
-    chosen: Vec<GpuId>,
-}
-
-impl YarnTrial {
-    /// An empty copy of a cluster of identical nodes (the engine checked they are).
-    pub fn new(spec: &ClusterSpec) -> Self {
-        let gpus_per_node = spec.nodes.first().map_or(0, |n| n.gpus);
-        Self { cluster: Cluster::new(spec.clone()), gpus_per_node, chosen: Vec::new() }
-    }
-
-    /// Every GPU free again (the original's `empty_infra`).
-    pub fn reset(&mut self) {
-        self.cluster.free_all();
-    }
-
-    /// Takes `gpus` GPUs by the rule; false (nothing taken) when they do not fit.
-    pub fn take(&mut self, gpus: u32) -> bool {
-        if !choose(&self.cluster, self.gpus_per_node, gpus, &mut self.chosen) {
-            return false;
-        }
-        self.cluster.reserve(&self.chosen);
-        true
-    }
-
-    /// The scratch cluster as the takes so far left it.
-    pub fn cluster(&self) -> &Cluster {
-        &self.cluster
     }
 }
 
@@ -209,6 +160,7 @@ impl YarnPlacement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ClusterSpec;
 
     fn free_per_node(cluster: &Cluster) -> Vec<u32> {
         (0..cluster.node_count()).map(|n| cluster.free_on_node(n)).collect()
@@ -261,34 +213,6 @@ mod tests {
         assert!(p.place(&mut cluster, 2, 2, &mut held[2]), "first fit: node 0");
         assert_eq!(held[2], [6, 7]);
         assert_eq!(free_per_node(&cluster), [0, 4]);
-    }
-
-    #[test]
-    fn a_trial_takes_by_the_same_rule_and_resets_to_empty() {
-        let mut n = YarnTrial::new(&ClusterSpec::uniform(4, 8));
-        assert!(n.take(2) && n.take(19));
-        assert_eq!(free_per_node(n.cluster()), [3, 0, 0, 8]);
-        assert!(!n.take(16), "one completely free node left");
-        assert!(n.take(3), "first fit: node 0");
-        assert_eq!(free_per_node(n.cluster()), [0, 0, 0, 8]);
-        assert!(!n.take(33), "more than the cluster");
-        assert!(n.cluster().owner(0).is_some(), "reserved GPUs are held, by no job of the run");
-        assert_eq!(n.cluster().free_gpus(), 8);
-        n.reset();
-        assert_eq!(free_per_node(n.cluster()), [8; 4]);
-        assert!(n.take(32));
-    }
-
-    #[test]
-    fn the_empty_cluster_test_agrees_with_the_rule() {
-        for nodes in 1..5 {
-            for gpn in 1..9 {
-                for gpus in 0..50 {
-                    let rule = YarnTrial::new(&ClusterSpec::uniform(nodes, gpn)).take(gpus);
-                    assert_eq!(yarn_fits_empty(nodes, gpn, gpus), rule, "{gpus} GPUs on {nodes} x {gpn}");
-                }
-            }
-        }
     }
 
     #[test]

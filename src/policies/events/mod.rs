@@ -7,12 +7,14 @@
 //!   minimum-satisfactory-share planner ([`elasticflow::planner`]);
 //! - [`gandiva`]: `gandiva` on its time-sliced node sets ([`gandiva::node_sets`]);
 //! - [`tiresias`] and [`themis`], one file each;
-//! - [`yarn`]: the placement a spec may give `tiresias` and `themis` instead of their own.
+//! - [`yarn`]: the placement a spec may give `tiresias` and `themis` instead of their own;
+//! - [`steps`]: steps of ElasticFlow's simulator that several of these policies share.
 
 pub mod edf;
 pub mod elasticflow;
 pub mod gandiva;
 pub mod muri;
+pub mod steps;
 pub mod themis;
 pub mod tiresias;
 pub mod yarn;

@@ -52,8 +52,8 @@ use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
 use crate::policies::events::BUDDY_OR_YARN;
 use crate::policies::{
-    BuildContext, Built, Engine, InputSource, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo, PolicyInput, Positive,
-    parse_options,
+    BuildContext, Built, Engine, InputParser, InputSource, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo,
+    PolicyInput, Positive, parse_options,
 };
 use crate::profiles::GpuTimeDistribution;
 use serde::Deserialize;
@@ -131,7 +131,7 @@ fn gittins_input(source: InputSource) -> PolicyInput {
     PolicyInput {
         what: "GPU-time distribution",
         source,
-        parse: Some(GpuTimeDistribution::parse_input),
+        parse: Some(InputParser::File(GpuTimeDistribution::parse_input)),
         only_if_a_file: false,
     }
 }

@@ -8,20 +8,28 @@
 //!   `job_type, command, working_directory, num_steps_arg, needs_data_dir, total_steps,
 //!   scale_factor, priority_weight, SLO, arrival_time`.
 //!
-//! Columns used:
-//! - `job_type`: a key of Gavel's throughput table, `<model> (batch size <b>)` (e.g.
-//!   `ResNet-50 (batch size 64)`) or a bare model (`A3C`, `CycleGAN`); split into model and batch
-//!   size when it has that shape, else kept whole as the model;
-//! - `total_steps`: training steps (iterations) to run;
+//! What each field means to Gavel's simulator (`docs/gavel-semantics.md` §1.4) and what blox keeps:
+//! - `job_type`: the key of Gavel's throughput table, `<model> (batch size <b>)` (e.g.
+//!   `ResNet-50 (batch size 64)`) or a bare model (`A3C`, `CycleGAN`). Kept whole as the model,
+//!   since Gavel's policies look throughputs up by it (as `gavel-generator`'s jobs carry it); the
+//!   batch size is also read from it when it has that shape;
+//! - `total_steps`: training steps (iterations) to run, the work Gavel's policies count;
 //! - `scale_factor`: GPUs of the job (Gavel asserts >= 1);
-//! - `arrival_time`: seconds from the trace's origin.
+//! - `arrival_time`: seconds from the trace's origin;
+//! - `priority_weight`: a fairness weight, which Gavel's max-min fairness policies divide a job's
+//!   throughput by. The canonical record has no such weight and blox's policies run every job at
+//!   weight 1 (as every shipped trace and published run does), so a row with another weight is an
+//!   error naming it rather than a job silently weighted 1;
+//! - `SLO`: a deadline as a multiple of the job's isolated duration, read by the simulator only
+//!   when it assigns SLOs itself, which its trace driver never does (and a trace job has no
+//!   duration for it); ignored;
+//! - `command`, `working_directory`, `num_steps_arg`, `needs_data_dir`: how a physical run
+//!   launches the job; ignored.
 //!
-//! There is no duration: Gavel derives run time from `total_steps` and a throughput table per GPU
-//! type. Ignored: `command`, `working_directory`, `num_steps_arg` and `needs_data_dir` (how a
-//! physical run launches the job); `priority_weight` and `SLO` (a fairness weight and a deadline
-//! as a multiple of the isolated run time, which the canonical record does not carry; the shipped
-//! files have weight 1 and SLO -1, none). Gavel numbers jobs in file order; `source_id` is the
-//! 0-based row number.
+//! There is no duration: Gavel derives run time from `total_steps` and a throughput per GPU type.
+//! The `trace:` workload gives each job the duration at its type's V100 throughput (as
+//! `gavel-generator` defines its jobs' work), so that any policy can run it. Gavel numbers jobs in
+//! file order; `source_id` is the 0-based row number.
 //!
 //! Every row is a GPU job; none is dropped.
 
@@ -87,15 +95,27 @@ pub fn read(
     let steps = table.require(&["total_steps"])?;
     let gpus = table.require(&["scale_factor"])?;
     let arrival = table.require(&["arrival_time"])?;
+    let weight = table.column("priority_weight");
     while let Some(row) = table.next_row()? {
         report.rows_read += 1;
         let n = row.gpus(gpus)?;
         let kind = row.opt_str(job_type).ok_or_else(|| row.error(job_type, "expected a job type, found nothing"))?;
-        let (model, batch) = model_and_batch(kind);
+        if let Some(column) = weight {
+            let w = row.f64(column)?;
+            if w != 1.0 {
+                return Err(row.error(
+                    column,
+                    format!(
+                        "priority weight {w}: blox runs every job at weight 1 (as Gavel's shipped traces and published runs do); \
+                         Gavel's max-min fairness policies would weigh this job by it"
+                    ),
+                ));
+            }
+        }
         let mut job = TraceJob::new((report.rows_read - 1).to_string(), row.non_negative(arrival)?, n);
         job.iterations = Some(f64::from(row.count(steps)?));
-        job.model = Some(model.to_string());
-        job.batch_size = batch;
+        job.model = Some(kind.to_string());
+        job.batch_size = batch_size(kind);
         emit(job)?;
     }
     Ok(())
@@ -112,13 +132,10 @@ fn first_row_shape(input: &mut dyn BufRead) -> std::io::Result<Option<(u64, usiz
         .map(|(i, line)| (i as u64 + 1, line.iter().filter(|&&b| b == b'\t').count() + 1)))
 }
 
-/// `ResNet-50 (batch size 64)` -> (`ResNet-50`, 64); any other job type is the model as it is.
-fn model_and_batch(job_type: &str) -> (&str, Option<u32>) {
-    let split = job_type.strip_suffix(')').and_then(|s| s.split_once(" (batch size "));
-    match split.and_then(|(model, batch)| Some((model, batch.parse().ok()?))) {
-        Some((model, batch)) => (model, Some(batch)),
-        None => (job_type, None),
-    }
+/// `ResNet-50 (batch size 64)` -> 64; a job type without that shape names no batch size.
+fn batch_size(job_type: &str) -> Option<u32> {
+    let (_, batch) = job_type.strip_suffix(')')?.split_once(" (batch size ")?;
+    batch.parse().ok()
 }
 
 #[cfg(test)]
@@ -139,7 +156,7 @@ mod tests {
         assert_eq!(report.rows_read, 2);
         let mut expected = TraceJob::new("0", 6.0, 4);
         expected.iterations = Some(95121.0);
-        expected.model = Some("Transformer".into());
+        expected.model = Some("Transformer (batch size 128)".into());
         expected.batch_size = Some(128);
         assert_eq!(jobs[0], expected);
         assert_eq!(
@@ -156,15 +173,33 @@ mod tests {
         .unwrap();
         let j = &jobs[0];
         assert_eq!((j.submit_s, j.gpus, j.iterations), (3600.0, 2, Some(2931.0)));
-        assert_eq!((j.model.as_deref(), j.batch_size, j.duration_s), (Some("ResNet-50"), Some(64), None));
+        assert_eq!(
+            (j.model.as_deref(), j.batch_size, j.duration_s),
+            (Some("ResNet-50 (batch size 64)"), Some(64), None)
+        );
     }
 
     #[test]
-    fn job_types_split_only_when_they_have_the_batch_size_shape() {
-        assert_eq!(model_and_batch("LM (batch size 5)"), ("LM", Some(5)));
-        assert_eq!(model_and_batch("CycleGAN"), ("CycleGAN", None));
-        assert_eq!(model_and_batch("LM (batch size x)"), ("LM (batch size x)", None));
-        assert_eq!(model_and_batch("LM (batch size 5"), ("LM (batch size 5", None));
+    fn batch_sizes_come_from_job_types_of_that_shape() {
+        assert_eq!(batch_size("LM (batch size 5)"), Some(5));
+        assert_eq!(batch_size("CycleGAN"), None);
+        assert_eq!(batch_size("LM (batch size x)"), None);
+        assert_eq!(batch_size("LM (batch size 5"), None);
+    }
+
+    /// Gavel's max-min fairness divides a job's throughput by its priority weight; blox has no
+    /// weight to carry, so a weight other than 1 is refused where it is written.
+    #[test]
+    fn priority_weights_other_than_one_are_refused() {
+        let row = |weight: &str| format!("A3C\tpython3 main.py\trl\t--max-steps\t0\t3000\t1\t{weight}\t-1.000000\t0\n");
+        assert!(read_str(&row("1.000000")).is_ok());
+        let error = read_str(&format!("{}{}", row("1"), row("2.5"))).unwrap_err();
+        assert!(
+            error.starts_with(
+                "g.trace:2: column `priority_weight`: priority weight 2.5: blox runs every job at weight 1"
+            ),
+            "{error}"
+        );
     }
 
     #[test]

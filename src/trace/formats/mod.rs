@@ -228,6 +228,13 @@ impl TraceFormat {
         FORMATS.iter().map(|info| info.name).collect()
     }
 
+    /// Whether the format's jobs have no duration because their work is their application's
+    /// training target, which the job model of the policy running them decides (Pollux and Sia
+    /// workloads): such a trace runs without durations, its jobs' `work` left at 0.
+    pub fn work_from_application(self) -> bool {
+        matches!(self, TraceFormat::Pollux)
+    }
+
     /// Reads every job of the file into `emit`; see the module documentation for the contract.
     pub fn read(
         self,
@@ -287,6 +294,15 @@ fn not_a_trace(cols: &[&str]) -> Option<&'static str> {
         "time" => "a simulator output log",
         "profile_set" => "a Synergy model profile table",
         "experiment" => "a table of experiment results",
+        "placement" if cols.contains(&"step_time") => {
+            "a Pollux step-time profile (placements.csv: step and sync time by placement and per-GPU batch)"
+        }
+        "num_nodes" if cols.contains(&"step_time") => {
+            "a Pollux scalability profile (scalability.csv: step and sync time by nodes, GPUs and per-GPU batch)"
+        }
+        "progress" if cols.contains(&"grad_sqr") => {
+            "a Pollux validation curve (validation-<batch>.csv: gradient statistics by epoch)"
+        }
         _ => return None,
     })
 }
@@ -378,6 +394,14 @@ mod tests {
         assert_eq!(detect("[\n  {\"jobid\": 1}]"), Detection::Format(TraceFormat::PhillyJson));
         assert_eq!(detect("[]"), Detection::Format(TraceFormat::PhillyJson));
         assert!(matches!(detect("Total jobs: 400, avg JCT: 1\n"), Detection::NotATrace(w) if w.contains("Muri")));
+        let pollux = [
+            ("placement,local_bsz,step_time,sync_time\n1,32,0.04,0.0005\n", "Pollux step-time profile"),
+            ("num_nodes,num_replicas,local_bsz,step_time,sync_time\n6,6,32,0.14,0.09\n", "Pollux scalability"),
+            ("progress,iteration,metric,grad_sqr,grad_var\n391.0,390,0.4455,8.9,5.1\n", "Pollux validation curve"),
+        ];
+        for (head, what) in pollux {
+            assert!(matches!(detect(head), Detection::NotATrace(w) if w.contains(what)), "{head}");
+        }
         assert_eq!(detect("foo,bar\n1,2\n"), Detection::Unknown("foo,bar".into()));
         assert_eq!(detect(""), Detection::Unknown(String::new()));
     }

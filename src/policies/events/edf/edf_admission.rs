@@ -23,7 +23,7 @@
 use super::planner::EdfPlanner;
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
-use crate::policies::events::BUDDY;
+use crate::policies::events::{BUDDY, steps};
 use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
@@ -129,6 +129,14 @@ impl EventPolicy for EdfAdmission {
         job.require_curve()
     }
 
+    fn advance(&mut self, sim: &mut EventSim, delta: f64, now: SimTime) -> Result<(), RunError> {
+        sim.run_all_jobs(delta, now)
+    }
+
+    fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
+        steps::finish_late_after_deadline(sim, ends);
+    }
+
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
         sim.release_all();
         let mut admitted = false;
@@ -145,9 +153,9 @@ impl EventPolicy for EdfAdmission {
     }
 
     /// Running jobs holding GPUs pay their reconfiguration overhead at the end of their plan.
-    fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
-        for k in 0..sim.running().len() {
-            sim.charge_overhead(sim.running()[k], restart);
-        }
+    fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
+        steps::next_round_then_coalesce(sim, now, |sim, restart| {
+            steps::charge_overheads(sim, EventSim::running, restart)
+        })
     }
 }

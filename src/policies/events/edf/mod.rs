@@ -20,7 +20,7 @@ pub mod planner;
 
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
-use crate::policies::events::BUDDY;
+use crate::policies::events::{BUDDY, steps};
 use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use planner::EdfPlanner;
 use serde::Deserialize;
@@ -58,6 +58,14 @@ impl EventPolicy for Edf {
         job.require_curve()
     }
 
+    fn advance(&mut self, sim: &mut EventSim, delta: f64, now: SimTime) -> Result<(), RunError> {
+        sim.run_all_jobs(delta, now)
+    }
+
+    fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
+        steps::finish_late_after_deadline(sim, ends);
+    }
+
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
         let (total, slot) = (sim.total_gpus(), sim.slot());
         let planner = &mut self.planner;
@@ -88,5 +96,10 @@ impl EventPolicy for Edf {
             }
         }
         sim.place_widest_first()
+    }
+
+    /// Planned ends cost nothing to reconfigure (edf computes 0).
+    fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
+        steps::next_round_then_coalesce(sim, now, |_, _| {})
     }
 }

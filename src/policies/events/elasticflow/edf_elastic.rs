@@ -23,7 +23,7 @@ use super::place_by_class;
 use super::planner::MssPlanner;
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx};
 use crate::core::{ClusterSpec, RunError, SimTime};
-use crate::policies::events::BUDDY;
+use crate::policies::events::{BUDDY, steps};
 use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
 
@@ -62,6 +62,10 @@ impl EventPolicy for EdfElastic {
     /// Jobs are resized along their throughput curves, so every job needs one.
     fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
+    }
+
+    fn advance(&mut self, sim: &mut EventSim, delta: f64, now: SimTime) -> Result<(), RunError> {
+        sim.run_all_jobs(delta, now)
     }
 
     /// Ending jobs that hold a placement finish; late iff the logged end is after the deadline.
@@ -126,11 +130,12 @@ impl EventPolicy for EdfElastic {
         place_by_class(sim, &self.order)
     }
 
-    /// Every running job holding GPUs pays its reconfiguration overhead (§6.4).
-    fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
-        for k in 0..sim.running().len() {
-            sim.charge_overhead(sim.running()[k], restart);
-        }
+    /// The EDF family's step; every running job holding GPUs pays its reconfiguration overhead
+    /// (§6.4).
+    fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
+        steps::next_round_then_coalesce(sim, now, |sim, restart| {
+            steps::charge_overheads(sim, EventSim::running, restart)
+        })
     }
 }
 

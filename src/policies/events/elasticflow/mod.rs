@@ -36,7 +36,7 @@ pub mod planner;
 
 use crate::core::events::{CLASSES, ElasticJob, EventPolicy, EventSim, JobIdx};
 use crate::core::{ClusterSpec, RunError, SimTime};
-use crate::policies::events::BUDDY;
+use crate::policies::events::{BUDDY, steps};
 use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
 use planner::MssPlanner;
 use serde::Deserialize;
@@ -105,6 +105,10 @@ impl EventPolicy for ElasticFlow {
     /// Jobs are resized along their throughput curves, so every job needs one.
     fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
+    }
+
+    fn advance(&mut self, sim: &mut EventSim, delta: f64, now: SimTime) -> Result<(), RunError> {
+        sim.run_all_jobs(delta, now)
     }
 
     /// Ending jobs that hold a placement finish; late iff the unaligned planned end is after
@@ -192,28 +196,17 @@ impl EventPolicy for ElasticFlow {
         place_by_class(sim, &self.candidates)
     }
 
-    /// Every runnable job holding GPUs pays its reconfiguration overhead: its next step loses
-    /// it and its end event moves on by it (§2.5).
-    fn charge_overheads(&mut self, sim: &mut EventSim, restart: bool) {
-        for k in 0..sim.runnable().len() {
-            sim.charge_overhead(sim.runnable()[k], restart);
-        }
-    }
-
-    /// The scale event, if earlier than every event; then the EDF family's default: the round
-    /// counter, overheads and slot coalescing.
+    /// The scale event, if earlier than every event; then the EDF family's step: the round
+    /// counter, every runnable job's overheads (§2.5) and slot coalescing.
     fn next_decision(&mut self, sim: &mut EventSim, now: SimTime) -> Result<Option<SimTime>, RunError> {
         if let Some(t) = self.scale_at.take()
             && sim.next_event_time().is_none_or(|front| t < front)
         {
             sim.add_decision_at(t);
         }
-        if !sim.has_events() {
-            return Ok(None);
-        }
-        let restart = sim.next_round();
-        self.charge_overheads(sim, restart);
-        Ok(sim.coalesce_events(now, true))
+        steps::next_round_then_coalesce(sim, now, |sim, restart| {
+            steps::charge_overheads(sim, EventSim::runnable, restart)
+        })
     }
 }
 

@@ -29,6 +29,7 @@ pub mod node_sets;
 
 use crate::core::events::{CLASSES, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
+use crate::policies::events::steps;
 use crate::policies::{BuildContext, Built, Engine, Kind, OwnPlacement, PolicyConfig, PolicyInfo, parse_options};
 use node_sets::GandivaNodeSets;
 use serde::Deserialize;
@@ -91,6 +92,10 @@ impl Gandiva {
 }
 
 impl EventPolicy for Gandiva {
+    fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
+        steps::finish_late_after_deadline(sim, ends);
+    }
+
     /// `gandiva_node_set_adjust` then `time_slicing_execute` (§9.2, §9.3): the running jobs of
     /// each set progress by the step less their overhead; finished ones complete at their
     /// back-computed end, sets left empty release their nodes.

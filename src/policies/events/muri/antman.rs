@@ -21,8 +21,9 @@
 //! unused, until its job completes; a guaranteed job that is still reserving counts for nothing
 //! in a co-runner's slowdown; the restart overhead is charged in every event interval.
 //!
-//! Deviations: CPU and memory, which never bind on the paper's clusters, are not modelled; a
-//! guaranteed job wider than a node must ask for whole nodes, and one that does not is refused
+//! Deviations: CPU and memory, which never bind on the paper's clusters, are not modelled, and a
+//! cluster where they could bind is refused ([`check_cpus_and_memory`]: the original crashes or
+//! overcommits there); a guaranteed job wider than a node must ask for whole nodes, and one that does not is refused
 //! before the run (on the paper's 8-GPU nodes the overhead table's 16 and 32 GPUs always are;
 //! the original's remainder-node path is never reached there); the scheduling log counts an
 //! opportunistic job's GPUs as busy only when no guaranteed job is on any of them.
@@ -52,6 +53,42 @@ impl PolicyConfig for Options {
     fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
         Ok(Built::Event(Box::new(Antman::default())))
     }
+
+    fn check_cluster(&self, cluster: &ClusterSpec) -> Result<(), String> {
+        check_cpus_and_memory(cluster)
+    }
+}
+
+/// AntMan places by GPUs alone on nodes whose CPUs and memory cannot run short of what its
+/// placement asks (`docs/muri-semantics.md` §5.3): per node at most 6 CPUs per GPU (guaranteed
+/// jobs; opportunistic ones take none) and `(11 + 0.1 G) gpn` GB for guaranteed jobs (a job of
+/// `G` GPUs, at most the cluster's, spanning nodes) plus 5 GB per GPU for opportunistic jobs
+/// (one per GPU). Where they can run short the original does not decide: its reservations take
+/// CPUs they never checked, under an assertion that fails, and its opportunistic jobs take memory
+/// without a test. So such clusters are refused, and nodes that give no CPUs or memory are
+/// unlimited, as on the paper's cluster.
+fn check_cpus_and_memory(cluster: &ClusterSpec) -> Result<(), String> {
+    let Some(node) = cluster.identical_node() else { return Ok(()) };
+    let gpn = node.gpus;
+    let cpus = 6 * gpn;
+    let memory = (16.0 + 0.1 * f64::from(cluster.total_gpus())) * f64::from(gpn);
+    let short = node.cpus.is_some_and(|c| c < cpus) || node.memory_gb.is_some_and(|m| m < memory);
+    if !short {
+        return Ok(());
+    }
+    let given = match (node.cpus, node.memory_gb) {
+        (Some(c), Some(m)) => format!("{c} CPUs and {m} GB"),
+        (Some(c), None) => format!("{c} CPUs"),
+        (None, Some(m)) => format!("{m} GB"),
+        (None, None) => String::new(),
+    };
+    Err(format!(
+        "antman on nodes of {given}: AntMan's placement may ask up to {cpus} CPUs and {memory} GB of a node of {gpn} GPUs \
+         here, and where a node runs short the original fails an assertion (its reservations take CPUs they never check) \
+         or takes memory it does not have (its opportunistic jobs take it without a test), which blox does not reproduce; \
+         give nodes at least {cpus} `cpus_per_node` and {memory} `memory_gb_per_node`, or leave them out (AntMan then \
+         places by GPUs, as on the paper's cluster)"
+    ))
 }
 
 /// Utilisation a guaranteed job adds to each of its GPUs (`gpu_util`, "not real").

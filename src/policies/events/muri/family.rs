@@ -6,7 +6,8 @@
 //! `multi_resource_blossom_same_sim_jobs` (933–1218), whose loops share this skeleton.
 //!
 //! One decision at time `now`, as the engine's hooks run it (the engine keeps the arrival events;
-//! the end events are the policy's own, [`Family::next_decision`]):
+//! the end events are the policy's own, [`Family::next_decision`]; placement passes take from
+//! [`Nodes`], MS-YARN with the CPUs and memory it asks):
 //!
 //! 1. [`Family::complete`]: the end group chosen for this decision completes (§2.3): each job
 //!    adds `now − last` to its wall time and finishes at `now`, whatever its iterations left;
@@ -32,8 +33,9 @@
 //! out of every metric.
 
 use super::isclose;
+use super::nodes::{Nodes, never_fits};
 use super::overheads::{UnsupportedGpuCount, restart_overhead};
-use crate::core::events::{EventSim, JobIdx, JobStatus, YarnTrial, yarn_fits_empty};
+use crate::core::events::{EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, JobSpec, SimTime};
 
 /// How the next arrival and the earliest end are told apart when they (nearly) coincide (§2.2).
@@ -87,8 +89,8 @@ pub struct Family {
     run: Vec<bool>,
     to_start: Vec<JobIdx>,
     to_preempt: Vec<JobIdx>,
-    /// The cluster's free GPUs per node for this decision's placement passes.
-    nodes: Option<YarnTrial>,
+    /// The cluster's free GPUs, CPUs and memory per node for this decision's placement passes.
+    nodes: Option<Nodes>,
 }
 
 impl Family {
@@ -123,15 +125,15 @@ impl Family {
         self.occupies.get(j).copied().unwrap_or(false)
     }
 
-    /// The free GPUs per node as the original's `empty_infra` leaves them: every GPU free.
-    pub fn empty_nodes(&mut self) -> &mut YarnTrial {
+    /// The nodes as the original's `empty_infra` leaves them: everything free.
+    pub fn empty_nodes(&mut self) -> &mut Nodes {
         let nodes = self.nodes.as_mut().expect("the nodes exist once a decision started");
         nodes.reset();
         nodes
     }
 
-    /// The free GPUs per node left by this decision's placements so far.
-    pub fn nodes(&mut self) -> &mut YarnTrial {
+    /// The nodes as this decision's placements so far left them.
+    pub fn nodes(&mut self) -> &mut Nodes {
         self.nodes.as_mut().expect("the nodes exist once a decision started")
     }
 
@@ -177,7 +179,7 @@ impl Family {
             self.run.resize(n, false);
         }
         if self.nodes.is_none() {
-            self.nodes = Some(YarnTrial::new(sim.cluster().spec()));
+            self.nodes = Some(Nodes::new(sim.cluster().spec()));
         }
         for &j in arrivals {
             sim.enqueue(j);
@@ -380,7 +382,7 @@ pub fn job_overhead(spec: &JobSpec) -> Result<f64, UnsupportedGpuCount> {
 
 /// Why the Muri simulator cannot run `spec` on `cluster`, checked before the run (§11 items 19,
 /// 20; §12): it needs an iteration count and a solo iteration time, a GPU count of the overhead
-/// table, room on the empty cluster under MS-YARN, and for the interleaving policies
+/// table, room for its GPUs on the empty cluster under MS-YARN, and for the interleaving policies
 /// (`needs_stages`) the three stage times.
 pub fn check_job(spec: &JobSpec, cluster: &ClusterSpec, needs_stages: bool) -> Result<(), String> {
     if spec.iterations.is_none_or(|n| !(n.is_finite() && n >= 0.0)) {
@@ -395,18 +397,17 @@ pub fn check_job(spec: &JobSpec, cluster: &ClusterSpec, needs_stages: bool) -> R
              the original would draw them at random, unseeded"
             .into());
     }
-    let Some(node) = cluster.identical_node() else {
+    if cluster.identical_node().is_none() {
         return Err("the Muri policies place with MS-YARN on identical nodes".into());
-    };
-    let count = cluster.nodes.len() as u32;
-    if !yarn_fits_empty(count, node.gpus, spec.gpus) {
-        return Err(format!(
-            "asks for {} GPUs, which MS-YARN cannot place even on the empty cluster of {count} nodes x {} GPUs \
-             (the original would never run it and leave it out of every metric)",
-            spec.gpus, node.gpus
-        ));
     }
-    Ok(())
+    never_fits(cluster, spec.gpus, false).map_or(Ok(()), Err)
+}
+
+/// [`check_job`] for the policies that place with MS-YARN ([`Nodes`]), which also asks CPUs and
+/// memory where the nodes give them.
+pub fn check_placed_job(spec: &JobSpec, cluster: &ClusterSpec, needs_stages: bool) -> Result<(), String> {
+    check_job(spec, cluster, needs_stages)?;
+    never_fits(cluster, spec.gpus, true).map_or(Ok(()), Err)
 }
 
 /// Hand-made jobs and runs for the family's tests.

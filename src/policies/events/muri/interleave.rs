@@ -35,7 +35,7 @@
 //! without Blossom uses f_4 = 1.3/1.015 (11); one job alone runs at its solo time (12). A group
 //! member that MS-YARN cannot place waits (the original's "unable to place", never observed).
 
-use super::family::{Coincidence, Family, check_job, job_overhead};
+use super::family::{Coincidence, Family, check_placed_job, job_overhead};
 use super::group_time::{GroupJob, GroupTimeRule, MAX_GROUP, Ordering, group_iteration_time, used_ratio};
 use super::matching::{Emitted, Matcher, WeightMatrix, edge_threshold};
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
@@ -567,7 +567,7 @@ fn group_job<'a>(sim: &'a EventSim, family: &Family, j: JobIdx) -> GroupJob<'a> 
 impl EventPolicy for Muri {
     fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
-        check_job(spec, cluster, true)
+        check_placed_job(spec, cluster, true)
     }
 
     /// Progress is accounted in [`EventPolicy::decide`], after the arrivals (§7.2).

@@ -19,6 +19,7 @@
 //! What they share:
 //! - [`family`]: the simulator's loop (progress with per-interval overheads, completions, end
 //!   events rebuilt at every decision, the next decision, MS-YARN from an empty cluster), §2;
+//! - [`nodes`]: MS-YARN's first fit on each node's free GPUs, CPUs and memory, §2.7;
 //! - [`matching`]: the original's maximum-weight matching, traversal order and tolerances included
 //!   (ties are frequent and its tie-break moves results, §7.5);
 //! - [`group_time`]: a group's iteration time and used ratio (the edge weight), §8 and §7.4;
@@ -36,6 +37,7 @@ pub mod muri_l;
 pub mod muri_l_without_blossom;
 pub mod muri_l_worst_ordering;
 pub mod muri_s;
+pub mod nodes;
 pub mod overheads;
 pub mod srsf;
 pub mod srtf;

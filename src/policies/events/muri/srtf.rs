@@ -15,7 +15,7 @@
 //! running job is charged its restart overhead in every event interval (§2.4).
 
 use super::MURI_YARN;
-use super::family::{Coincidence, Family, check_job, job_overhead};
+use super::family::{Coincidence, Family, check_placed_job, job_overhead};
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
@@ -68,7 +68,7 @@ impl ShortestFirst {
 impl EventPolicy for ShortestFirst {
     fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
-        check_job(spec, cluster, false)
+        check_placed_job(spec, cluster, false)
     }
 
     /// Progress is accounted in [`EventPolicy::decide`], after the arrivals (§3 step 2).

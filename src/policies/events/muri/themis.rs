@@ -36,7 +36,7 @@
 //! stays out of the program with a full share, where the original divides by zero.
 
 use super::MURI_YARN;
-use super::family::{Coincidence, Family, check_job, job_overhead};
+use super::family::{Coincidence, Family, check_placed_job, job_overhead};
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::themis::{Term, fair_shares};
@@ -184,7 +184,7 @@ impl MuriThemis {
 impl EventPolicy for MuriThemis {
     fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
-        check_job(spec, cluster, false)
+        check_placed_job(spec, cluster, false)
     }
 
     /// Progress is accounted in [`EventPolicy::decide`], after the arrivals (§2.4).

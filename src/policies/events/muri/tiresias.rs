@@ -13,6 +13,10 @@
 //! jobs join a queue's tail. Progress, per-interval overheads and completions are the family's
 //! ([`super::family`]) at the solo iteration time.
 //!
+//! CPUs and memory never matter here: the original's `dlas-gpu` counts GPUs and places nothing
+//! (unlike the family's MS-YARN policies, [`super::nodes`]), so a cluster's `cpus_per_node` and
+//! `memory_gb_per_node` change nothing, as there.
+//!
 //! Decisions: the next arrival, the single earliest end group (jobs whose end equals the minimum
 //! exactly) or, when strictly earlier than both, the next queue jump: the earliest
 //! `ceil(limit / GPUs) − attained seconds` after the decision over running jobs below the last

@@ -9,7 +9,8 @@
 //! counts as 1e-10 steps/s); the minimum-cost assignment ([`super::assignment`], scipy's
 //! algorithm, so equal-cost choices are the original's) puts on each GPU first the job furthest
 //! from the end, which gets that GPU's type. Only single-GPU jobs: the original asserts it, and
-//! blox stops the run with the first multi-GPU job's id.
+//! blox refuses a multi-GPU job before the run (`blox validate` names it), as the mechanism does
+//! any job it cannot run.
 
 use super::assignment::min_cost_assignment;
 use super::mechanism::{Allocation, AllocationInput, Allocator};
@@ -33,14 +34,18 @@ impl Allocator for Allox {
         false
     }
 
+    fn check_scale_factor(&self, scale_factor: u32) -> Result<(), String> {
+        if scale_factor == 1 {
+            return Ok(());
+        }
+        Err(format!(
+            "gavel-allox schedules single-GPU jobs only (AlloX is defined for them and Gavel's copy asserts it); \
+             this job asks for {scale_factor} GPUs"
+        ))
+    }
+
     fn allocate(&mut self, input: &AllocationInput) -> Result<Allocation, PolicyError> {
         let (jobs, types) = (input.jobs, input.types);
-        if let Some(job) = jobs.iter().find(|j| j.scale_factor != 1) {
-            return Err(PolicyError(format!(
-                "gavel-allox schedules single-GPU jobs only, as the original asserts; job {} asks for {} GPUs",
-                job.id, job.scale_factor
-            )));
-        }
         let holds_a_type = |id: &JobId| self.previous.get(id).is_some_and(|row| row.iter().sum::<f64>() == 1.0);
         let mut waiting: Vec<usize> = (0..jobs.len()).filter(|&i| !holds_a_type(&jobs[i].id)).collect();
 

@@ -31,8 +31,8 @@
 //! and both end at the later of their finishes. A pair's failed round counts towards neither job.
 
 use crate::core::{
-    ActiveJob, Cluster, GpuId, GpuType, JobId, JobSlot, JobTable, Launch, PlacementDecisions, PolicyError, Quantum,
-    RoundPolicy, RoundTiming, SimTime,
+    ActiveJob, Cluster, GpuId, GpuType, JobId, JobSlot, JobSpec, JobTable, Launch, PlacementDecisions, PolicyError,
+    Quantum, RoundPolicy, RoundTiming, SimTime,
 };
 use crate::profiles::gavel::{GavelThroughputs, JobKey};
 use crate::workload::python_random::PyRandom;
@@ -109,6 +109,12 @@ pub trait Allocator: Send {
     /// Packing policies (Gavel's `_packed` and Gandiva): the mechanism offers pairs of jobs.
     fn packs(&self) -> bool {
         false
+    }
+
+    /// Why the policy cannot allocate to a job of `scale_factor` GPUs (AlloX: single-GPU jobs
+    /// only), so that `blox validate` refuses it before any run.
+    fn check_scale_factor(&self, _scale_factor: u32) -> Result<(), String> {
+        Ok(())
     }
 
     fn allocate(&mut self, input: &AllocationInput) -> Result<Allocation, PolicyError>;
@@ -366,7 +372,7 @@ impl Mechanism {
         let types = self.types.names.len();
         let half_round = self.round_s / 2.0;
         for job in new {
-            let state = self.job_state(job)?;
+            let state = self.job_state(&job.spec).map_err(PolicyError)?;
             let id = job.spec.id;
             let rates = state.throughput.iter().map(|&r| [r, 0.0]).collect();
             self.entries.insert(Combination::single(id), Entry::new(state.scale_factor, rates, half_round, types));
@@ -389,41 +395,45 @@ impl Mechanism {
         Ok(())
     }
 
-    fn job_state(&self, job: &ActiveJob) -> Result<JobState, PolicyError> {
-        let spec = &job.spec;
+    /// What the mechanism keeps of `spec`, or why it cannot run it: no job type or steps, a job
+    /// type the oracle lacks on some type of the cluster, no type that can hold it, or a scale
+    /// factor the allocation policy refuses.
+    fn job_state(&self, spec: &JobSpec) -> Result<JobState, String> {
         let Some(model) = &spec.model else {
-            return Err(PolicyError(format!(
+            return Err(format!(
                 "job {}: Gavel's policies need the job type (`model`) to look up its throughputs",
                 spec.id
-            )));
+            ));
         };
         if spec.iterations.is_none_or(|steps| !steps.is_finite() || steps < 0.0) {
-            return Err(PolicyError(format!(
-                "job {}: Gavel's policies run jobs in steps; it has no non-negative `iterations`",
+            return Err(format!(
+                "job {}: Gavel's policies run jobs in steps; it has no non-negative `iterations` \
+                 (a `redraw-durations` transform clears them)",
                 spec.id
-            )));
+            ));
         }
+        self.allocator.check_scale_factor(spec.gpus).map_err(|why| format!("job {}: {why}", spec.id))?;
         let key = JobKey { job_type: model.clone(), scale_factor: spec.gpus };
         let mut throughput = Vec::with_capacity(self.types.names.len());
         for t in &self.types.names {
             let rate = self.oracle.isolated(t.name(), &key).ok_or_else(|| {
-                PolicyError(format!(
+                format!(
                     "job {}: Gavel's throughput table has no `{}` at {} GPU(s) on `{}`",
                     spec.id,
                     model,
                     spec.gpus,
                     t.name()
-                ))
+                )
             })?;
             throughput.push(rate);
         }
         let runnable = |t: usize| throughput[t] > 0.0 && spec.gpus <= self.types.capacity[t];
         if !(0..throughput.len()).any(runnable) {
             let largest = self.types.capacity.iter().max().copied().unwrap_or(0);
-            return Err(PolicyError(format!(
+            return Err(format!(
                 "job {} (`{model}` at {} GPU(s)) can run on no GPU type of this cluster: it needs all its GPUs of one type with a positive throughput (the largest type has {largest} GPUs)",
                 spec.id, spec.gpus
-            )));
+            ));
         }
         Ok(JobState { scale_factor: spec.gpus, arrival: spec.submitted, key, throughput, failures: 0 })
     }
@@ -742,6 +752,10 @@ impl RoundPolicy for Mechanism {
 
     fn timing(&self) -> RoundTiming {
         RoundTiming::UntilLastQuantum
+    }
+
+    fn check_job(&self, job: &JobSpec) -> Result<(), String> {
+        self.job_state(job).map(drop)
     }
 }
 

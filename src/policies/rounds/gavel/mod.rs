@@ -19,8 +19,8 @@ pub mod min_total_duration;
 pub mod packing;
 
 use crate::policies::{
-    BuildContext, Built, Engine, InputSource, Kind, OptionDoc, OwnPlacement, Params, PolicyConfig, PolicyInfo,
-    PolicyInput, parse_options,
+    BuildContext, Built, Engine, InputParser, InputSource, Kind, OptionDoc, OwnPlacement, Params, PolicyConfig,
+    PolicyInfo, PolicyInput, parse_options,
 };
 use crate::profiles::gavel::{GavelThroughputs, ThroughputFile};
 use mechanism::{Allocator, Mechanism};
@@ -44,7 +44,7 @@ fn oracle_input(file: ThroughputFile) -> PolicyInput {
     PolicyInput {
         what: "Gavel throughput oracle",
         source: InputSource::Dataset(file.dataset_reference().to_string()),
-        parse: Some(GavelThroughputs::parse_input),
+        parse: Some(InputParser::File(GavelThroughputs::parse_input)),
         only_if_a_file: false,
     }
 }

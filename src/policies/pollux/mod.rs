@@ -1,0 +1,14 @@
+//! Pollux (OSDI'21) as its trace simulator runs it, with the simulator's own baselines
+//! (`docs/pollux-semantics.md`): decisions every interval, jobs that progress in steps at their
+//! application's initial batch size through measured step times and gradient statistics
+//! ([`profile`], [`job`]), restarts on every change of allocation, and the policies as
+//! allocators of node-id lists over the shared [`frame`]: [`tiresias`] (Tiresias+TunedJobs) and
+//! [`optimus`] (Optimus+Oracle+TunedJobs), registered as specs name them in [`registered`].
+
+pub mod frame;
+pub mod job;
+pub mod mesh;
+pub mod optimus;
+pub mod profile;
+pub mod registered;
+pub mod tiresias;

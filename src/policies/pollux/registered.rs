@@ -1,0 +1,171 @@
+//! The family's schedulers as specs name them: `pollux-tiresias` and `pollux-optimus-oracle`,
+//! each a [`PolluxFrame`] over the measured profiles (a folder input, default the
+//! `pollux-profiles` dataset), deciding every `engine.round_s` (Pollux's `--interval`; the paper
+//! uses 60 s), with the interference slowdown as an option (Pollux's `--interference`).
+
+use super::frame::{Allocator, PolluxFrame};
+use super::optimus::PolluxOptimus;
+use super::profile::Profiles;
+use super::tiresias::PolluxTiresias;
+use crate::core::input::{InputData, ParsedInput};
+use crate::policies::{
+    BuildContext, Built, Engine, InputParser, InputSource, Kind, OptionDoc, OwnPlacement, Params, PolicyConfig,
+    PolicyInput,
+};
+use serde::Deserialize;
+use std::sync::Arc;
+
+/// The placement both bring: the simulator's node-id lists, most free GPUs first.
+pub const NODE_LISTS: OwnPlacement = OwnPlacement { name: "pollux-most-free", alternatives: &[] };
+
+/// The profiles a spec gets when it names none.
+const DEFAULT_PROFILES: &str = "pollux-profiles/traces/";
+
+pub const OPTIONS: &[OptionDoc] = &[
+    OptionDoc {
+        name: "interference",
+        example: "0.25",
+        meaning: "progress lost by a distributed job on a node hosting another distributed job, from 0 (default, Pollux's --interference) to below 1",
+    },
+    OptionDoc {
+        name: "profiles",
+        example: "{dataset: pollux-profiles/traces/}",
+        meaning: "the six models' measured profiles, a folder of <application>/{placements,scalability,validation-<B>}.csv: {dataset: D} or {path: DIR} (default the pollux-profiles dataset)",
+    },
+];
+
+/// A slowdown fraction in [0, 1).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(try_from = "f64")]
+pub struct Slowdown(pub f64);
+
+impl TryFrom<f64> for Slowdown {
+    type Error = String;
+    fn try_from(value: f64) -> Result<Self, String> {
+        if (0.0..1.0).contains(&value) {
+            Ok(Slowdown(value))
+        } else {
+            Err(format!("`interference` is a fraction of progress lost, from 0 to below 1; found {value}"))
+        }
+    }
+}
+
+/// Options of both schedulers.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameOptions {
+    #[serde(default = "no_slowdown")]
+    pub interference: Slowdown,
+    #[serde(default = "default_profiles")]
+    pub profiles: InputSource,
+}
+
+fn no_slowdown() -> Slowdown {
+    Slowdown(0.0)
+}
+
+fn default_profiles() -> InputSource {
+    InputSource::Dataset(DEFAULT_PROFILES.into())
+}
+
+impl Default for FrameOptions {
+    fn default() -> Self {
+        Self { interference: no_slowdown(), profiles: default_profiles() }
+    }
+}
+
+impl FrameOptions {
+    fn params(&self) -> Params {
+        let FrameOptions { interference, profiles } = self;
+        Params::from([("interference", interference.0.into()), ("profiles", profiles.canonical())])
+    }
+
+    fn profiles_input(&self) -> PolicyInput {
+        PolicyInput {
+            what: "Pollux job profiles",
+            source: self.profiles.clone(),
+            parse: Some(InputParser::Folder(parse_profiles)),
+            only_if_a_file: false,
+        }
+    }
+
+    /// The frame running `allocator`, deciding every round of the engine.
+    fn build(&self, ctx: &BuildContext, allocator: impl Allocator + 'static) -> Result<Built, String> {
+        let interval = ctx.round_seconds;
+        if interval.fract() != 0.0 || interval < 1.0 {
+            return Err(format!(
+                "Pollux's simulator decides every whole number of seconds; engine.round_s is {interval}"
+            ));
+        }
+        let profiles: Arc<Profiles> = ctx.input(&self.profiles_input())?;
+        Ok(Built::Round(Box::new(PolluxFrame::new(profiles, allocator, interval as i64, self.interference.0))))
+    }
+}
+
+/// The profile folder's files as [`Profiles::parse`] reads them.
+fn parse_profiles(files: &[(String, Vec<u8>)], name: &str) -> Result<ParsedInput, String> {
+    let profiles = Profiles::parse(files.iter().map(|(path, bytes)| (path.as_str(), bytes.as_slice())))
+        .map_err(|e| format!("{name}: {e}"))?;
+    Ok(Arc::new(profiles))
+}
+
+impl InputData for Profiles {
+    fn summary(&self) -> String {
+        let names: Vec<&str> = self.applications.iter().map(|a| a.name.as_str()).collect();
+        format!("{} applications ({})", names.len(), names.join(", "))
+    }
+}
+
+macro_rules! frame_policy {
+    ($module:ident, $name:literal, $summary:literal, $source:literal, $allocator:expr) => {
+        pub mod $module {
+            use super::*;
+            use crate::policies::{PolicyInfo, parse_options};
+
+            pub const INFO: PolicyInfo = PolicyInfo {
+                name: $name,
+                kind: Kind::Scheduler,
+                engine: Engine::Rounds,
+                summary: $summary,
+                options: OPTIONS,
+                source: $source,
+                placement: Some(NODE_LISTS),
+                parse: &parse_options::<Options>,
+            };
+
+            #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+            #[serde(transparent)]
+            pub struct Options(pub FrameOptions);
+
+            impl PolicyConfig for Options {
+                fn params(&self) -> Params {
+                    self.0.params()
+                }
+
+                fn inputs(&self) -> Vec<PolicyInput> {
+                    vec![self.0.profiles_input()]
+                }
+
+                fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
+                    self.0.build(ctx, $allocator)
+                }
+            }
+        }
+    };
+}
+
+frame_policy!(
+    tiresias,
+    "pollux-tiresias",
+    "Pollux's Tiresias+TunedJobs: 2 FIFO queues (16 GPU-h), the workload's GPUs and batch, goodput job model, every round_s",
+    "Pollux simulator's tiresias.py (OSDI'21 artifact); not blox's `tiresias` (ElasticFlow's dlas-gpu on durations)",
+    PolluxTiresias::default()
+);
+
+frame_policy!(
+    optimus_oracle,
+    "pollux-optimus-oracle",
+    "Pollux's Optimus+Oracle+TunedJobs: GPUs by marginal remaining-time gain from measured step times, every round_s",
+    "Pollux simulator's optimus.py (OSDI'21 artifact); not blox's `optimus-oracle` (Blox's order on durations)",
+    PolluxOptimus::default()
+);
