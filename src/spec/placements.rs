@@ -9,7 +9,7 @@ use super::inputs::InputFiles;
 use super::{ClusterEntry, EngineMode, Spec, SpecError, SpecSource};
 use crate::core::placements::{Experiment, NodeList, PodList, experiment};
 use crate::core::{RunTables, StopFlag};
-use crate::policies::{InputReader, InputSource, PolicyInput};
+use crate::policies::{InputParser, InputReader, InputSource, PolicyInput};
 use crate::results::RunInfo;
 use crate::trace::pod_list::{parse_node_list, parse_pod_list};
 use crate::workload::{PodListParams, WorkloadSpec};
@@ -17,12 +17,22 @@ use std::sync::Arc;
 
 /// A cluster's node-list file as an input.
 fn node_list_input(source: &InputSource) -> PolicyInput {
-    PolicyInput { what: "node list", source: source.clone(), parse: Some(parse_node_list), only_if_a_file: false }
+    PolicyInput {
+        what: "node list",
+        source: source.clone(),
+        parse: Some(InputParser::File(parse_node_list)),
+        only_if_a_file: false,
+    }
 }
 
 /// A `pod-list` workload's file as an input.
 fn pod_list_input(params: &PodListParams) -> PolicyInput {
-    PolicyInput { what: "pod list", source: params.source(), parse: Some(parse_pod_list), only_if_a_file: false }
+    PolicyInput {
+        what: "pod list",
+        source: params.source(),
+        parse: Some(InputParser::File(parse_pod_list)),
+        only_if_a_file: false,
+    }
 }
 
 fn read<T: Send + Sync + 'static>(files: &dyn InputReader, input: &PolicyInput) -> Result<Arc<T>, String> {
