@@ -4,8 +4,9 @@
 //! it must reproduce, each with its source and tolerance. The tests and `cargo xtask
 //! reproduce-figures` read the same file, so a number is written down once.
 
+use crate::core::placements::axis::{AxisMeasure, timeline_axis};
 use crate::results::metric::{JobMetric, RunMetric, TimeUnit};
-use crate::results::{RunRow, read_jobs};
+use crate::results::{RunRow, read_jobs, read_timeline};
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -42,6 +43,11 @@ pub struct Check {
     /// not carry (Synergy prints the p99.9 JCT).
     #[serde(default)]
     pub job_quantile: Option<JobQuantile>,
+    /// Instead of the runs table's `metric`: a placement experiment's measure at one column of
+    /// its arrived-workload axis, computed from the run's timeline as FGD's analysis does
+    /// ([`crate::core::placements::axis`]). `metric` then names the run metric it is nearest to.
+    #[serde(default)]
+    pub arrived_axis: Option<ArrivedAt>,
     #[serde(default)]
     pub unit: TimeUnit,
     /// Largest accepted absolute difference, in the check's unit.
@@ -85,6 +91,24 @@ impl NearestRank {
         let values = sorted_values(jobs, self.job_metric, unit);
         let index = ((values.len() as f64 * self.q) as usize).min(values.len().checked_sub(1)?);
         Some(values[index])
+    }
+}
+
+/// A measure of the arrived-workload axis at `percent` % of the GPU capacity arrived.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivedAt {
+    pub measure: AxisMeasure,
+    pub percent: usize,
+}
+
+impl ArrivedAt {
+    /// Its value in the run `row` of the experiment in `experiment_dir`; `None` when the run's
+    /// timeline cannot be read or has no value there.
+    pub fn of(&self, experiment_dir: &Path, row: &RunRow) -> Option<f64> {
+        let timeline = read_timeline(experiment_dir, &row.info.run_key).ok()?;
+        let axis = timeline_axis(&timeline, row.info.total_gpus).ok()?;
+        self.measure.at(&axis, self.percent)
     }
 }
 
@@ -209,6 +233,7 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow], experiment_dir: &Path) -> 
                         && v.seed.is_none_or(|s| s == r.info.seed)
                 })
                 .filter_map(|r| match (&check.nearest_rank, &check.job_quantile) {
+                    _ if check.arrived_axis.is_some() => check.arrived_axis?.of(experiment_dir, r),
                     (Some(rank), _) => rank.of(&read_jobs(experiment_dir, &r.info.run_key).ok()?, check.unit),
                     (None, Some(quantile)) => {
                         quantile.of(&read_jobs(experiment_dir, &r.info.run_key).ok()?, check.unit)

@@ -252,6 +252,9 @@ fn list() -> Result<ExitCode, String> {
                 }
                 line(&mut text, "", &engine);
             }
+            if info.engine == Engine::Placements {
+                line(&mut text, "", "engine: placements (a score policy: places each request itself)");
+            }
             if !info.options.is_empty() {
                 line(&mut text, "", &format!("options, e.g. {}:", info.example()));
                 for option in info.options {

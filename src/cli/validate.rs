@@ -81,7 +81,7 @@ pub(super) fn fetch_datasets(spec: &Spec, quiet: bool) -> Result<(), String> {
         InputSource::Dataset(reference) => Some(reference),
         InputSource::Path(_) => None,
     });
-    let references: BTreeSet<String> = traces.chain(policies).collect();
+    let references: BTreeSet<String> = traces.chain(policies).chain(crate::spec::placements::datasets(spec)).collect();
     for reference in &references {
         let options = data::FetchOptions::from_env(None).map_err(|e| e.to_string())?;
         let options = data::FetchOptions { quiet, ..options };
@@ -109,7 +109,11 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
     let mut text = String::new();
     let mut warnings = Warnings::default();
     let files = InputFiles::new(&source.base_dir);
+    text += &crate::spec::placements::check(source, spec, &files)?;
     for (index, workload) in spec.workloads.value.iter().enumerate() {
+        if matches!(workload.value, WorkloadSpec::PodList(_)) {
+            continue;
+        }
         let at = |message: String| {
             let position =
                 (workload.referenced.line() > 0).then(|| (workload.referenced.line(), workload.referenced.column()));

@@ -594,6 +594,10 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             cluster_efficiency: None,
             cpus_in_use,
             memory_gb_in_use,
+            arrived_gpu_milli: None,
+            allocated_gpu_milli: None,
+            fragmented_gpu_milli: None,
+            fragmentation_ratio: None,
         });
     }
 

@@ -89,6 +89,16 @@ pub struct TimelineRow {
     pub cpus_in_use: Option<f64>,
     /// Memory (GB) held by running jobs; `None` where the cluster does not give memory per node.
     pub memory_gb_in_use: Option<f64>,
+    /// Placement experiments (`placements` engine): GPU milli asked for by the requests offered
+    /// so far, placed or failed. `None` on the other engines, as are the next three.
+    pub arrived_gpu_milli: Option<u64>,
+    /// GPU milli held by the placed requests.
+    pub allocated_gpu_milli: Option<u64>,
+    /// Idle GPU milli that the workload's typical requests cannot use (FGD's fragmentation
+    /// measure, `docs/fgd-semantics.md` §3), to two decimals.
+    pub fragmented_gpu_milli: Option<f64>,
+    /// `fragmented_gpu_milli` as a percentage of the idle GPU milli, to two decimals.
+    pub fragmentation_ratio: Option<f64>,
 }
 
 /// Deadline outcomes of a run, ElasticFlow's metric: best-effort jobs are left out.

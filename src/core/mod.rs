@@ -8,9 +8,11 @@ pub mod cluster;
 pub mod engine;
 pub mod events;
 pub mod executor;
+pub mod go_random;
 pub mod input;
 pub mod job;
 pub mod metrics;
+pub mod placements;
 pub mod policy;
 pub mod stop;
 

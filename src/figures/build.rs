@@ -10,8 +10,9 @@
 //! and hatch are fixed by its place in the spec's `policies:` list ([`Order`]), so `select:`
 //! filters never reshuffle them.
 
-use super::declare::{BarsFigure, CdfFigure, FigureSpec, GridAxis, MetricVsFigure, TimelineFigure};
+use super::declare::{ArrivedAxisFigure, BarsFigure, CdfFigure, FigureSpec, GridAxis, MetricVsFigure, TimelineFigure};
 use super::render::{Axis, BarChart, BarSeries, LineChart, Scale, Series, Spread, Style};
+use crate::core::placements::axis::{LAST_COLUMN, timeline_axis};
 use crate::results::{self, RunInfo, RunRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -113,6 +114,7 @@ pub fn build(figure: &FigureSpec, experiment_dir: &Path, rows: &[RunRow], order:
         FigureSpec::Cdf(f) => cdf(f, experiment_dir, &selected, order),
         FigureSpec::Timeline(f) => timeline(f, experiment_dir, &selected, order),
         FigureSpec::Bars(f) => bars(f, &selected, order),
+        FigureSpec::ArrivedAxis(f) => arrived_axis(f, experiment_dir, &selected, order),
     }
 }
 
@@ -634,6 +636,61 @@ fn timeline(f: &TimelineFigure, experiment_dir: &Path, rows: &[&RunRow], order: 
         series,
         markers: false,
         notes: Vec::new(),
+    };
+    Ok(Built { chart: Chart::Line(chart), warnings: Vec::new() })
+}
+
+fn arrived_axis(
+    f: &ArrivedAxisFigure,
+    experiment_dir: &Path,
+    rows: &[&RunRow],
+    order: &Order,
+) -> Result<Built, String> {
+    let axes: Vec<GridAxis> = varying(rows).into_iter().filter(|a| *a != GridAxis::Seed).collect();
+    let split = split(rows, None, axes);
+    let one_policy = distinct(rows, GridAxis::Label).len() == 1;
+    let (from, to) = f.x_range.map_or((0.0, LAST_COLUMN as f64), |[a, b]| (a, b));
+    let mut series = Vec::new();
+    for group in group_by(rows, &split.axes) {
+        let mut columns: Vec<Vec<f64>> = vec![Vec::new(); LAST_COLUMN + 1];
+        for r in &group {
+            let timeline = results::read_timeline(experiment_dir, &r.info.run_key).map_err(|e| e.to_string())?;
+            let axis =
+                timeline_axis(&timeline, r.info.total_gpus).map_err(|e| format!("run {}: {e}", r.info.run_key))?;
+            for (column, values) in columns.iter_mut().enumerate() {
+                values.extend(f.y.at(&axis, column));
+            }
+        }
+        let placed: Vec<(f64, Point)> = columns
+            .iter()
+            .enumerate()
+            .filter(|(column, values)| !values.is_empty() && (from..=to).contains(&(*column as f64)))
+            .map(|(column, values)| {
+                let spread = spread_of(values).filter(|_| group.len() > 1);
+                (column as f64, Point { y: mean(values.iter().copied()), spread })
+            })
+            .collect();
+        series.push(Series {
+            label: split.name(&group[0].info),
+            style: order.style(&split.axes, &group[0].info, one_policy),
+            points: placed.iter().map(|(x, p)| (*x, p.y)).collect(),
+            spread: placed.iter().map(|(_, p)| p.spread).collect(),
+        });
+    }
+    let seeds = distinct(rows, GridAxis::Seed).len();
+    let notes = if seeds > 1 {
+        vec![format!("Mean over seeds {} with min-max bars.", describe_seeds(rows))]
+    } else {
+        Vec::new()
+    };
+    let y_label = f.y_label.clone().unwrap_or_else(|| f.y.caption().into());
+    let chart = LineChart {
+        title: f.title.clone().unwrap_or_else(|| format!("{y_label} vs arrived workload")),
+        x: Axis { range: Some((from, to)), ..Axis::new("Arrived workload (% of GPU capacity)", Scale::Linear) },
+        y: Axis { range: f.y_range.map(|[a, b]| (a, b)), ..Axis::new(y_label, Scale::Linear) },
+        series,
+        markers: false,
+        notes,
     };
     Ok(Built { chart: Chart::Line(chart), warnings: Vec::new() })
 }

@@ -1,6 +1,7 @@
 //! The `figures:` section of a spec: what to plot, from which runs, with which axes.
 
 use super::render::{MAX_SIDE, MIN_SIDE, Size};
+use crate::core::placements::axis::AxisMeasure;
 use crate::results::RunInfo;
 use crate::results::metric::{JobMetric, RunMetric, TimeUnit, TimelineMetric};
 use serde::{Deserialize, Deserializer, Serialize, de};
@@ -17,6 +18,9 @@ pub enum FigureSpec {
     Timeline(TimelineFigure),
     /// Grouped bars of a run metric: categories on x, one bar per group.
     Bars(BarsFigure),
+    /// A placement experiment's measure against the arrived workload (% of the cluster's GPUs
+    /// asked for so far), one line per policy, the mean over seeds with min-max bars.
+    ArrivedAxis(ArrivedAxisFigure),
 }
 
 impl FigureSpec {
@@ -26,6 +30,7 @@ impl FigureSpec {
             FigureSpec::Cdf(f) => &f.name.0,
             FigureSpec::Timeline(f) => &f.name.0,
             FigureSpec::Bars(f) => &f.name.0,
+            FigureSpec::ArrivedAxis(f) => &f.name.0,
         }
     }
 
@@ -35,6 +40,7 @@ impl FigureSpec {
             FigureSpec::Cdf(f) => f.size,
             FigureSpec::Timeline(f) => f.size,
             FigureSpec::Bars(f) => f.size,
+            FigureSpec::ArrivedAxis(f) => f.size,
         }
     }
 
@@ -44,6 +50,7 @@ impl FigureSpec {
             FigureSpec::Cdf(f) => &f.select,
             FigureSpec::Timeline(f) => &f.select,
             FigureSpec::Bars(f) => &f.select,
+            FigureSpec::ArrivedAxis(f) => &f.select,
         }
     }
 
@@ -287,6 +294,32 @@ pub struct BarsFigure {
     pub value_labels: bool,
     #[serde(default)]
     pub normalize_to: Option<String>,
+    /// Size `[width, height]` in units of 1/192 inch (default 640 x 400: a 3.33 x 2.08 in paper
+    /// column); the PNG has 300 dpi at that size.
+    #[serde(default, deserialize_with = "figure_size")]
+    pub size: Size,
+    #[serde(default)]
+    pub select: Selection,
+}
+
+/// `arrived-axis`: the placement engine's discrete axis ([`AxisMeasure`], averaged per whole
+/// percent of GPU capacity arrived as FGD's analysis does) for every run, then the mean over
+/// seeds per policy.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivedAxisFigure {
+    pub name: FigureName,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub y: AxisMeasure,
+    /// Arrived percentages shown, `[from, to]` (default: all, 0 to 130).
+    #[serde(default)]
+    pub x_range: Option<[f64; 2]>,
+    /// Fixed y limits `[from, to]` (default: fitted).
+    #[serde(default)]
+    pub y_range: Option<[f64; 2]>,
+    #[serde(default)]
+    pub y_label: Option<String>,
     /// Size `[width, height]` in units of 1/192 inch (default 640 x 400: a 3.33 x 2.08 in paper
     /// column); the PNG has 300 dpi at that size.
     #[serde(default, deserialize_with = "figure_size")]

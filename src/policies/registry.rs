@@ -12,6 +12,7 @@
 
 use super::node::{self, NodeError, NodeValue, PolicyNode, Position};
 use crate::core::events::{EventPlacement, EventPolicy};
+use crate::core::placements::ScorePolicy;
 use crate::core::{Admission, ClusterSpec, OverheadModel, Placement, RoundPolicy, Scheduler};
 use serde::de::{self, DeserializeOwned};
 use serde::{Deserialize, Deserializer};
@@ -31,6 +32,9 @@ pub enum Engine {
     /// Decisions at arrivals, planned ends and policy-chosen instants (ElasticFlow's family,
     /// Muri).
     Events,
+    /// Placement experiments without time: requests offered one at a time, each placed where
+    /// the policy scores best or failed, nothing departs (FGD's family).
+    Placements,
 }
 
 impl Engine {
@@ -39,6 +43,7 @@ impl Engine {
         match self {
             Engine::Rounds => "rounds",
             Engine::Events => "events",
+            Engine::Placements => "placements",
         }
     }
 }
@@ -214,6 +219,8 @@ pub enum Built {
     Admission(Box<dyn Admission>),
     /// A launch overhead model; `None` when launches cost nothing.
     Overhead(Option<Box<dyn OverheadModel>>),
+    /// A placement-engine score policy.
+    Score(Box<dyn ScorePolicy>),
 }
 
 impl Built {
@@ -226,6 +233,7 @@ impl Built {
             Built::EventPlacement(_) => "an event-engine placement",
             Built::Admission(_) => "an admission policy",
             Built::Overhead(_) => "an overhead model",
+            Built::Score(_) => "a placement-engine score policy",
         }
     }
 }
@@ -533,6 +541,14 @@ impl SchedulerSpec {
                 other => Err(placement.wrong(&other, "a round-engine placement")),
             },
             other => Err(self.wrong(&other, "a round-engine scheduler")),
+        }
+    }
+
+    /// The placement engine's score policy.
+    pub fn build_score(&self, ctx: &BuildContext) -> Result<Box<dyn ScorePolicy>, String> {
+        match self.build(ctx)? {
+            Built::Score(policy) => Ok(policy),
+            other => Err(self.wrong(&other, "a placement-engine score policy")),
         }
     }
 

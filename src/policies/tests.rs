@@ -106,6 +106,7 @@ fn engines_agree_with_what_gets_built() {
             (Built::EventPlacement(_), Kind::Placement, Engine::Events) => true,
             (Built::Admission(_), Kind::Admission, Engine::Rounds) => true,
             (Built::Overhead(_), Kind::Overhead, Engine::Rounds) => true,
+            (Built::Score(_), Kind::Scheduler, Engine::Placements) => !brings_placement,
             _ => false,
         };
         assert!(agrees, "`{}` ({:?}, {:?}) builds something else", info.name, info.kind, info.engine);

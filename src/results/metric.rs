@@ -238,7 +238,7 @@ mod tests {
         "best_effort_avg_jct",
     ];
     const JOB_METRICS: [&str; 3] = ["jct", "queueing_delay", "responsiveness"];
-    const TIMELINE_METRICS: [&str; 10] = [
+    const TIMELINE_METRICS: [&str; 14] = [
         "free_gpus",
         "gpu_demand",
         "running",
@@ -249,6 +249,10 @@ mod tests {
         "cluster_efficiency",
         "cpus_in_use",
         "memory_gb_in_use",
+        "arrived_gpu_milli",
+        "allocated_gpu_milli",
+        "fragmented_gpu_milli",
+        "fragmentation_ratio",
     ];
 
     fn sorted<'a>(names: impl IntoIterator<Item = &'a &'a str>) -> Vec<&'a str> {

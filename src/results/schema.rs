@@ -41,6 +41,8 @@ pub(super) enum Access<R> {
     U32(fn(&R) -> u32, fn(&mut R, u32)),
     /// Int64, nullable.
     OptionalU32(fn(&R) -> Option<u32>, fn(&mut R, Option<u32>)),
+    /// Int64, nullable.
+    OptionalU64(fn(&R) -> Option<u64>, fn(&mut R, Option<u64>)),
     /// Float64, not null.
     F64(fn(&R) -> f64, fn(&mut R, f64)),
     /// Float64, null where the row holds NaN ([`crate::core::RunSummary`]'s "no value"), read
@@ -134,6 +136,7 @@ impl<R> Column<R> {
             Access::U64(get, _) => Some(get(row) as f64),
             Access::U32(get, _) => Some(f64::from(get(row))),
             Access::OptionalU32(get, _) => get(row).map(f64::from),
+            Access::OptionalU64(get, _) => get(row).map(|v| v as f64),
             Access::F64(get, _) => Some(get(row)),
             Access::F64NanAsNull(get, _) => nan_to_null(get(row)),
             Access::OptionalF64(get, _) | Access::DerivedF64(get) => get(row),
@@ -302,6 +305,10 @@ const TIMELINE: &[Column<TimelineRow>] = &[
     Column::metric("cluster_efficiency", field!(OptionalF64, cluster_efficiency), Plain, "Cluster efficiency"),
     Column::metric("cpus_in_use", field!(OptionalF64, cpus_in_use), Plain, "CPUs in use"),
     Column::metric("memory_gb_in_use", field!(OptionalF64, memory_gb_in_use), Plain, "Memory in use (GB)"),
+    Column::metric("arrived_gpu_milli", field!(OptionalU64, arrived_gpu_milli), Plain, "Arrived GPU request (milli)"),
+    Column::metric("allocated_gpu_milli", field!(OptionalU64, allocated_gpu_milli), Plain, "Allocated GPU (milli)"),
+    Column::metric("fragmented_gpu_milli", field!(OptionalF64, fragmented_gpu_milli), Plain, "Fragmented GPU (milli)"),
+    Column::metric("fragmentation_ratio", field!(OptionalF64, fragmentation_ratio), Plain, "Fragmentation ratio (%)"),
 ];
 
 impl TableRow for TimelineRow {

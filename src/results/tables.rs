@@ -523,6 +523,7 @@ fn array<'a, R: 'a>(column: &Column<R>, rows: impl Iterator<Item = &'a R>) -> Re
         }
         Access::U32(get, _) => Arc::new(Int64Array::from_iter_values(rows.map(|row| i64::from(get(row))))),
         Access::OptionalU32(get, _) => Arc::new(Int64Array::from_iter(rows.map(|row| get(row).map(i64::from)))),
+        Access::OptionalU64(get, _) => Arc::new(Int64Array::from_iter(rows.map(|row| get(row).map(|v| v as i64)))),
         Access::F64(get, _) => Arc::new(Float64Array::from_iter_values(rows.map(get))),
         Access::F64NanAsNull(get, _) => Arc::new(Float64Array::from_iter(rows.map(|row| nan_to_null(get(row))))),
         Access::OptionalF64(get, _) | Access::DerivedF64(get) => Arc::new(Float64Array::from_iter(rows.map(get))),
@@ -748,6 +749,10 @@ fn setter<'a, R: 'a>(c: &Columns<'a>, column: &Column<R>) -> Result<Option<Sette
             let values = c.int64(name)?;
             Box::new(move |row, i| values.optional(i).map(|value| set(row, value)))
         }
+        Access::OptionalU64(_, set) => {
+            let values = c.int64(name)?;
+            Box::new(move |row, i| values.optional(i).map(|value| set(row, value)))
+        }
         Access::F64(_, set) => {
             let values = c.float64(name)?;
             Box::new(move |row, i| values.value(i).map(|value| set(row, value)))
@@ -882,6 +887,10 @@ pub(super) mod tests {
                     cluster_efficiency: (round > 0).then_some(0.5),
                     cpus_in_use: Some(12.5 * f64::from(round)),
                     memory_gb_in_use: (round > 0).then_some(62.5),
+                    arrived_gpu_milli: Some(1500 * u64::from(round)),
+                    allocated_gpu_milli: (round > 0).then_some(1000),
+                    fragmented_gpu_milli: Some(12.25),
+                    fragmentation_ratio: (round != 1).then_some(99.5),
                 })
                 .collect(),
         }
@@ -981,6 +990,10 @@ pub(super) mod tests {
                 cluster_efficiency: None,
                 cpus_in_use: None,
                 memory_gb_in_use: None,
+                arrived_gpu_milli: None,
+                allocated_gpu_milli: None,
+                fragmented_gpu_milli: None,
+                fragmentation_ratio: None,
             })
             .collect();
         let long = RunOutput { jobs: (0..2500).map(|id| job(id, id % 3 != 0)).collect(), timeline, ..output() };

@@ -487,8 +487,12 @@ fn run_one(
         return Outcome::Skipped;
     }
     let started = Instant::now();
+    let info = match plan.info_with_inputs(files) {
+        Ok(info) => info,
+        Err(e) => return Outcome::Failed(e),
+    };
     // The jobs table fills while the run goes; a failed run drops it unpublished.
-    let mut jobs = match results::JobsWriter::create(experiment_dir, &plan.info, provenance) {
+    let mut jobs = match results::JobsWriter::create(experiment_dir, &info, provenance) {
         Ok(jobs) => jobs,
         Err(e) => return Outcome::Failed(e.to_string()),
     };
@@ -501,7 +505,7 @@ fn run_one(
     };
     let wall_time_s = started.elapsed().as_secs_f64();
     if let Err(e) =
-        results::publish_run(experiment_dir, &plan.info, jobs, &tables, attempts.as_deref(), wall_time_s, provenance)
+        results::publish_run(experiment_dir, &info, jobs, &tables, attempts.as_deref(), wall_time_s, provenance)
     {
         return Outcome::Failed(e.to_string());
     }
@@ -520,6 +524,10 @@ fn simulate(
     stop: StopFlag,
     sink: &mut dyn RecordSink,
 ) -> Result<RunResult, String> {
+    if plan.mode == EngineMode::Placements {
+        // No job stream: the placement engine reads its requests itself.
+        return plan.run_placements(files, &stop).map(|tables| (tables, None));
+    }
     let base_dir = files.base_dir();
     let context =
         WorkloadContext { load: plan.load, seed: plan.seed, base_dir, cluster_gpus: plan.config.cluster.total_gpus() };
@@ -549,6 +557,7 @@ fn simulate(
             let policies = plan.round_policies(&ctx)?;
             Engine::new(plan.config.clone(), policies, jobs).and_then(|engine| engine.with_stop(stop).run_into(sink))
         }
+        EngineMode::Placements => unreachable!("placement runs return before their job stream is built"),
         EngineMode::Events => {
             let (policy, placement) = plan.event_policy(&ctx)?;
             EventEngine::new(plan.event_config()?, policy, jobs)

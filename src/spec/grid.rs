@@ -139,6 +139,7 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                                 }),
                                 cluster.canonical(false),
                             ),
+                            EngineMode::Placements => (json!({"mode": "placements"}), cluster.canonical(true)),
                         };
                         // Policies in their canonical form (name and sorted options), which the
                         // runs table records too. Events runs without `placement: yarn` keep the
@@ -152,11 +153,15 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             Tracking::All => json!("all"),
                             Tracking::Ids { first, last } => json!({ "ids": [first, last] }),
                         };
+                        // A node list's digest is appended only where there is one, so that
+                        // every other run keeps its key.
+                        let mut run_inputs = vec![inputs.of_workload(workload), inputs.of_policy(policy)];
+                        run_inputs.extend(inputs.of_cluster(cluster).map(Some));
                         let resolved = json!({
                             "blox_version": env!("CARGO_PKG_VERSION"),
                             "blox_source": crate::version::SOURCE_HASH,
                             "label": policy.label.value.0,
-                            "inputs": [inputs.of_workload(workload), inputs.of_policy(policy)],
+                            "inputs": run_inputs,
                             "engine": engine_json,
                             "policy": policy_params,
                             "cluster": cluster_json,
@@ -195,6 +200,8 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             round_seconds: match engine.mode {
                                 EngineMode::Rounds | EngineMode::Live => engine.round_s.0,
                                 EngineMode::Events => engine.slot_s.0,
+                                // No clock: one step per offered request.
+                                EngineMode::Placements => 0.0,
                             },
                         };
                         plans.push(RunPlan {

@@ -8,7 +8,7 @@
 //! the registry's SHA-256s, so they need neither I/O nor a download. What a policy reads comes from
 //! its own declaration ([`crate::policies::PolicyConfig::inputs`]), so no policy is named here.
 
-use super::{PolicyEntry, Spec};
+use super::{ClusterEntry, PolicyEntry, Spec};
 use crate::data;
 use crate::digest::{sha256_hex, sha256_of_reader};
 use crate::policies::{InputParser, InputReader, InputSource, ParsedInput, PolicyInput};
@@ -75,6 +75,11 @@ impl InputDigests {
     /// The digest of the file `workload` reads, if it reads one.
     pub fn of_workload(&self, workload: &WorkloadSpec) -> Option<String> {
         workload_input(workload).map(|input| self.digest(input))
+    }
+
+    /// The digest of a cluster's node list, if it reads one.
+    pub fn of_cluster(&self, cluster: &ClusterEntry) -> Option<String> {
+        cluster.node_list.as_ref().map(|list| self.digest(source_input(&list.value)))
     }
 
     /// The digests of the files `policy`'s policies read (a GPU-time distribution, an external
@@ -153,7 +158,8 @@ pub fn external_policy_notes(spec: &Spec, base_dir: &Path) -> String {
 fn local_inputs<'a>(spec: &'a Spec, base_dir: &'a Path) -> impl Iterator<Item = PathBuf> + 'a {
     let workloads = spec.workloads.value.iter().filter_map(|w| workload_input(&w.value));
     let policies = spec.policies.value.iter().flat_map(move |p| policy_inputs(p, &is_file_in(base_dir)));
-    workloads.chain(policies).filter_map(move |input| match input {
+    let clusters = spec.clusters.value.iter().filter_map(|c| c.node_list.as_ref().map(|l| source_input(&l.value)));
+    workloads.chain(policies).chain(clusters).filter_map(move |input| match input {
         Input::Path(path) => Some(base_dir.join(path)),
         Input::Dataset(_) => None,
     })
@@ -191,6 +197,13 @@ fn list_tree(root: &Path, relative: &Path, listing: &mut String) -> io::Result<(
     Ok(())
 }
 
+fn source_input(source: &InputSource) -> Input<'_> {
+    match source {
+        InputSource::Path(path) => Input::Path(Cow::Borrowed(path)),
+        InputSource::Dataset(reference) => Input::Dataset(Cow::Borrowed(reference)),
+    }
+}
+
 fn workload_input(workload: &WorkloadSpec) -> Option<Input<'_>> {
     match workload {
         WorkloadSpec::Csv(p) => Some(Input::Path(Cow::Borrowed(&p.path))),
@@ -199,6 +212,10 @@ fn workload_input(workload: &WorkloadSpec) -> Option<Input<'_>> {
             Some(Input::Dataset(Cow::Borrowed(reference)))
         }
         WorkloadSpec::GavelGenerator(p) => Some(Input::Dataset(Cow::Borrowed(p.throughputs.dataset_reference()))),
+        WorkloadSpec::PodList(p) => Some(match (&p.path, &p.dataset) {
+            (Some(path), _) => Input::Path(Cow::Borrowed(path)),
+            (None, dataset) => Input::Dataset(Cow::Borrowed(dataset.as_deref().unwrap_or_default())),
+        }),
         _ => None,
     }
 }

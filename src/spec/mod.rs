@@ -9,13 +9,14 @@
 pub mod grid;
 pub mod inputs;
 mod live;
+pub mod placements;
 
 pub use live::{LiveCommand, LiveSpec};
 
 use crate::core::{ClusterSpec, GpuType, JobSpec, NodeGroup, NodeSpec};
 use crate::figures::declare::FigureSpec;
 use crate::policies::node;
-use crate::policies::{AdmissionSpec, Engine, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
+use crate::policies::{AdmissionSpec, Engine, InputSource, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
 use crate::profiles::ThroughputTable;
 use crate::text::escape_control;
 use crate::workload::WorkloadSpec;
@@ -268,6 +269,9 @@ pub enum EngineMode {
     /// The round engine's decisions carried out on a real cluster (`blox node` agents), one run
     /// at a time, progress measured instead of simulated.
     Live,
+    /// Placement experiments without time: a `node_list` cluster, a `pod-list` workload whose
+    /// requests are offered one at a time, nothing departs (FGD's simulator).
+    Placements,
 }
 
 impl EngineMode {
@@ -276,6 +280,7 @@ impl EngineMode {
         match self {
             EngineMode::Rounds | EngineMode::Live => Engine::Rounds,
             EngineMode::Events => Engine::Events,
+            EngineMode::Placements => Engine::Placements,
         }
     }
 }
@@ -286,6 +291,7 @@ impl EngineMode {
             EngineMode::Rounds => "rounds",
             EngineMode::Events => "events",
             EngineMode::Live => "live",
+            EngineMode::Placements => "placements",
         }
     }
 }
@@ -354,6 +360,8 @@ pub fn check_label(s: &str) -> Result<(), String> {
 pub struct ClusterEntry {
     pub label: Option<Spanned<Label>>,
     pub groups: Vec<NodeGroupEntry>,
+    /// A placement experiment's cluster: the nodes of a node-list file (no `groups` then).
+    pub node_list: Option<Spanned<InputSource>>,
     /// Whether the spec wrote the flat form: its run keys and default label stay as they were.
     flat: bool,
 }
@@ -442,6 +450,8 @@ struct ClusterFields {
     memory_gb_per_node: Option<Positive>,
     #[serde(default)]
     groups: Option<Vec<NodeGroupEntry>>,
+    #[serde(default)]
+    node_list: Option<Spanned<InputSource>>,
 }
 
 impl TryFrom<ClusterFields> for ClusterEntry {
@@ -453,6 +463,14 @@ impl TryFrom<ClusterFields> for ClusterEntry {
             || c.gpu.is_some()
             || c.cpus_per_node.is_some()
             || c.memory_gb_per_node.is_some();
+        if let Some(node_list) = c.node_list {
+            if flat_given || c.groups.is_some() {
+                return Err("a cluster is either a `node_list` file or node groups (`nodes`, `gpus_per_node`, ... or \
+                     `groups`), not both"
+                    .into());
+            }
+            return Ok(ClusterEntry { label: c.label, groups: Vec::new(), node_list: Some(node_list), flat: false });
+        }
         let (groups, flat) = match c.groups {
             Some(_) if flat_given => {
                 return Err(
@@ -489,7 +507,7 @@ impl TryFrom<ClusterFields> for ClusterEntry {
                 sizes.join(" + ")
             ));
         }
-        Ok(ClusterEntry { label: c.label, groups, flat })
+        Ok(ClusterEntry { label: c.label, groups, node_list: None, flat })
     }
 }
 
@@ -519,7 +537,9 @@ impl ClusterEntry {
     /// The cluster's resolved form in run keys. Flat clusters keep the form they had before node
     /// groups (`gpu` only in events mode, where it selects the throughput profile).
     pub fn canonical(&self, events: bool) -> serde_json::Value {
-        if self.flat {
+        if let Some(list) = &self.node_list {
+            serde_json::json!({"node_list": list.value.canonical()})
+        } else if self.flat {
             self.groups[0].canonical(events)
         } else {
             serde_json::json!({"groups": self.groups.iter().map(|g| g.canonical(true)).collect::<Vec<_>>()})
@@ -529,6 +549,14 @@ impl ClusterEntry {
     pub fn label(&self) -> String {
         match &self.label {
             Some(l) => l.value.0.clone(),
+            None if self.node_list.is_some() => {
+                let source = self.node_list.as_ref().map(|l| match &l.value {
+                    InputSource::Path(path) => path.clone(),
+                    InputSource::Dataset(reference) => PathBuf::from(reference),
+                });
+                let stem = source.as_deref().and_then(Path::file_stem).map(|s| s.to_string_lossy().into_owned());
+                stem.unwrap_or_else(|| "node-list".into())
+            }
             None if self.flat => format!("{}x{}", self.groups[0].nodes.0, self.groups[0].gpus_per_node.0),
             None => {
                 let parts: Vec<String> = self
@@ -995,6 +1023,59 @@ impl Spec {
     /// Schedulers and placements must run on the engine mode their descriptors name; the event
     /// engine runs a scheduler with its own placement, or one its descriptor lists as an
     /// alternative, and no admission policy of the round engine.
+    /// The placement engine reads its cluster from a node list and its requests from a pod list,
+    /// and only it does: every other engine's clusters are node groups and its workloads jobs.
+    fn validate_placement_inputs(&self) -> Result<(), (serde_saphyr::Location, String)> {
+        let placements = self.engine.mode == EngineMode::Placements;
+        for c in &self.clusters.value {
+            match (&c.node_list, placements) {
+                (None, true) => {
+                    let at = c.label.as_ref().map_or(self.clusters.referenced, |l| l.referenced);
+                    return Err((
+                        at,
+                        format!(
+                            "cluster `{}`: `engine.mode: placements` reads its cluster from a node list; give \
+                             `node_list: {{path: ...}}` or `{{dataset: ...}}`",
+                            c.label()
+                        ),
+                    ));
+                }
+                (Some(list), false) => {
+                    return Err((
+                        list.referenced,
+                        format!(
+                            "cluster `{}`: a `node_list` cluster is for `engine.mode: placements`; the {} engine \
+                             needs node groups (`nodes`, `gpus_per_node`, ...)",
+                            c.label(),
+                            self.engine.mode.name()
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        for w in &self.workloads.value {
+            let pod_list = matches!(w.value, WorkloadSpec::PodList(_));
+            if pod_list != placements {
+                let message = if placements {
+                    format!(
+                        "workload `{}`: `engine.mode: placements` offers the requests of a `pod-list` workload; \
+                         generators and job traces run on the rounds and events engines",
+                        w.value.label()
+                    )
+                } else {
+                    format!(
+                        "workload `{}`: a `pod-list` workload is a placement experiment's; set `engine: {{mode: \
+                         placements}}` or run it in another spec",
+                        w.value.label()
+                    )
+                };
+                return Err((w.referenced, message));
+            }
+        }
+        Ok(())
+    }
+
     fn validate_engine(&self) -> Result<(), (serde_saphyr::Location, String)> {
         let mode = self.engine.mode;
         match (&self.engine.live, mode) {
@@ -1004,7 +1085,7 @@ impl Spec {
                     "`engine.mode: live` needs `engine.live` with at least the jobs' `command`".into(),
                 ));
             }
-            (Some(live), EngineMode::Rounds | EngineMode::Events) => {
+            (Some(live), EngineMode::Rounds | EngineMode::Events | EngineMode::Placements) => {
                 return Err((live.referenced, "`engine.live` is for `engine.mode: live`".into()));
             }
             (Some(live), EngineMode::Live) if self.engine.overhead != OverheadSpec::default() => {
@@ -1043,6 +1124,15 @@ impl Spec {
                 ));
             }
             let round_placement = placement.engine == Engine::Rounds && p.placement.value != PlacementSpec::default();
+            if mode == EngineMode::Placements && (round_placement || p.admission != AdmissionSpec::default()) {
+                return Err((
+                    p.label.referenced,
+                    format!(
+                        "policy `{label}`: a placement experiment's score policy places each request itself and \
+                         admits every one; remove `placement` and `admission`"
+                    ),
+                ));
+            }
             if mode == EngineMode::Live && scheduler.placement.is_some() {
                 return Err((
                     p.scheduler.referenced,
@@ -1106,6 +1196,7 @@ impl Spec {
                 }
             }
         }
+        self.validate_placement_inputs()?;
         if mode == EngineMode::Events {
             for c in &self.clusters.value {
                 let at = c.label.as_ref().map_or(self.clusters.referenced, |l| l.referenced);

@@ -9,10 +9,13 @@
 //! `num_gpu`, `gpu_milli` (milli-GPU per GPU), and optionally `gpu_spec` (GPU models the pod
 //! accepts, `|`-separated); other columns (`qos`, `pod_phase`, times) are not read.
 
+use crate::core::input::ParsedInput;
+use crate::core::placements::{GPU_MILLI, MIB, Node, NodeList, Pod, PodList};
 use crate::trace::TraceError;
 use crate::trace::input::{Table, TableOptions};
 use std::io::BufRead;
 use std::path::Path;
+use std::sync::Arc;
 
 /// One node of a node list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +87,52 @@ pub fn read_pod_list(file: &Path, input: Box<dyn BufRead + '_>) -> Result<Vec<Po
     Ok(pods)
 }
 
+impl NodeRow {
+    /// The node a placement experiment places on (`docs/fgd-semantics.md` §1.1).
+    pub fn node(&self) -> Node {
+        Node {
+            name: self.name.clone(),
+            cpu: i64::from(self.cpu_milli),
+            memory: i64::from(self.memory_mib) * MIB,
+            gpus: self.gpus,
+            model: self.model.clone(),
+        }
+    }
+}
+
+impl PodRow {
+    /// The request a placement experiment offers: GPU fields only when the row asks for GPUs,
+    /// the share clamped to a whole GPU, empty model pieces dropped (`docs/fgd-semantics.md`
+    /// §1.2).
+    pub fn pod(&self) -> Pod {
+        let (gpus, milli, models) = if self.gpus == 0 {
+            (0, 0, String::new())
+        } else {
+            (self.gpus, i64::from(self.gpu_milli).min(GPU_MILLI), self.gpu_models.join("|"))
+        };
+        Pod {
+            name: self.name.clone(),
+            cpu: i64::from(self.cpu_milli),
+            memory: i64::from(self.memory_mib) * MIB,
+            gpus,
+            milli,
+            models,
+        }
+    }
+}
+
+/// A node-list file's bytes as the placement engine's [`NodeList`] (a cluster's `node_list`).
+pub fn parse_node_list(bytes: &[u8], name: &str) -> Result<ParsedInput, String> {
+    let rows = read_node_list(Path::new(name), Box::new(bytes)).map_err(|e| e.to_string())?;
+    Ok(Arc::new(NodeList(rows.iter().map(NodeRow::node).collect())))
+}
+
+/// A pod-list file's bytes as the placement engine's [`PodList`] (a `pod-list` workload).
+pub fn parse_pod_list(bytes: &[u8], name: &str) -> Result<ParsedInput, String> {
+    let rows = read_pod_list(Path::new(name), Box::new(bytes)).map_err(|e| e.to_string())?;
+    Ok(Arc::new(PodList(rows.iter().map(PodRow::pod).collect())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +157,24 @@ mod tests {
             bad.unwrap_err().to_string(),
             "p.csv:2: column `num_gpu`: expected a whole number from 0 to 4294967295, found `x`"
         );
+    }
+
+    #[test]
+    fn rows_become_pods_as_the_original_converts_them() {
+        let row = |gpus, gpu_milli, models: &[&str]| PodRow {
+            name: "p".into(),
+            cpu_milli: 4000,
+            memory_mib: 2,
+            gpus,
+            gpu_milli,
+            gpu_models: models.iter().map(|m| m.to_string()).collect(),
+        };
+        let cpu_pod = row(0, 500, &["T4"]).pod();
+        assert_eq!((cpu_pod.gpus, cpu_pod.milli, cpu_pod.models.as_str(), cpu_pod.memory), (0, 0, "", 2 << 20));
+        let clamped = row(1, 1500, &["V100M16", "V100M32"]).pod();
+        assert_eq!((clamped.milli, clamped.is_share(), clamped.models.as_str()), (1000, false, "V100M16|V100M32"));
+        assert!(clamped.accepts("V100M32") && !clamped.accepts("T4") && !clamped.accepts(""));
+        assert!(row(1, 300, &[]).pod().accepts(""));
     }
 
     #[test]

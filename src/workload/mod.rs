@@ -12,7 +12,6 @@ pub mod blox_bursty;
 pub mod blox_synthetic;
 pub mod elasticflow_generator;
 pub mod gavel_generator;
-pub mod go_random;
 pub mod python_random;
 pub mod synergy_generator;
 pub mod trace_workload;
@@ -45,6 +44,57 @@ pub enum WorkloadSpec {
     SynergyGenerator(SynergyGeneratorParams),
     Csv(CsvParams),
     Trace(TraceParams),
+    PodList(PodListParams),
+}
+
+/// Parameters of `pod-list`: a placement experiment's requests (`engine: {mode: placements}`),
+/// read from a pod-list file ([`crate::trace::pod_list`]) by `path` or `dataset`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PodListParams {
+    /// The file, relative to the spec file's directory unless absolute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// A registered dataset file, `NAME/PATH`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
+    /// The workload's name in tables and figures (default `pod-list-<file stem>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The requests, shuffled by the run's seed, are copied (or removed) at random until their
+    /// GPU request is this multiple of the cluster's GPU capacity (FGD's `tune`; the paper: 1.3).
+    pub tune_ratio: Positive,
+}
+
+impl PodListParams {
+    /// Where the file is, as a policy input names it; `validate` ensures exactly one is given.
+    pub fn source(&self) -> crate::policies::InputSource {
+        match (&self.path, &self.dataset) {
+            (Some(path), _) => crate::policies::InputSource::Path(path.clone()),
+            (None, dataset) => crate::policies::InputSource::Dataset(dataset.clone().unwrap_or_default()),
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.path.is_some() == self.dataset.is_some() {
+            return Err("pod-list: give exactly one of `path` (a local file) and `dataset` (e.g. `fgd/openb_pod_list_default.csv`)".into());
+        }
+        if self.tune_ratio.0 > 100.0 {
+            return Err(format!(
+                "pod-list: tune_ratio must be at most 100 (times the GPU capacity), got {}",
+                self.tune_ratio.0
+            ));
+        }
+        Ok(())
+    }
+
+    fn label(&self) -> String {
+        if let Some(label) = &self.label {
+            return label.clone();
+        }
+        let source = self.path.clone().or_else(|| self.dataset.as_ref().map(PathBuf::from)).unwrap_or_default();
+        format!("pod-list-{}", source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
+    }
 }
 
 /// Parameters of `blox-philly-synthetic`: none besides the grid's load and seed.
@@ -113,6 +163,10 @@ impl WorkloadSpec {
             summary: "the trace {path} with columns job_id, arrival_s, gpus, duration_s and optional model",
         },
         Entry {
+            name: "pod-list",
+            summary: "a placement experiment's requests (engine mode placements) from a pod list by {path} or {dataset: name/file}, tuned to {tune_ratio} x the cluster's GPU capacity",
+        },
+        Entry {
             name: "trace",
             summary: "a real trace by {path} or {dataset: name/file}, any format (`blox trace formats`), with {transforms: [...]}",
         },
@@ -127,6 +181,7 @@ impl WorkloadSpec {
             WorkloadSpec::SynergyGenerator(_) => "synergy-generator",
             WorkloadSpec::Csv(_) => "csv",
             WorkloadSpec::Trace(_) => "trace",
+            WorkloadSpec::PodList(_) => "pod-list",
         }
     }
 
@@ -148,6 +203,7 @@ impl WorkloadSpec {
                 )
             }
             WorkloadSpec::Trace(p) => p.label(),
+            WorkloadSpec::PodList(p) => p.label(),
             WorkloadSpec::ElasticflowGenerator(p) => p.label(),
             WorkloadSpec::GavelGenerator(p) => p.label(),
             WorkloadSpec::SynergyGenerator(p) => p.label(),
@@ -159,6 +215,7 @@ impl WorkloadSpec {
     pub fn explicit_label(&self) -> Option<&str> {
         match self {
             WorkloadSpec::Trace(p) => p.label.as_deref(),
+            WorkloadSpec::PodList(p) => p.label.as_deref(),
             WorkloadSpec::ElasticflowGenerator(p) => p.label.as_deref(),
             WorkloadSpec::GavelGenerator(p) => p.label.as_deref(),
             WorkloadSpec::SynergyGenerator(p) => p.label.as_deref(),
@@ -173,7 +230,7 @@ impl WorkloadSpec {
             WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) | WorkloadSpec::SynergyGenerator(_) => {
                 true
             }
-            WorkloadSpec::ElasticflowGenerator(_) | WorkloadSpec::Csv(_) => false,
+            WorkloadSpec::ElasticflowGenerator(_) | WorkloadSpec::Csv(_) | WorkloadSpec::PodList(_) => false,
             WorkloadSpec::GavelGenerator(p) => p.needs_load(),
             WorkloadSpec::Trace(p) => p.transforms.iter().any(|t| t.needs_load()),
         }
@@ -193,6 +250,7 @@ impl WorkloadSpec {
     pub fn validate(&self) -> Result<(), String> {
         match self {
             WorkloadSpec::Trace(p) => p.validate(),
+            WorkloadSpec::PodList(p) => p.validate(),
             WorkloadSpec::ElasticflowGenerator(p) => p.validate().map_err(|e| e.to_string()),
             WorkloadSpec::GavelGenerator(p) => p.validate(),
             WorkloadSpec::SynergyGenerator(p) => p.validate(),
@@ -254,6 +312,13 @@ impl WorkloadSpec {
             }
             WorkloadSpec::Csv(p) => traced(TraceParams::csv(p.path.clone()).job_stream(context)?),
             WorkloadSpec::Trace(p) => traced(p.job_stream(context)?),
+            WorkloadSpec::PodList(_) => {
+                return Err(WorkloadError::Prepare(
+                    "a `pod-list` workload is a placement experiment's requests, not a job stream: run it with \
+                     `engine: {mode: placements}`"
+                        .into(),
+                ));
+            }
         })
     }
 }
@@ -388,7 +453,7 @@ mod tests {
         );
         let names: Vec<&str> = specs.iter().map(WorkloadSpec::name).collect();
         assert!(names.iter().all(|n| WorkloadSpec::ALL.iter().any(|e| e.name == *n)));
-        assert_eq!(WorkloadSpec::ALL.len(), 7);
+        assert_eq!(WorkloadSpec::ALL.len(), 8);
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod gavel_paper;
 mod interop;
 mod muri_original;
 mod muri_paper;
+mod placements;
 mod pollux_cli;
 mod pollux_original;
 mod pollux_paper;

@@ -639,6 +639,10 @@ impl EventSim {
                 // No event policy allocates CPUs or memory.
                 cpus_in_use: None,
                 memory_gb_in_use: None,
+                arrived_gpu_milli: None,
+                allocated_gpu_milli: None,
+                fragmented_gpu_milli: None,
+                fragmentation_ratio: None,
             });
         }
         self.preemptions_since_log = 0;

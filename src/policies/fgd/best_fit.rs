@@ -4,13 +4,36 @@
 //! 0..100 in integer division (all 0 when they are equal). Share pods take the fullest device
 //! that fits (`best`).
 
-use super::experiment::ScorePolicy;
-use super::fragmentation::Fragmentation;
-use super::{NodeState, Pod};
+use crate::core::placements::fragmentation::Fragmentation;
+use crate::core::placements::{NodeState, Pod, ScorePolicy};
 
 /// Milli-CPU and milli-GPU of the largest node, the fixed normalisers.
 pub(crate) const MAX_NODE_CPU: f64 = 128_000.0;
 pub(crate) const MAX_NODE_GPU: f64 = 8_000.0;
+
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "best-fit",
+    kind: Kind::Scheduler,
+    engine: Engine::Placements,
+    summary: "the node left with the least free CPU and GPU (normalised by the largest node)",
+    options: &[],
+    source: super::SOURCE,
+    placement: None,
+    parse: &parse_options::<Options>,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Score(Box::new(BestFit)))
+    }
+}
 
 pub struct BestFit;
 

@@ -5,9 +5,32 @@
 //! that fits (`best`).
 
 use super::best_fit::{MAX_NODE_CPU, MAX_NODE_GPU};
-use super::experiment::ScorePolicy;
-use super::fragmentation::Fragmentation;
-use super::{NodeState, Pod};
+use crate::core::placements::fragmentation::Fragmentation;
+use crate::core::placements::{NodeState, Pod, ScorePolicy};
+
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "dot-product",
+    kind: Kind::Scheduler,
+    engine: Engine::Placements,
+    summary: "the node whose free CPU/GPU vector has the smallest dot product with the request",
+    options: &[],
+    source: super::SOURCE,
+    placement: None,
+    parse: &parse_options::<Options>,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Score(Box::new(DotProduct)))
+    }
+}
 
 pub struct DotProduct;
 

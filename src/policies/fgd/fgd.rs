@@ -6,9 +6,33 @@
 //! (chosen on the truncated score, first index on ties: quirk kept). Other pods take the
 //! devices with the least idle milli that fit, which for whole GPUs are the idle ones.
 
-use super::experiment::ScorePolicy;
-use super::fragmentation::Fragmentation;
-use super::{NodeState, Pod, sigmoid};
+use crate::core::go_random::GoRandom;
+use crate::core::placements::fragmentation::Fragmentation;
+use crate::core::placements::{NodeState, Pod, ScorePolicy, sigmoid};
+
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "fgd",
+    kind: Kind::Scheduler,
+    engine: Engine::Placements,
+    summary: "fragmentation gradient descent: the node (and device) whose fragmentation against the workload drops most",
+    options: &[],
+    source: super::SOURCE,
+    placement: None,
+    parse: &parse_options::<Options>,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Score(Box::new(Fgd)))
+    }
+}
 
 pub struct Fgd;
 
@@ -58,15 +82,15 @@ impl ScorePolicy for Fgd {
         descent_score(before, frag.node_amount(node.cpu_left - pod.cpu, &left, node.model_id))
     }
 
-    fn share_device(&mut self, pod: &Pod, node: &NodeState, frag: &mut Fragmentation) -> usize {
+    fn share_device(&mut self, pod: &Pod, node: &NodeState, frag: &mut Fragmentation, _rng: &mut GoRandom) -> usize {
         best_share_device(pod, node, frag).1
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::gpu_selection;
     use super::*;
+    use crate::core::placements::gpu_selection;
 
     #[test]
     fn no_change_scores_fifty_and_descent_scores_higher() {

@@ -4,9 +4,32 @@
 //! kind, 50 on a node holding its kind among others, 25 on a node without GPU pods. Share pods
 //! take the fullest device that fits (`best`).
 
-use super::experiment::ScorePolicy;
-use super::fragmentation::Fragmentation;
-use super::{NodeState, Pod};
+use crate::core::placements::fragmentation::Fragmentation;
+use crate::core::placements::{NodeState, Pod, ScorePolicy};
+
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gpu-clustering",
+    kind: Kind::Scheduler,
+    engine: Engine::Placements,
+    summary: "nodes already holding pods of the same GPU kind first",
+    options: &[],
+    source: super::SOURCE,
+    placement: None,
+    parse: &parse_options::<Options>,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Score(Box::new(GpuClustering)))
+    }
+}
 
 pub struct GpuClustering;
 

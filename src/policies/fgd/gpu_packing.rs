@@ -5,9 +5,32 @@
 //! stable by index) decide: any fully idle one gives `max(50 − idle taken, 33)`, else the
 //! fuller the devices the higher, `max(100 − Σ(left·100/1000)/10, 50)` in integer division.
 
-use super::experiment::ScorePolicy;
-use super::fragmentation::Fragmentation;
-use super::{GPU_MILLI, NodeState, Pod};
+use crate::core::placements::fragmentation::Fragmentation;
+use crate::core::placements::{GPU_MILLI, NodeState, Pod, ScorePolicy};
+
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
+use serde::Deserialize;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gpu-packing",
+    kind: Kind::Scheduler,
+    engine: Engine::Placements,
+    summary: "used devices first, then partly used nodes, then idle nodes",
+    options: &[],
+    source: super::SOURCE,
+    placement: None,
+    parse: &parse_options::<Options>,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Score(Box::new(GpuPacking)))
+    }
+}
 
 pub struct GpuPacking;
 

@@ -4,38 +4,53 @@
 //! finishes in, so it cannot be reproduced run for run; this draws from the run's Go stream after
 //! the preparation's draws and is compared with the published rows statistically.
 
-use super::experiment::ScorePolicy;
-use super::fragmentation::Fragmentation;
-use super::{NodeState, Pod};
-use crate::workload::go_random::GoRandom;
+use crate::core::go_random::GoRandom;
+use crate::core::placements::fragmentation::Fragmentation;
+use crate::core::placements::{NodeState, Pod, ScorePolicy};
 
-pub struct Random {
-    rng: GoRandom,
-}
+use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
+use serde::Deserialize;
 
-impl Random {
-    /// Draws from `rng`, the run's stream after its preparation.
-    pub fn new(rng: GoRandom) -> Self {
-        Self { rng }
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "random",
+    kind: Kind::Scheduler,
+    engine: Engine::Placements,
+    summary: "a feasible node (and device) drawn uniformly from the run's random stream",
+    options: &[],
+    source: super::SOURCE,
+    placement: None,
+    parse: &parse_options::<Options>,
+};
+
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+impl PolicyConfig for Options {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Score(Box::new(Random)))
     }
 }
+
+/// Stateless: it draws from the run's stream, which the engine hands it.
+pub struct Random;
 
 impl ScorePolicy for Random {
     fn score(&mut self, _pod: &Pod, _node: &NodeState, _frag: &mut Fragmentation) -> i64 {
         0
     }
 
-    fn pick(&mut self, feasible: &[usize]) -> Option<usize> {
-        Some(feasible[self.rng.intn(feasible.len())])
+    fn pick(&mut self, feasible: &[usize], rng: &mut GoRandom) -> Option<usize> {
+        Some(feasible[rng.intn(feasible.len())])
     }
 
-    fn share_device(&mut self, pod: &Pod, node: &NodeState, _frag: &mut Fragmentation) -> usize {
+    fn share_device(&mut self, pod: &Pod, node: &NodeState, _frag: &mut Fragmentation, rng: &mut GoRandom) -> usize {
         let mut chosen = None;
         let mut candidates = 0;
         for (i, &l) in node.left.iter().enumerate() {
             if l >= pod.milli {
                 candidates += 1;
-                if self.rng.intn(candidates) == 0 {
+                if rng.intn(candidates) == 0 {
                     chosen = Some(i);
                 }
             }

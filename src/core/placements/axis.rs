@@ -7,6 +7,8 @@
 //! neighbours.
 
 use super::experiment::Report;
+use crate::core::TimelineRow;
+use serde::Deserialize;
 
 /// Last column of the axis: 130 % of the GPU capacity arrived (the tuning target).
 pub const LAST_COLUMN: usize = 130;
@@ -50,6 +52,74 @@ pub fn discrete_rows(reports: &[Report], total_gpus: u32) -> DiscreteRows {
         rows.fragment_ratio.push(Some(mean(&|r| reports[r].fragment_ratio)));
     }
     rows
+}
+
+/// A measure on the arrived-workload axis, as figures and expected values name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AxisMeasure {
+    /// Allocated GPU milli, % of capacity.
+    Allocated,
+    /// `100 − allocated`: the GPU capacity left unallocated, % (the paper's Fig. 9(a)).
+    Unallocated,
+    /// Fragmented GPU milli, % of capacity.
+    Fragmented,
+    /// Fragmented as % of the idle GPU milli.
+    FragmentationRatio,
+}
+
+impl AxisMeasure {
+    /// The axis label of a figure.
+    pub fn caption(self) -> &'static str {
+        match self {
+            AxisMeasure::Allocated => "Allocated GPUs (% of capacity)",
+            AxisMeasure::Unallocated => "Unallocated GPUs (% of capacity)",
+            AxisMeasure::Fragmented => "Fragmented GPUs (% of capacity)",
+            AxisMeasure::FragmentationRatio => "Fragmentation ratio (% of idle GPUs)",
+        }
+    }
+
+    /// Its value at `column` of `rows`, `None` where the column is empty.
+    pub fn at(self, rows: &DiscreteRows, column: usize) -> Option<f64> {
+        let cell = |values: &Vec<Option<f64>>| values.get(column).copied().flatten();
+        match self {
+            AxisMeasure::Allocated => cell(&rows.allocation),
+            AxisMeasure::Unallocated => cell(&rows.allocation).map(|a| 100.0 - a),
+            AxisMeasure::Fragmented => cell(&rows.fragment),
+            AxisMeasure::FragmentationRatio => cell(&rows.fragment_ratio),
+        }
+    }
+}
+
+/// The axis of a placement run's timeline (its `arrived_gpu_milli`, `allocated_gpu_milli`,
+/// `fragmented_gpu_milli` and `fragmentation_ratio` columns) for a cluster of `total_gpus`;
+/// an error for a timeline without them (a run of another engine, or none recorded).
+pub fn timeline_axis(rows: &[TimelineRow], total_gpus: u32) -> Result<DiscreteRows, String> {
+    if rows.is_empty() {
+        return Err("the run has no timeline (was `output: {timeline: false}` set?)".into());
+    }
+    let reports = rows
+        .iter()
+        .map(|row| {
+            let (Some(arrived), Some(allocated), Some(fragment), Some(ratio)) =
+                (row.arrived_gpu_milli, row.allocated_gpu_milli, row.fragmented_gpu_milli, row.fragmentation_ratio)
+            else {
+                return Err("the run's timeline has no placement columns (not a placement experiment)".to_string());
+            };
+            Ok(Report {
+                arrived_milli: arrived as i64,
+                allocated_milli: allocated as i64,
+                fragment_milli: fragment,
+                fragment_ratio: ratio,
+                placed: false,
+                placed_pods: row.running,
+                idle_gpus: row.free_gpus,
+                gpus_held: row.gpu_demand,
+                cpu_milli_held: 0,
+            })
+        })
+        .collect::<Result<Vec<Report>, String>>()?;
+    Ok(discrete_rows(&reports, total_gpus))
 }
 
 /// Python's `round(x, 2)`: correctly rounded to two decimals, ties to even on the exact value.

@@ -8,7 +8,7 @@
 //! order gets rank `perm[i]`, and ties between equal scores go to the lowest rank.
 
 use super::Pod;
-use crate::workload::go_random::GoRandom;
+use crate::core::go_random::GoRandom;
 
 /// Draws the original's informers make between tuning and ranking the nodes (§2.5, verified).
 const INFORMER_DRAWS: usize = 10;
