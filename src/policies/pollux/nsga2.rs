@@ -13,10 +13,10 @@ pub trait Problem {
     /// The two objectives (minimised) of a repaired genome.
     fn evaluate(&mut self, genome: &[u8]) -> [f64; 2];
     /// Two children of two parents.
-    fn crossover(&self, a: &[u8], b: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u8>);
-    fn mutate(&self, genome: &mut [u8], rng: &mut Rng);
+    fn crossover(&mut self, a: &[u8], b: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u8>);
+    fn mutate(&mut self, genome: &mut [u8], rng: &mut Rng);
     /// Makes a genome feasible.
-    fn repair(&self, genome: &mut [u8], rng: &mut Rng);
+    fn repair(&mut self, genome: &mut [u8], rng: &mut Rng);
 }
 
 /// The search's sizes (Pollux: 100 and 100) and pymoo's defaults it keeps.
@@ -44,11 +44,13 @@ pub struct Member {
 /// Runs the search from `seeds` (repaired and de-duplicated first) and returns the first front
 /// of the final population.
 pub fn search<P: Problem>(problem: &mut P, seeds: Vec<Vec<u8>>, settings: Settings, rng: &mut Rng) -> Vec<Member> {
-    let mut seen: FxHashSet<Vec<u8>> = FxHashSet::default();
+    // Genomes seen, by a 64-bit hash: two distinct genomes of one decision share one with a
+    // chance near 1e-11, which would only drop a child.
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut population = Vec::with_capacity(2 * settings.population);
     for mut genome in seeds {
         problem.repair(&mut genome, rng);
-        if seen.insert(genome.clone()) {
+        if seen.insert(fingerprint(&genome)) {
             let objectives = problem.evaluate(&genome);
             population.push(Member { genome, objectives, rank: 0, crowding: 0.0 });
         }
@@ -82,7 +84,7 @@ pub fn search<P: Problem>(problem: &mut P, seeds: Vec<Vec<u8>>, settings: Settin
             for mut child in children {
                 problem.mutate(&mut child, rng);
                 problem.repair(&mut child, rng);
-                if offspring.len() < settings.population && seen.insert(child.clone()) {
+                if offspring.len() < settings.population && seen.insert(fingerprint(&child)) {
                     offspring.push(Member { genome: child, objectives: [0.0; 2], rank: 0, crowding: 0.0 });
                 }
             }
@@ -98,10 +100,15 @@ pub fn search<P: Problem>(problem: &mut P, seeds: Vec<Vec<u8>>, settings: Settin
         // Genomes that did not survive may come back as children, as in pymoo, which compares
         // children with the current population and the offspring only.
         seen.clear();
-        seen.extend(population.iter().map(|m| m.genome.clone()));
+        seen.extend(population.iter().map(|m| fingerprint(&m.genome)));
     }
     population.retain(|m| m.rank == 0);
     population
+}
+
+fn fingerprint(genome: &[u8]) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(genome)
 }
 
 /// `a` Pareto-dominates `b`: no worse in both objectives, better in one.
@@ -224,6 +231,17 @@ fn survive(population: Vec<Member>, count: usize, rng: &mut Rng) -> Vec<Member> 
     survivors
 }
 
+/// A probability as a threshold on 53 random bits: `rng.hit(c)` is `rng.chance(p)` without
+/// the conversion to a float.
+#[derive(Debug, Clone, Copy)]
+pub struct Chance(u64);
+
+impl Chance {
+    pub fn new(probability: f64) -> Self {
+        Self((probability.clamp(0.0, 1.0) * (1u64 << 53) as f64) as u64)
+    }
+}
+
 /// xoshiro256** seeded through SplitMix64: a small, fast generator whose stream is a function
 /// of the seed alone.
 #[derive(Debug, Clone)]
@@ -266,14 +284,19 @@ impl Rng {
         self.unit() < probability
     }
 
-    /// Uniform in `0..n` (`n > 0`), without modulo bias.
+    /// A success of [`Chance`]: one draw compared with a precomputed threshold.
+    pub fn hit(&mut self, chance: Chance) -> bool {
+        (self.next_u64() >> 11) < chance.0
+    }
+
+    /// Uniform in `0..n` (`n > 0`), without bias (Lemire's multiply and reject).
     pub fn below(&mut self, n: usize) -> usize {
         let n = n as u64;
-        let zone = u64::MAX - (u64::MAX - n + 1) % n;
+        let threshold = n.wrapping_neg() % n;
         loop {
-            let x = self.next_u64();
-            if x <= zone {
-                return (x % n) as usize;
+            let product = u128::from(self.next_u64()) * u128::from(n);
+            if (product as u64) >= threshold {
+                return (product >> 64) as usize;
             }
         }
     }
@@ -310,14 +333,14 @@ mod tests {
             let x = f64::from(g[0]) + f64::from(g[1]);
             [x, 10.0 - x]
         }
-        fn crossover(&self, a: &[u8], b: &[u8], _: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+        fn crossover(&mut self, a: &[u8], b: &[u8], _: &mut Rng) -> (Vec<u8>, Vec<u8>) {
             (vec![b[0], a[1]], vec![a[0], b[1]])
         }
-        fn mutate(&self, g: &mut [u8], rng: &mut Rng) {
+        fn mutate(&mut self, g: &mut [u8], rng: &mut Rng) {
             let i = rng.below(2);
             g[i] = rng.below(6) as u8;
         }
-        fn repair(&self, _: &mut [u8], _: &mut Rng) {}
+        fn repair(&mut self, _: &mut [u8], _: &mut Rng) {}
     }
 
     #[test]
@@ -332,7 +355,7 @@ mod tests {
         assert_eq!(run(7), run(7));
         let front = run(7);
         assert!(front.len() > 1 && front.len() <= 10, "{front:?}");
-        let distinct: FxHashSet<&Vec<u8>> = front.iter().collect();
+        let distinct: std::collections::BTreeSet<&Vec<u8>> = front.iter().collect();
         assert_eq!(distinct.len(), front.len());
     }
 }

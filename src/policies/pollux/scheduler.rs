@@ -11,7 +11,7 @@
 
 use super::frame::{Allocator, JobView, Nodes};
 use super::job::{BatchRule, RESTART_SECONDS};
-use super::nsga2::{self, Problem, Rng, Settings};
+use super::nsga2::{self, Chance, Problem, Rng, Settings};
 use super::profile::Application;
 use crate::core::{JobId, JobSpec};
 
@@ -68,6 +68,13 @@ struct Allocation<'a> {
     /// Goodput per (row, nodes, GPUs), NaN until computed.
     memo: &'a mut Vec<f64>,
     stride: usize,
+    /// Buffers reused across candidates.
+    scratch_load: Vec<u32>,
+    scratch_occupants: Vec<u32>,
+    scratch_taken: Vec<bool>,
+    scratch_spanned: Vec<usize>,
+    scratch_free: Vec<u8>,
+    scratch_used: Vec<bool>,
 }
 
 impl Allocation<'_> {
@@ -96,7 +103,9 @@ impl Problem for Allocation<'_> {
 
     fn evaluate(&mut self, genome: &[u8]) -> [f64; 2] {
         let n = self.nodes;
-        let mut used = vec![false; n];
+        let mut used = std::mem::take(&mut self.scratch_used);
+        used.clear();
+        used.resize(n, false);
         let (mut harmonic, mut speedups) = (0.0, 0.0);
         for j in 0..self.rows.len() {
             let row = &genome[j * n..(j + 1) * n];
@@ -119,12 +128,13 @@ impl Problem for Allocation<'_> {
         }
         let fairness = self.rows.len() as f64 / harmonic;
         let nodes_used = used.iter().filter(|&&u| u).count();
+        self.scratch_used = used;
         let utility = if nodes_used == 0 { 0.0 } else { speedups / (f64::from(self.gpus_per_node) * nodes_used as f64) };
         [-fairness, -utility]
     }
 
     /// One-point crossover over job rows: the children swap the rows before the point.
-    fn crossover(&self, a: &[u8], b: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+    fn crossover(&mut self, a: &[u8], b: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
         let cut = rng.below(self.rows.len()) * self.nodes;
         let mut x = b[..cut].to_vec();
         x.extend_from_slice(&a[cut..]);
@@ -135,42 +145,49 @@ impl Problem for Allocation<'_> {
 
     /// §5.5's three stages: rows reset to the current allocation, rows thinned, and on every
     /// node with a free GPU cells re-drawn upwards (each job with chance 1/J, a job already there
-    /// also with chance 1/occupants).
-    fn mutate(&self, genome: &mut [u8], rng: &mut Rng) {
+    /// also with chance 1/occupants, which together are the original's `p1 + p2 - p1·p2`).
+    fn mutate(&mut self, genome: &mut [u8], rng: &mut Rng) {
         let n = self.nodes;
         let jobs = self.rows.len();
-        for j in 0..jobs {
-            if rng.chance(RESET_CHANCE) {
-                genome[j * n..(j + 1) * n].copy_from_slice(&self.base[j * n..(j + 1) * n]);
+        let reset = Chance::new(RESET_CHANCE);
+        let thin_row = Chance::new(THIN_ROW_CHANCE);
+        let thin_cell = Chance::new(THIN_CELL_CHANCE);
+        for (row, base) in genome.chunks_exact_mut(n).zip(self.base.chunks_exact(n)) {
+            if rng.hit(reset) {
+                row.copy_from_slice(base);
             }
         }
-        for j in 0..jobs {
-            if rng.chance(THIN_ROW_CHANCE) {
-                for cell in &mut genome[j * n..(j + 1) * n] {
-                    if rng.chance(THIN_CELL_CHANCE) {
+        for row in genome.chunks_exact_mut(n) {
+            if rng.hit(thin_row) {
+                for cell in row.iter_mut() {
+                    if rng.hit(thin_cell) {
                         *cell = 0;
                     }
                 }
             }
         }
         let g = self.gpus_per_node;
-        let any_job = 1.0 / jobs as f64;
-        for k in 0..n {
-            let (mut load, mut occupants) = (0u32, 0u32);
-            for j in 0..jobs {
-                let cell = genome[j * n + k];
-                load += u32::from(cell);
-                occupants += u32::from(cell > 0);
+        let (load, occupants) = (&mut self.scratch_load, &mut self.scratch_occupants);
+        load.clear();
+        load.resize(n, 0);
+        occupants.clear();
+        occupants.resize(n, 0);
+        for row in genome.chunks_exact(n) {
+            for ((l, o), &cell) in load.iter_mut().zip(occupants.iter_mut()).zip(row) {
+                *l += u32::from(cell);
+                *o += u32::from(cell > 0);
             }
-            if load >= u32::from(g) {
+        }
+        let any_job = Chance::new(1.0 / jobs as f64);
+        for k in 0..n {
+            if load[k] >= u32::from(g) {
                 continue;
             }
-            let present = if occupants > 0 { 1.0 / f64::from(occupants) } else { 0.0 };
-            let either = any_job + present - any_job * present;
+            let present = Chance::new(if occupants[k] > 0 { 1.0 / f64::from(occupants[k]) } else { 0.0 });
             for j in 0..jobs {
                 let cell = &mut genome[j * n + k];
-                let chance = if *cell > 0 { either } else { any_job };
-                if rng.chance(chance) {
+                let hit = rng.hit(any_job) | (*cell > 0 && rng.hit(present));
+                if hit {
                     *cell += rng.below(usize::from(g - *cell) + 1) as u8;
                 }
             }
@@ -179,59 +196,56 @@ impl Problem for Allocation<'_> {
 
     /// §5.6, in order: one distributed job per node (the first row wins), each job's GPU cap
     /// over its nodes in random order, each node's GPUs (earlier rows first).
-    fn repair(&self, genome: &mut [u8], rng: &mut Rng) {
+    fn repair(&mut self, genome: &mut [u8], rng: &mut Rng) {
         let n = self.nodes;
-        let jobs = self.rows.len();
         if self.avoid_interference {
-            let distributed: Vec<bool> =
-                (0..jobs).map(|j| genome[j * n..(j + 1) * n].iter().filter(|&&g| g > 0).count() > 1).collect();
-            for k in 0..n {
-                let mut taken = false;
-                for j in (0..jobs).filter(|&j| distributed[j]) {
-                    let cell = &mut genome[j * n + k];
+            let taken = &mut self.scratch_taken;
+            taken.clear();
+            taken.resize(n, false);
+            for row in genome.chunks_exact_mut(n) {
+                if row.iter().filter(|&&g| g > 0).count() < 2 {
+                    continue;
+                }
+                for (cell, taken) in row.iter_mut().zip(taken.iter_mut()) {
                     if *cell > 0 {
-                        if taken {
+                        if *taken {
                             *cell = 0;
                         }
-                        taken = true;
+                        *taken = true;
                     }
                 }
             }
         }
-        let mut order: Vec<usize> = (0..n).collect();
-        for (j, row) in self.rows.iter().enumerate() {
-            let cells = &mut genome[j * n..(j + 1) * n];
+        let spanned = &mut self.scratch_spanned;
+        for (row, cells) in self.rows.iter().zip(genome.chunks_exact_mut(n)) {
             let total: u32 = cells.iter().map(|&g| u32::from(g)).sum();
-            let spanned = cells.iter().filter(|&&g| g > 0).count();
-            if total <= row.max_replicas && spanned <= MAX_NODES_PER_JOB {
+            let within_nodes =
+                n <= MAX_NODES_PER_JOB || cells.iter().filter(|&&g| g > 0).count() <= MAX_NODES_PER_JOB;
+            if total <= row.max_replicas && within_nodes {
                 continue;
             }
-            for (i, slot) in order.iter_mut().enumerate() {
-                *slot = i;
-            }
-            rng.shuffle(&mut order);
+            spanned.clear();
+            spanned.extend((0..n).filter(|&k| cells[k] > 0));
+            rng.shuffle(spanned);
             let (mut kept, mut nodes) = (0u32, 0usize);
-            for &k in &order {
-                let cell = &mut cells[k];
-                if *cell == 0 {
-                    continue;
-                }
-                let keep = u32::from(*cell).min(row.max_replicas - kept);
+            for &k in spanned.iter() {
+                let keep = u32::from(cells[k]).min(row.max_replicas - kept);
                 if keep == 0 || nodes == MAX_NODES_PER_JOB {
-                    *cell = 0;
+                    cells[k] = 0;
                     continue;
                 }
-                *cell = keep as u8;
+                cells[k] = keep as u8;
                 kept += keep;
                 nodes += 1;
             }
         }
-        for k in 0..n {
-            let mut free = self.gpus_per_node;
-            for j in 0..jobs {
-                let cell = &mut genome[j * n + k];
-                *cell = (*cell).min(free);
-                free -= *cell;
+        let free = &mut self.scratch_free;
+        free.clear();
+        free.resize(n, self.gpus_per_node);
+        for row in genome.chunks_exact_mut(n) {
+            for (cell, free) in row.iter_mut().zip(free.iter_mut()) {
+                *cell = (*cell).min(*free);
+                *free -= *cell;
             }
         }
     }
@@ -316,6 +330,12 @@ impl Allocator for PolluxScheduler {
             avoid_interference: self.avoid_interference,
             memo: &mut self.memo,
             stride,
+            scratch_load: Vec::new(),
+            scratch_occupants: Vec::new(),
+            scratch_taken: Vec::new(),
+            scratch_spanned: Vec::new(),
+            scratch_free: Vec::new(),
+            scratch_used: Vec::new(),
         };
         let front = nsga2::search(&mut problem, seeds, self.settings, &mut self.rng);
         let chosen = front
