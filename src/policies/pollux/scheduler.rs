@@ -378,6 +378,89 @@ fn adapt_front(front: &[Vec<u8>], previous: &[JobId], current: &[JobId], nodes: 
 mod tests {
     use super::*;
 
+    /// A decision over `caps.len()` jobs on `nodes` nodes of 4 GPUs, every job without a model
+    /// yet (speedup `r / fair share`), allocated nothing so far.
+    fn problem(memo: &mut Vec<f64>, caps: &[u32], nodes: usize, avoid_interference: bool) -> Allocation<'_> {
+        Allocation {
+            rows: caps
+                .iter()
+                .map(|&max_replicas| Row { goodput: None, baseline: None, max_replicas, restart_factor: 0.5 })
+                .collect(),
+            nodes,
+            gpus_per_node: 4,
+            fair_replicas: 2.0,
+            base: vec![0; caps.len() * nodes],
+            avoid_interference,
+            memo,
+            stride: 0,
+            scratch_load: Vec::new(),
+            scratch_occupants: Vec::new(),
+            scratch_taken: Vec::new(),
+            scratch_spanned: Vec::new(),
+            scratch_free: Vec::new(),
+            scratch_used: Vec::new(),
+        }
+    }
+
+    /// §5.6: with avoidance on, a node keeps only the first distributed job (in row order) of
+    /// those on it; single-node jobs stay; then each node's GPUs go to earlier rows first.
+    #[test]
+    fn repair_keeps_one_distributed_job_per_node() {
+        let mut memo = Vec::new();
+        let mut rng = Rng::new(0);
+        // Rows: job 0 on both nodes (2+2), job 1 on both (1+1), job 2 on node 0 only (3).
+        let genome = [2, 2, 1, 1, 3, 0];
+        let mut avoided = genome;
+        problem(&mut memo, &[64, 64, 64], 2, true).repair(&mut avoided, &mut rng);
+        assert_eq!(avoided, [2, 2, 0, 0, 2, 0], "job 1 loses both nodes to job 0; job 2 gets what is left");
+        let mut shared = genome;
+        problem(&mut memo, &[64, 64, 64], 2, false).repair(&mut shared, &mut rng);
+        assert_eq!(shared, [2, 2, 1, 1, 1, 0], "without avoidance only the nodes' 4 GPUs bind");
+        // Whatever the candidate, no node ends with two distributed jobs.
+        for seed in 0..200 {
+            let mut rng = Rng::new(seed);
+            let mut genome: Vec<u8> = (0..5 * 4).map(|_| rng.below(5) as u8).collect();
+            problem(&mut memo, &[64; 5], 4, true).repair(&mut genome, &mut rng);
+            let distributed: Vec<bool> = genome.chunks(4).map(|row| row.iter().filter(|&&g| g > 0).count() > 1).collect();
+            for node in 0..4 {
+                let sharing = (0..5).filter(|&j| distributed[j] && genome[j * 4 + node] > 0).count();
+                assert!(sharing <= 1, "seed {seed}: node {node} of {genome:?}");
+                assert!((0..5).map(|j| u32::from(genome[j * 4 + node])).sum::<u32>() <= 4);
+            }
+        }
+    }
+
+    /// §5.6 step 2: a job over its cap keeps replicas node by node in random order until the cap.
+    #[test]
+    fn repair_caps_a_job_at_its_max_replicas() {
+        let mut memo = Vec::new();
+        for seed in 0..20 {
+            let mut genome = [2, 3, 0, 1];
+            problem(&mut memo, &[1], 4, true).repair(&mut genome, &mut Rng::new(seed));
+            assert_eq!(genome.iter().map(|&g| u32::from(g)).sum::<u32>(), 1, "{genome:?}");
+        }
+        let mut genome = [2, 3, 0, 0, 1, 1, 0, 0];
+        problem(&mut memo, &[3, 4], 4, false).repair(&mut genome, &mut Rng::new(1));
+        assert_eq!(genome[..4].iter().map(|&g| u32::from(g)).sum::<u32>(), 3);
+        assert_eq!(genome[4..], [1, 1, 0, 0], "a job within its cap is untouched");
+    }
+
+    /// §5.3 by hand: two jobs without a model (speedup r / 2) on 2 nodes of 4 GPUs; job 0 on
+    /// 2 GPUs of node 0 (speedup 1, share 1/4, halved by its restart as its row changed), job 1
+    /// on nothing. Fairness = harmonic mean of (share + 0.001); utility = Σ speedups / (4 · nodes
+    /// used).
+    #[test]
+    fn objectives_are_the_originals_by_hand() {
+        let mut memo = Vec::new();
+        let mut p = problem(&mut memo, &[64, 64], 2, true);
+        let [fairness, utility] = p.evaluate(&[2, 0, 0, 0]);
+        let expected = 2.0 / (1.0 / (0.125 + 0.001) + 1.0 / 0.001);
+        assert!((-fairness - expected).abs() < 1e-15, "{fairness} vs {expected}");
+        assert_eq!(-utility, 1.0 / 4.0);
+        let [fairness, utility] = p.evaluate(&[0; 4]);
+        assert!((fairness + 0.001).abs() < 1e-15 && utility == 0.0, "{fairness} {utility}");
+    }
+
     /// §5.4's example, checked against the original's `_adapt_prev_states`: previous order A,
     /// B, C; current order D (new), B, A (C finished).
     #[test]
