@@ -380,7 +380,7 @@ mod tests {
 
     /// A decision over `caps.len()` jobs on `nodes` nodes of 4 GPUs, every job without a model
     /// yet (speedup `r / fair share`), allocated nothing so far.
-    fn problem(memo: &mut Vec<f64>, caps: &[u32], nodes: usize, avoid_interference: bool) -> Allocation<'_> {
+    fn problem<'a>(memo: &'a mut Vec<f64>, caps: &[u32], nodes: usize, avoid_interference: bool) -> Allocation<'a> {
         Allocation {
             rows: caps
                 .iter()
