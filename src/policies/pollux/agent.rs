@@ -80,7 +80,11 @@ impl Agent {
     /// new, refitting the model over the whole profile then.
     pub fn observe(&mut self, seen: Observation, grad: (f64, f64)) {
         self.grad = grad;
-        if self.profile.iter().any(|o| (o.nodes, o.replicas, o.atomic_bsz) == (seen.nodes, seen.replicas, seen.atomic_bsz)) {
+        if self
+            .profile
+            .iter()
+            .any(|o| (o.nodes, o.replicas, o.atomic_bsz) == (seen.nodes, seen.replicas, seen.atomic_bsz))
+        {
             return;
         }
         self.profile.push(seen);
@@ -294,8 +298,7 @@ impl FitData {
         let err2 = (sq2 / k).sqrt();
         let ratio_n = p.beta_n / p.alpha_n;
         let ratio_r = p.beta_r / p.alpha_r;
-        let value =
-            err1 + err2 + 1e-3 * (p.gamma - 1.0).powi(2) + 1e-2 * (ratio_n * ratio_n + ratio_r * ratio_r);
+        let value = err1 + err2 + 1e-3 * (p.gamma - 1.0).powi(2) + 1e-2 * (ratio_n * ratio_n + ratio_r * ratio_r);
         // d sqrt(mean(e²)) = mean(e·de) / sqrt(mean(e²)); at an exact fit the term is flat.
         let scale1 = if err1 > 0.0 { 1.0 / (k * err1) } else { 0.0 };
         let scale2 = if err2 > 0.0 { 1.0 / (k * err2) } else { 0.0 };
@@ -336,8 +339,7 @@ fn minimize_bounded(
     let mut history: Vec<([f64; 7], [f64; 7], f64)> = Vec::with_capacity(MEMORY);
     let dot = |a: &[f64; 7], b: &[f64; 7]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
     for _ in 0..MAX_ITERATIONS {
-        let projected_norm =
-            (0..7).map(|i| ((x[i] - g[i]).clamp(lower[i], upper[i]) - x[i]).abs()).fold(0.0, f64::max);
+        let projected_norm = (0..7).map(|i| ((x[i] - g[i]).clamp(lower[i], upper[i]) - x[i]).abs()).fold(0.0, f64::max);
         if projected_norm <= PGTOL || !fx.is_finite() {
             break;
         }
@@ -363,9 +365,8 @@ fn minimize_bounded(
                 d[i] += (a - b) * s[i];
             }
         }
-        let blocked = |i: usize, d: f64| {
-            lower[i] == upper[i] || (x[i] <= lower[i] && d < 0.0) || (x[i] >= upper[i] && d > 0.0)
-        };
+        let blocked =
+            |i: usize, d: f64| lower[i] == upper[i] || (x[i] <= lower[i] && d < 0.0) || (x[i] >= upper[i] && d > 0.0);
         for (i, v) in d.iter_mut().enumerate() {
             if blocked(i, *v) {
                 *v = 0.0;
@@ -478,7 +479,15 @@ mod tests {
     /// allows wins when compute has a fixed cost.
     #[test]
     fn batch_choice_follows_the_noise_scale_by_hand() {
-        let perf = PerfParams { alpha_c: 0.1, beta_c: 0.001, alpha_n: TINY, beta_n: TINY, alpha_r: TINY, beta_r: TINY, gamma: 1.0 };
+        let perf = PerfParams {
+            alpha_c: 0.1,
+            beta_c: 0.001,
+            alpha_n: TINY,
+            beta_n: TINY,
+            alpha_r: TINY,
+            beta_r: TINY,
+            gamma: 1.0,
+        };
         let mut g = cifar10_goodput(perf);
         (g.grad_sqr, g.grad_var) = (1.0, 0.0);
         let (best, plan) = g.optimize(1, 2);
@@ -505,17 +514,30 @@ mod tests {
         ];
         let profile: Vec<Observation> = seen
             .iter()
-            .map(|&(nodes, replicas, atomic_bsz, step_time, sync_time)| Observation { nodes, replicas, atomic_bsz, step_time, sync_time })
+            .map(|&(nodes, replicas, atomic_bsz, step_time, sync_time)| Observation {
+                nodes,
+                replicas,
+                atomic_bsz,
+                step_time,
+                sync_time,
+            })
             .collect();
         let fitted = fit(&profile);
-        let x = [fitted.alpha_c, fitted.beta_c, fitted.alpha_n, fitted.beta_n, fitted.alpha_r, fitted.beta_r, fitted.gamma];
+        let x =
+            [fitted.alpha_c, fitted.beta_c, fitted.alpha_n, fitted.beta_n, fitted.alpha_r, fitted.beta_r, fitted.gamma];
         let objective = FitData::new(&profile).objective(&x, &mut [0.0; 7]);
         assert!(objective <= 0.013025, "{objective} {fitted:?}");
         for o in &profile {
             let predicted = fitted.step_time(f64::from(o.nodes), f64::from(o.replicas), f64::from(o.atomic_bsz), 0.0);
             assert!((predicted / o.step_time - 1.0).abs() < 2e-3, "{o:?}: {predicted}");
         }
-        let one = [Observation { nodes: 1, replicas: 1, atomic_bsz: 128, step_time: 0.10311532334277503, sync_time: 0.0005253355733658137 }];
+        let one = [Observation {
+            nodes: 1,
+            replicas: 1,
+            atomic_bsz: 128,
+            step_time: 0.10311532334277503,
+            sync_time: 0.0005253355733658137,
+        }];
         let fitted = fit(&one);
         assert_eq!(fitted.alpha_c, (0.10311532334277503 - 0.0005253355733658137) / 2.0);
         assert_eq!((fitted.alpha_r, fitted.beta_r), (TINY, TINY));

@@ -95,7 +95,11 @@ impl<A: Allocator> PolluxFrame<A> {
                 .map_err(|e| PolicyError(format!("job {}: {e}", spec.id)))?;
             self.tracked.insert(
                 spec.id,
-                Tracked { sim: SimJob::new(app, rule, self.allocator.learns_throughput()), alloc: Vec::new(), quantum: Quantum::default() },
+                Tracked {
+                    sim: SimJob::new(app, rule, self.allocator.learns_throughput()),
+                    alloc: Vec::new(),
+                    quantum: Quantum::default(),
+                },
             );
         }
         Ok(())

@@ -149,7 +149,9 @@ fn tournament(population: &[Member], count: usize, rng: &mut Rng) -> Vec<usize> 
 /// lexicographic order a point joins the first front none of whose members dominates it.
 fn fronts(objectives: &[[f64; 2]]) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..objectives.len()).collect();
-    order.sort_by(|&a, &b| objectives[a][0].total_cmp(&objectives[b][0]).then(objectives[a][1].total_cmp(&objectives[b][1])));
+    order.sort_by(|&a, &b| {
+        objectives[a][0].total_cmp(&objectives[b][0]).then(objectives[a][1].total_cmp(&objectives[b][1]))
+    });
     // Per front: its least second objective and the least first objective among the points
     // holding it.
     let mut best: Vec<(f64, f64)> = Vec::new();
@@ -188,7 +190,9 @@ fn crowding(objectives: &[[f64; 2]], front: &[usize]) -> Vec<f64> {
     let mut sums = vec![0.0; unique.len()];
     for objective in 0..2 {
         let mut sorted: Vec<usize> = (0..unique.len()).collect();
-        sorted.sort_by(|&a, &b| objectives[front[unique[a]]][objective].total_cmp(&objectives[front[unique[b]]][objective]));
+        sorted.sort_by(|&a, &b| {
+            objectives[front[unique[a]]][objective].total_cmp(&objectives[front[unique[b]]][objective])
+        });
         let value = |k: usize| objectives[front[unique[sorted[k]]]][objective];
         let range = value(sorted.len() - 1) - value(0);
         for k in 0..sorted.len() {

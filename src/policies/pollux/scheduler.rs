@@ -129,7 +129,8 @@ impl Problem for Allocation<'_> {
         let fairness = self.rows.len() as f64 / harmonic;
         let nodes_used = used.iter().filter(|&&u| u).count();
         self.scratch_used = used;
-        let utility = if nodes_used == 0 { 0.0 } else { speedups / (f64::from(self.gpus_per_node) * nodes_used as f64) };
+        let utility =
+            if nodes_used == 0 { 0.0 } else { speedups / (f64::from(self.gpus_per_node) * nodes_used as f64) };
         [-fairness, -utility]
     }
 
@@ -219,8 +220,7 @@ impl Problem for Allocation<'_> {
         let spanned = &mut self.scratch_spanned;
         for (row, cells) in self.rows.iter().zip(genome.chunks_exact_mut(n)) {
             let total: u32 = cells.iter().map(|&g| u32::from(g)).sum();
-            let within_nodes =
-                n <= MAX_NODES_PER_JOB || cells.iter().filter(|&&g| g > 0).count() <= MAX_NODES_PER_JOB;
+            let within_nodes = n <= MAX_NODES_PER_JOB || cells.iter().filter(|&&g| g > 0).count() <= MAX_NODES_PER_JOB;
             if total <= row.max_replicas && within_nodes {
                 continue;
             }
@@ -277,8 +277,9 @@ impl Allocator for PolluxScheduler {
             return Ok(Vec::new());
         }
         let n = nodes.count;
-        let gpus_per_node = u8::try_from(nodes.gpus_per_node)
-            .map_err(|_| format!("Pollux's search holds at most 255 GPUs per node; nodes have {}", nodes.gpus_per_node))?;
+        let gpus_per_node = u8::try_from(nodes.gpus_per_node).map_err(|_| {
+            format!("Pollux's search holds at most 255 GPUs per node; nodes have {}", nodes.gpus_per_node)
+        })?;
         // Rows: least attained service first, then earliest submission; ties in arrival order.
         let mut order: Vec<usize> = (0..jobs.len()).collect();
         order.sort_by(|&a, &b| {
@@ -293,10 +294,11 @@ impl Allocator for PolluxScheduler {
                 let job = &jobs[i];
                 let agent = job.sim.agent.as_ref().expect("Pollux jobs have agents");
                 let goodput = agent.goodput(job.app);
-                let baseline = goodput
-                    .map(|g| g.optimize(1, fair_replicas as u32).0)
-                    .filter(|&b| b > 0.0);
-                let cap = (2 * agent.max_profiled_replicas()).max(1).min(MAX_REPLICAS).min(job.app.max_batch / job.app.min_local);
+                let baseline = goodput.map(|g| g.optimize(1, fair_replicas as u32).0).filter(|&b| b > 0.0);
+                let cap = (2 * agent.max_profiled_replicas())
+                    .max(1)
+                    .min(MAX_REPLICAS)
+                    .min(job.app.max_batch / job.app.min_local);
                 let fixed = matches!(job.sim.rule, BatchRule::Fixed(_));
                 let age = (now as f64 - job.spec.arrival).max(0.0);
                 let restarts = f64::from(job.sim.restarts.unwrap_or(0));
@@ -421,7 +423,8 @@ mod tests {
             let mut rng = Rng::new(seed);
             let mut genome: Vec<u8> = (0..5 * 4).map(|_| rng.below(5) as u8).collect();
             problem(&mut memo, &[64; 5], 4, true).repair(&mut genome, &mut rng);
-            let distributed: Vec<bool> = genome.chunks(4).map(|row| row.iter().filter(|&&g| g > 0).count() > 1).collect();
+            let distributed: Vec<bool> =
+                genome.chunks(4).map(|row| row.iter().filter(|&&g| g > 0).count() > 1).collect();
             for node in 0..4 {
                 let sharing = (0..5).filter(|&j| distributed[j] && genome[j * 4 + node] > 0).count();
                 assert!(sharing <= 1, "seed {seed}: node {node} of {genome:?}");
