@@ -188,7 +188,7 @@ fn crowding(objectives: &[[f64; 2]], front: &[usize]) -> Vec<f64> {
         }
     }
     let mut sums = vec![0.0; unique.len()];
-    for objective in 0..2 {
+    for objective in [0, 1] {
         let mut sorted: Vec<usize> = (0..unique.len()).collect();
         sorted.sort_by(|&a, &b| {
             objectives[front[unique[a]]][objective].total_cmp(&objectives[front[unique[b]]][objective])

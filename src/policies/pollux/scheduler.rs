@@ -296,8 +296,7 @@ impl Allocator for PolluxScheduler {
                 let goodput = agent.goodput(job.app);
                 let baseline = goodput.map(|g| g.optimize(1, fair_replicas as u32).0).filter(|&b| b > 0.0);
                 let cap = (2 * agent.max_profiled_replicas())
-                    .max(1)
-                    .min(MAX_REPLICAS)
+                    .clamp(1, MAX_REPLICAS)
                     .min(job.app.max_batch / job.app.min_local);
                 let fixed = matches!(job.sim.rule, BatchRule::Fixed(_));
                 let age = (now as f64 - job.spec.arrival).max(0.0);
