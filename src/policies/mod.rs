@@ -73,6 +73,7 @@ pub const ALL: &[&PolicyInfo] = &[
     &synergy_ftf::INFO,
     &synergy_drf::INFO,
     &synergy_tetris::INFO,
+    &pollux::registered::pollux::INFO,
     &pollux::registered::tiresias::INFO,
     &pollux::registered::optimus_oracle::INFO,
     &edf::INFO,

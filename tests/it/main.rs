@@ -33,6 +33,7 @@ mod placements;
 mod pollux_cli;
 mod pollux_original;
 mod pollux_paper;
+mod pollux_policy;
 mod registry_files;
 mod results_trust;
 mod shards;

@@ -42,6 +42,11 @@ pub trait Allocator: Send {
     /// How a new job chooses its batch under this policy.
     fn batch_rule(&self, spec: &JobSpec, app: &Application) -> Result<BatchRule, String>;
 
+    /// Whether jobs learn a model of their own speed (Pollux's agents), which this policy reads.
+    fn learns_throughput(&self) -> bool {
+        false
+    }
+
     /// Every active job's new allocation (node ids, one per GPU; empty for none), in `jobs`'
     /// order, which is arrival order. `now` is the boundary in whole seconds.
     fn allocate(&mut self, now: i64, jobs: &[JobView<'_>], nodes: Nodes) -> Result<Vec<Vec<u32>>, String>;
@@ -90,7 +95,11 @@ impl<A: Allocator> PolluxFrame<A> {
                 .map_err(|e| PolicyError(format!("job {}: {e}", spec.id)))?;
             self.tracked.insert(
                 spec.id,
-                Tracked { sim: SimJob::new(app, rule), alloc: Vec::new(), quantum: Quantum::default() },
+                Tracked {
+                    sim: SimJob::new(app, rule, self.allocator.learns_throughput()),
+                    alloc: Vec::new(),
+                    quantum: Quantum::default(),
+                },
             );
         }
         Ok(())

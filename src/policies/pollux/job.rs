@@ -3,16 +3,18 @@
 //! remainder dropped), a 30 s restart on every change of allocation, and the per-GPU batch and
 //! accumulation re-planned on every allocation, epoch and interval.
 
+use super::agent::{Agent, Observation, adaptive_plan};
 use super::profile::{Application, BatchPlan};
 
 /// Seconds of no progress after every (re)allocation, whatever changed (§3.6).
 pub const RESTART_SECONDS: i64 = 30;
 
 /// How a job chooses its per-GPU batch: at a fixed total batch (the baselines, and ncf under
-/// Pollux).
+/// Pollux), or as its Pollux agent finds best for its allocation (§4.3).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BatchRule {
     Fixed(u32),
+    Goodput,
 }
 
 /// One job's simulated state.
@@ -33,6 +35,9 @@ pub struct SimJob {
     pub restarts: Option<u32>,
     /// GPU-seconds held.
     pub attained_service: i64,
+    /// What the job learns of its own speed, under Pollux (every job there, whatever its batch
+    /// rule: the scheduler reads its model); `None` under the baselines, which never read it.
+    pub agent: Option<Agent>,
     /// The step time of the last (placement, per-GPU batch) looked up.
     step_cache: Option<(Vec<u32>, u32, (f64, f64))>,
 }
@@ -56,7 +61,10 @@ pub struct OutsideProfile {
 }
 
 impl SimJob {
-    pub fn new(app: usize, rule: BatchRule) -> Self {
+    /// A job of application `app`; `learns` gives it a Pollux agent. [`BatchRule::Goodput`]
+    /// needs one.
+    pub fn new(app: usize, rule: BatchRule, learns: bool) -> Self {
+        assert!(learns || rule != BatchRule::Goodput, "a job choosing its batch by goodput needs an agent");
         Self {
             app,
             rule,
@@ -67,6 +75,7 @@ impl SimJob {
             restart_left: 0,
             restarts: None,
             attained_service: 0,
+            agent: learns.then(Agent::default),
             step_cache: None,
         }
     }
@@ -96,6 +105,10 @@ impl SimJob {
     fn replan(&mut self, app: &Application) {
         match self.rule {
             BatchRule::Fixed(batch) => self.plan = app.fixed_batch_plan(batch, self.replicas(), false),
+            BatchRule::Goodput => {
+                let agent = self.agent.as_ref().expect("checked in SimJob::new");
+                self.plan = adaptive_plan(app, agent, &self.placement);
+            }
         }
     }
 
@@ -136,6 +149,17 @@ impl SimJob {
                 .grad_stats(f64::from(batch), self.epoch)
                 .ok_or_else(|| OutsideProfile { placement: self.placement.clone(), local_bsz: self.plan.atomic_bsz })?;
             let gain = app.gain(f64::from(batch), sqr, var);
+            let replicas = self.replicas();
+            if let Some(agent) = &mut self.agent {
+                let seen = Observation {
+                    nodes: self.placement.iter().filter(|&&g| g > 0).count() as u32,
+                    replicas,
+                    atomic_bsz: self.plan.atomic_bsz,
+                    step_time: step,
+                    sync_time: sync,
+                };
+                agent.observe(seen, (sqr, var));
+            }
             let total = step + accumulate * f64::from(self.plan.accum_steps);
             let rate = gain / total * (1.0 - slowdown);
             let next = app.threshold(self.epoch + 1);

@@ -2,13 +2,18 @@
 //! (`docs/pollux-semantics.md`): decisions every interval, jobs that progress in steps at their
 //! application's initial batch size through measured step times and gradient statistics
 //! ([`profile`], [`job`]), restarts on every change of allocation, and the policies as
-//! allocators of node-id lists over the shared [`frame`]: [`tiresias`] (Tiresias+TunedJobs) and
-//! [`optimus`] (Optimus+Oracle+TunedJobs), registered as specs name them in [`registered`].
+//! allocators of node-id lists over the shared [`frame`]: [`scheduler`] (Pollux: each job's
+//! [`agent`] picks its batch, a seeded [`nsga2`] search picks the GPUs), [`tiresias`]
+//! (Tiresias+TunedJobs) and [`optimus`] (Optimus+Oracle+TunedJobs), registered as specs name
+//! them in [`registered`].
 
+pub mod agent;
 pub mod frame;
 pub mod job;
 pub mod mesh;
+pub mod nsga2;
 pub mod optimus;
 pub mod profile;
 pub mod registered;
+pub mod scheduler;
 pub mod tiresias;

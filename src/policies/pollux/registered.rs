@@ -1,11 +1,14 @@
-//! The family's schedulers as specs name them: `pollux-tiresias` and `pollux-optimus-oracle`,
-//! each a [`PolluxFrame`] over the measured profiles (a folder input, default the
-//! `pollux-profiles` dataset), deciding every `engine.round_s` (Pollux's `--interval`; the paper
-//! uses 60 s), with the interference slowdown as an option (Pollux's `--interference`).
+//! The family's schedulers as specs name them: `pollux`, `pollux-tiresias` and
+//! `pollux-optimus-oracle`, each a [`PolluxFrame`] over the measured profiles (a folder input,
+//! default the `pollux-profiles` dataset), deciding every `engine.round_s` (Pollux's
+//! `--interval`; the paper uses 60 s), with the interference slowdown as an option (Pollux's
+//! `--interference`); `pollux` also takes interference avoidance (on by default, the paper's).
 
 use super::frame::{Allocator, PolluxFrame};
+use super::nsga2::Settings;
 use super::optimus::PolluxOptimus;
 use super::profile::Profiles;
+use super::scheduler::PolluxScheduler;
 use super::tiresias::PolluxTiresias;
 use crate::core::input::{InputData, ParsedInput};
 use crate::policies::{
@@ -169,3 +172,87 @@ frame_policy!(
     "Pollux simulator's optimus.py (OSDI'21 artifact); not blox's `optimus-oracle` (Blox's order on durations)",
     PolluxOptimus::default()
 );
+
+/// The original's search: 100 candidates evolved for 100 generations per decision.
+const POLLUX_SEARCH: Settings = Settings { population: 100, generations: 100 };
+
+pub mod pollux {
+    use super::*;
+    use crate::policies::{PolicyInfo, parse_options};
+
+    pub const INFO: PolicyInfo = PolicyInfo {
+        name: "pollux",
+        kind: Kind::Scheduler,
+        engine: Engine::Rounds,
+        summary: "Pollux: jobs pick the batch that maximises goodput; a seeded NSGA-II search reallocates GPUs for fairness-weighted speedup, every round_s",
+        options: POLLUX_OPTIONS,
+        source: "Pollux simulator's pollux.py and goodput.py (OSDI'21 artifact), with blox's own seeded NSGA-II in place of pymoo's unseeded one",
+        placement: Some(NODE_LISTS),
+        parse: &parse_options::<Options>,
+    };
+
+    const POLLUX_OPTIONS: &[OptionDoc] = &[
+        OptionDoc {
+            name: "interference",
+            example: "0.25",
+            meaning: "progress lost by a distributed job on a node hosting another distributed job, from 0 (default, Pollux's --interference) to below 1",
+        },
+        OptionDoc {
+            name: "avoid_interference",
+            example: "false",
+            meaning: "at most one distributed job per node (default true, the paper's; false is Figure 8c's noavoid)",
+        },
+        OptionDoc {
+            name: "profiles",
+            example: "{dataset: pollux-profiles/traces/}",
+            meaning: "the six models' measured profiles, as for pollux-tiresias (default the pollux-profiles dataset)",
+        },
+    ];
+
+    /// Options of `pollux`: the frame's, and interference avoidance.
+    #[derive(Debug, Clone, PartialEq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Options {
+        #[serde(default = "no_slowdown")]
+        pub interference: Slowdown,
+        #[serde(default = "avoid")]
+        pub avoid_interference: bool,
+        #[serde(default = "default_profiles")]
+        pub profiles: InputSource,
+    }
+
+    fn avoid() -> bool {
+        true
+    }
+
+    impl Default for Options {
+        fn default() -> Self {
+            Self { interference: no_slowdown(), avoid_interference: avoid(), profiles: default_profiles() }
+        }
+    }
+
+    impl Options {
+        fn frame(&self) -> FrameOptions {
+            FrameOptions { interference: self.interference, profiles: self.profiles.clone() }
+        }
+    }
+
+    impl PolicyConfig for Options {
+        fn params(&self) -> Params {
+            let Options { interference, avoid_interference, profiles } = self;
+            Params::from([
+                ("avoid_interference", (*avoid_interference).into()),
+                ("interference", interference.0.into()),
+                ("profiles", profiles.canonical()),
+            ])
+        }
+
+        fn inputs(&self) -> Vec<PolicyInput> {
+            vec![self.frame().profiles_input()]
+        }
+
+        fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
+            self.frame().build(ctx, PolluxScheduler::new(self.avoid_interference, POLLUX_SEARCH, ctx.seed))
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! NSGA-II as Pollux's scheduler drives pymoo's (`docs/pollux-semantics.md` §5.5), in blox's own
+//! code and seeded: a population of integer genomes evolved for a fixed number of generations by
+//! binary tournaments (Pareto dominance, then crowding distance, then a coin), a
+//! problem-defined crossover and mutation, repair of every child, elimination of children equal
+//! to one already seen, and rank-and-crowding survival. Both objectives are minimised. The
+//! result is the first front of the last population, in population order.
+
+use rustc_hash::FxHashSet;
+
+/// The problem a search runs on: genomes of `genes` small integers.
+pub trait Problem {
+    fn genes(&self) -> usize;
+    /// The two objectives (minimised) of a repaired genome.
+    fn evaluate(&mut self, genome: &[u8]) -> [f64; 2];
+    /// Two children of two parents.
+    fn crossover(&mut self, a: &[u8], b: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u8>);
+    fn mutate(&mut self, genome: &mut [u8], rng: &mut Rng);
+    /// Makes a genome feasible.
+    fn repair(&mut self, genome: &mut [u8], rng: &mut Rng);
+}
+
+/// The search's sizes (Pollux: 100 and 100) and pymoo's defaults it keeps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    pub population: usize,
+    /// Generations, the first being the initial population.
+    pub generations: usize,
+}
+
+/// pymoo's default crossover probability.
+const CROSSOVER_PROBABILITY: f64 = 0.9;
+/// pymoo's cap on mating rounds while looking for new, distinct children.
+const MATING_ATTEMPTS: usize = 100;
+
+/// One member of a population.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub genome: Vec<u8>,
+    pub objectives: [f64; 2],
+    rank: usize,
+    crowding: f64,
+}
+
+/// Runs the search from `seeds` (repaired and de-duplicated first) and returns the first front
+/// of the final population.
+pub fn search<P: Problem>(problem: &mut P, seeds: Vec<Vec<u8>>, settings: Settings, rng: &mut Rng) -> Vec<Member> {
+    // Genomes seen, by a 64-bit hash: two distinct genomes of one decision share one with a
+    // chance near 1e-11, which would only drop a child.
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    let mut population = Vec::with_capacity(2 * settings.population);
+    for mut genome in seeds {
+        problem.repair(&mut genome, rng);
+        if seen.insert(fingerprint(&genome)) {
+            let objectives = problem.evaluate(&genome);
+            population.push(Member { genome, objectives, rank: 0, crowding: 0.0 });
+        }
+    }
+    if population.is_empty() {
+        return population;
+    }
+    let count = population.len();
+    population = survive(population, count, rng);
+    for _ in 1..settings.generations {
+        let mut offspring: Vec<Member> = Vec::with_capacity(settings.population);
+        let mut attempts = 0;
+        while offspring.len() < settings.population && attempts < MATING_ATTEMPTS {
+            attempts += 1;
+            let need = settings.population - offspring.len();
+            let pairs = need.div_ceil(2);
+            let parents = tournament(&population, 2 * pairs, rng);
+            let mut children: Vec<Vec<u8>> = Vec::with_capacity(2 * pairs);
+            let mut second: Vec<Vec<u8>> = Vec::with_capacity(pairs);
+            for pair in parents.chunks(2) {
+                let (a, b) = (&population[pair[0]].genome, &population[pair[1]].genome);
+                let (x, y) = if rng.chance(CROSSOVER_PROBABILITY) {
+                    problem.crossover(a, b, rng)
+                } else {
+                    (a.clone(), b.clone())
+                };
+                children.push(x);
+                second.push(y);
+            }
+            children.extend(second);
+            for mut child in children {
+                problem.mutate(&mut child, rng);
+                problem.repair(&mut child, rng);
+                if offspring.len() < settings.population && seen.insert(fingerprint(&child)) {
+                    offspring.push(Member { genome: child, objectives: [0.0; 2], rank: 0, crowding: 0.0 });
+                }
+            }
+        }
+        if offspring.is_empty() {
+            break;
+        }
+        for member in &mut offspring {
+            member.objectives = problem.evaluate(&member.genome);
+        }
+        population.extend(offspring);
+        population = survive(population, settings.population, rng);
+        // Genomes that did not survive may come back as children, as in pymoo, which compares
+        // children with the current population and the offspring only.
+        seen.clear();
+        seen.extend(population.iter().map(|m| fingerprint(&m.genome)));
+    }
+    population.retain(|m| m.rank == 0);
+    population
+}
+
+fn fingerprint(genome: &[u8]) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(genome)
+}
+
+/// `a` Pareto-dominates `b`: no worse in both objectives, better in one.
+fn dominates(a: &[f64; 2], b: &[f64; 2]) -> bool {
+    a[0] <= b[0] && a[1] <= b[1] && (a[0] < b[0] || a[1] < b[1])
+}
+
+/// Indices of `count` parents: binary tournaments over concatenated random permutations.
+fn tournament(population: &[Member], count: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut draws: Vec<usize> = Vec::with_capacity(2 * count + population.len());
+    while draws.len() < 2 * count {
+        let mut permutation: Vec<usize> = (0..population.len()).collect();
+        rng.shuffle(&mut permutation);
+        draws.extend(permutation);
+    }
+    draws[..2 * count]
+        .chunks(2)
+        .map(|duel| {
+            let (a, b) = (&population[duel[0]], &population[duel[1]]);
+            if dominates(&a.objectives, &b.objectives) {
+                duel[0]
+            } else if dominates(&b.objectives, &a.objectives) {
+                duel[1]
+            } else if a.crowding > b.crowding {
+                duel[0]
+            } else if b.crowding > a.crowding {
+                duel[1]
+            } else if rng.chance(0.5) {
+                duel[0]
+            } else {
+                duel[1]
+            }
+        })
+        .collect()
+}
+
+/// Non-dominated fronts of `objectives` (each in index order), for two objectives: in
+/// lexicographic order a point joins the first front none of whose members dominates it.
+fn fronts(objectives: &[[f64; 2]]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..objectives.len()).collect();
+    order.sort_by(|&a, &b| {
+        objectives[a][0].total_cmp(&objectives[b][0]).then(objectives[a][1].total_cmp(&objectives[b][1]))
+    });
+    // Per front: its least second objective and the least first objective among the points
+    // holding it.
+    let mut best: Vec<(f64, f64)> = Vec::new();
+    let mut fronts: Vec<Vec<usize>> = Vec::new();
+    for i in order {
+        let [f0, f1] = objectives[i];
+        let k = best.iter().position(|&(m1, m0)| !(m1 < f1 || (m1 == f1 && m0 < f0))).unwrap_or(best.len());
+        if k == best.len() {
+            best.push((f1, f0));
+            fronts.push(Vec::new());
+        } else if f1 < best[k].0 {
+            best[k] = (f1, f0);
+        }
+        fronts[k].push(i);
+    }
+    for front in &mut fronts {
+        front.sort_unstable();
+    }
+    fronts
+}
+
+/// pymoo's crowding distance of one front: per objective, the gap between a point's
+/// neighbours over the objective's range, averaged; extremes (and fronts of two) infinite;
+/// repeated objective vectors count once, the repeats get 0.
+fn crowding(objectives: &[[f64; 2]], front: &[usize]) -> Vec<f64> {
+    if front.len() <= 2 {
+        return vec![f64::INFINITY; front.len()];
+    }
+    let mut unique: Vec<usize> = Vec::with_capacity(front.len());
+    let mut distance = vec![0.0; front.len()];
+    for (at, &i) in front.iter().enumerate() {
+        if !unique.iter().any(|&u| objectives[front[u]] == objectives[i]) {
+            unique.push(at);
+        }
+    }
+    let mut sums = vec![0.0; unique.len()];
+    for objective in [0, 1] {
+        let mut sorted: Vec<usize> = (0..unique.len()).collect();
+        sorted.sort_by(|&a, &b| {
+            objectives[front[unique[a]]][objective].total_cmp(&objectives[front[unique[b]]][objective])
+        });
+        let value = |k: usize| objectives[front[unique[sorted[k]]]][objective];
+        let range = value(sorted.len() - 1) - value(0);
+        for k in 0..sorted.len() {
+            let before = if k == 0 { f64::INFINITY } else { value(k) - value(k - 1) };
+            let after = if k + 1 == sorted.len() { f64::INFINITY } else { value(k + 1) - value(k) };
+            let part = |gap: f64| if range > 0.0 { gap / range } else { 0.0 };
+            sums[sorted[k]] += part(before) + part(after);
+        }
+    }
+    for (u, &at) in unique.iter().enumerate() {
+        distance[at] = sums[u] / 2.0;
+    }
+    distance
+}
+
+/// Rank-and-crowding survival of `count` members, front by front; the front that does not fit
+/// whole gives its most crowded-apart members (ties in random order).
+fn survive(population: Vec<Member>, count: usize, rng: &mut Rng) -> Vec<Member> {
+    let objectives: Vec<[f64; 2]> = population.iter().map(|m| m.objectives).collect();
+    let mut slots: Vec<Option<Member>> = population.into_iter().map(Some).collect();
+    let mut survivors = Vec::with_capacity(count);
+    for (rank, front) in fronts(&objectives).into_iter().enumerate() {
+        if survivors.len() >= count {
+            break;
+        }
+        let distances = crowding(&objectives, &front);
+        let mut chosen: Vec<usize> = (0..front.len()).collect();
+        if survivors.len() + front.len() > count {
+            rng.shuffle(&mut chosen);
+            chosen.sort_by(|&a, &b| distances[b].total_cmp(&distances[a]));
+            chosen.truncate(count - survivors.len());
+        }
+        for k in chosen {
+            let mut member = slots[front[k]].take().expect("each member is in one front");
+            member.rank = rank;
+            member.crowding = distances[k];
+            survivors.push(member);
+        }
+    }
+    survivors
+}
+
+/// A probability as a threshold on 53 random bits: `rng.hit(c)` is `rng.chance(p)` without
+/// the conversion to a float.
+#[derive(Debug, Clone, Copy)]
+pub struct Chance(u64);
+
+impl Chance {
+    pub fn new(probability: f64) -> Self {
+        Self((probability.clamp(0.0, 1.0) * (1u64 << 53) as f64) as u64)
+    }
+}
+
+/// xoshiro256** seeded through SplitMix64: a small, fast generator whose stream is a function
+/// of the seed alone.
+#[derive(Debug, Clone)]
+pub struct Rng {
+    state: [u64; 4],
+}
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        let mut z = seed;
+        let state = std::array::from_fn(|_| {
+            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            x ^ (x >> 31)
+        });
+        Self { state }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let s = &mut self.state;
+        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(45);
+        result
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    pub fn chance(&mut self, probability: f64) -> bool {
+        self.unit() < probability
+    }
+
+    /// A success of [`Chance`]: one draw compared with a precomputed threshold.
+    pub fn hit(&mut self, chance: Chance) -> bool {
+        (self.next_u64() >> 11) < chance.0
+    }
+
+    /// Uniform in `0..n` (`n > 0`), without bias (Lemire's multiply and reject).
+    pub fn below(&mut self, n: usize) -> usize {
+        let n = n as u64;
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let product = u128::from(self.next_u64()) * u128::from(n);
+            if (product as u64) >= threshold {
+                return (product >> 64) as usize;
+            }
+        }
+    }
+
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fronts_and_crowding_on_a_hand_made_set() {
+        // 0 and 1 trade off, 2 is dominated by 0, 3 repeats 1, 4 is dominated by everyone.
+        let f = [[0.0, 2.0], [1.0, 1.0], [0.5, 2.5], [1.0, 1.0], [3.0, 3.0], [2.0, 0.0]];
+        assert_eq!(fronts(&f), [vec![0, 1, 3, 5], vec![2], vec![4]]);
+        let distances = crowding(&f, &[0, 1, 3, 5]);
+        // 1 sits halfway on both axes: (1/2 + 1/2 + 1/2 + 1/2) / 2; its repeat 3 counts 0.
+        assert_eq!(distances, [f64::INFINITY, 1.0, 0.0, f64::INFINITY]);
+    }
+
+    /// A toy problem: minimise (x, 10 - x) over genomes summing to x: every genome is on the
+    /// front, and the search keeps distinct ones.
+    struct Line;
+    impl Problem for Line {
+        fn genes(&self) -> usize {
+            2
+        }
+        fn evaluate(&mut self, g: &[u8]) -> [f64; 2] {
+            let x = f64::from(g[0]) + f64::from(g[1]);
+            [x, 10.0 - x]
+        }
+        fn crossover(&mut self, a: &[u8], b: &[u8], _: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+            (vec![b[0], a[1]], vec![a[0], b[1]])
+        }
+        fn mutate(&mut self, g: &mut [u8], rng: &mut Rng) {
+            let i = rng.below(2);
+            g[i] = rng.below(6) as u8;
+        }
+        fn repair(&mut self, _: &mut [u8], _: &mut Rng) {}
+    }
+
+    #[test]
+    fn search_is_a_function_of_its_seed() {
+        let settings = Settings { population: 10, generations: 20 };
+        let run = |seed| {
+            search(&mut Line, vec![vec![0, 0]], settings, &mut Rng::new(seed))
+                .into_iter()
+                .map(|m| m.genome)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(7), run(7));
+        let front = run(7);
+        assert!(front.len() > 1 && front.len() <= 10, "{front:?}");
+        let distinct: std::collections::BTreeSet<&Vec<u8>> = front.iter().collect();
+        assert_eq!(distinct.len(), front.len());
+    }
+}

@@ -1,0 +1,474 @@
+//! The Pollux scheduler as its simulator runs it (`docs/pollux-semantics.md` §5): at every
+//! interval a genetic search ([`nsga2`]) over matrices of GPUs per (job, node), scoring each by
+//! the fairness-weighted mean of the jobs' speedups over their fair share (a power mean with
+//! p = -1, each job's share discounted when its allocation changes by the restart it costs) and,
+//! as a second objective that only shapes the front, the cluster's utility. Candidates are
+//! repaired to at most one distributed job per node (interference avoidance, when on), to each
+//! job's GPU cap (1 at first, then twice the most it has run on) and to the nodes' GPUs. The
+//! search starts from the previous decision's first front; the allocation taken is the front's
+//! fairest member. Jobs train at the batch their agent ([`super::agent`]) finds best, except
+//! ncf, fixed at 32768 on one GPU as in the original.
+
+use super::frame::{Allocator, JobView, Nodes};
+use super::job::{BatchRule, RESTART_SECONDS};
+use super::nsga2::{self, Chance, Problem, Rng, Settings};
+use super::profile::Application;
+use crate::core::{JobId, JobSpec};
+
+/// Applications the original trains at a fixed total batch on one GPU under Pollux.
+const FIXED_BATCH_APPLICATIONS: [(&str, u32); 1] = [("ncf", 32768)];
+/// The original's cap on any job's GPUs ("the simulator can't handle more").
+const MAX_REPLICAS: u32 = 64;
+/// The original's cap on the nodes one job spans (inert up to 16 nodes).
+const MAX_NODES_PER_JOB: usize = 16;
+/// Mutation's chances: a job's row back to the current allocation; a row thinned; a cell of a
+/// thinned row zeroed.
+const RESET_CHANCE: f64 = 0.1;
+const THIN_ROW_CHANCE: f64 = 0.1;
+const THIN_CELL_CHANCE: f64 = 0.1;
+/// Added to every scaled speedup inside the power mean.
+const MEAN_FLOOR: f64 = 1e-3;
+
+/// The policy's options and its state across decisions.
+#[derive(Debug)]
+pub struct PolluxScheduler {
+    avoid_interference: bool,
+    settings: Settings,
+    rng: Rng,
+    /// The previous decision's first front and the job order of its rows.
+    previous: Option<(Vec<Vec<u8>>, Vec<JobId>)>,
+    /// Per job of the current decision, goodput by (nodes, GPUs), reused buffer.
+    memo: Vec<f64>,
+}
+
+impl PolluxScheduler {
+    pub fn new(avoid_interference: bool, settings: Settings, seed: u64) -> Self {
+        Self { avoid_interference, settings, rng: Rng::new(seed), previous: None, memo: Vec::new() }
+    }
+}
+
+/// What the search knows of one job.
+struct Row {
+    goodput: Option<super::agent::Goodput>,
+    /// Goodput on its fair share, or `None` to score `r / fair_r` (no model yet).
+    baseline: Option<f64>,
+    max_replicas: u32,
+    /// Its share's discount when its allocation changes (§5.3).
+    restart_factor: f64,
+}
+
+/// One decision's problem: rows in the order of least attained service.
+struct Allocation<'a> {
+    rows: Vec<Row>,
+    nodes: usize,
+    gpus_per_node: u8,
+    fair_replicas: f64,
+    base: Vec<u8>,
+    avoid_interference: bool,
+    /// Goodput per (row, nodes, GPUs), NaN until computed.
+    memo: &'a mut Vec<f64>,
+    stride: usize,
+    /// Buffers reused across candidates.
+    scratch_load: Vec<u32>,
+    scratch_occupants: Vec<u32>,
+    scratch_taken: Vec<bool>,
+    scratch_spanned: Vec<usize>,
+    scratch_free: Vec<u8>,
+    scratch_used: Vec<bool>,
+}
+
+impl Allocation<'_> {
+    fn speedup(&mut self, j: usize, nodes: usize, replicas: usize) -> f64 {
+        if replicas == 0 {
+            return 0.0;
+        }
+        let row = &self.rows[j];
+        let (Some(goodput), Some(baseline)) = (row.goodput, row.baseline) else {
+            return replicas as f64 / self.fair_replicas;
+        };
+        let at = j * self.stride + nodes * (MAX_REPLICAS as usize + 1) + replicas;
+        let mut value = self.memo[at];
+        if value.is_nan() {
+            value = goodput.optimize(nodes as u32, replicas as u32).0;
+            self.memo[at] = value;
+        }
+        value / baseline
+    }
+}
+
+impl Problem for Allocation<'_> {
+    fn genes(&self) -> usize {
+        self.base.len()
+    }
+
+    fn evaluate(&mut self, genome: &[u8]) -> [f64; 2] {
+        let n = self.nodes;
+        let mut used = std::mem::take(&mut self.scratch_used);
+        used.clear();
+        used.resize(n, false);
+        let (mut harmonic, mut speedups) = (0.0, 0.0);
+        for j in 0..self.rows.len() {
+            let row = &genome[j * n..(j + 1) * n];
+            let (mut nodes, mut replicas) = (0, 0);
+            for (k, &g) in row.iter().enumerate() {
+                if g > 0 {
+                    nodes += 1;
+                    replicas += usize::from(g);
+                    used[k] = true;
+                }
+            }
+            let speedup = self.speedup(j, nodes, replicas);
+            speedups += speedup;
+            // A share of one node's GPUs is a speedup of 1.
+            let mut share = speedup / f64::from(self.gpus_per_node);
+            if row != &self.base[j * n..(j + 1) * n] {
+                share *= self.rows[j].restart_factor;
+            }
+            harmonic += 1.0 / (share + MEAN_FLOOR);
+        }
+        let fairness = self.rows.len() as f64 / harmonic;
+        let nodes_used = used.iter().filter(|&&u| u).count();
+        self.scratch_used = used;
+        let utility =
+            if nodes_used == 0 { 0.0 } else { speedups / (f64::from(self.gpus_per_node) * nodes_used as f64) };
+        [-fairness, -utility]
+    }
+
+    /// One-point crossover over job rows: the children swap the rows before the point.
+    fn crossover(&mut self, a: &[u8], b: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+        let cut = rng.below(self.rows.len()) * self.nodes;
+        let mut x = b[..cut].to_vec();
+        x.extend_from_slice(&a[cut..]);
+        let mut y = a[..cut].to_vec();
+        y.extend_from_slice(&b[cut..]);
+        (x, y)
+    }
+
+    /// §5.5's three stages: rows reset to the current allocation, rows thinned, and on every
+    /// node with a free GPU cells re-drawn upwards (each job with chance 1/J, a job already there
+    /// also with chance 1/occupants, which together are the original's `p1 + p2 - p1·p2`).
+    fn mutate(&mut self, genome: &mut [u8], rng: &mut Rng) {
+        let n = self.nodes;
+        let jobs = self.rows.len();
+        let reset = Chance::new(RESET_CHANCE);
+        let thin_row = Chance::new(THIN_ROW_CHANCE);
+        let thin_cell = Chance::new(THIN_CELL_CHANCE);
+        for (row, base) in genome.chunks_exact_mut(n).zip(self.base.chunks_exact(n)) {
+            if rng.hit(reset) {
+                row.copy_from_slice(base);
+            }
+        }
+        for row in genome.chunks_exact_mut(n) {
+            if rng.hit(thin_row) {
+                for cell in row.iter_mut() {
+                    if rng.hit(thin_cell) {
+                        *cell = 0;
+                    }
+                }
+            }
+        }
+        let g = self.gpus_per_node;
+        let (load, occupants) = (&mut self.scratch_load, &mut self.scratch_occupants);
+        load.clear();
+        load.resize(n, 0);
+        occupants.clear();
+        occupants.resize(n, 0);
+        for row in genome.chunks_exact(n) {
+            for ((l, o), &cell) in load.iter_mut().zip(occupants.iter_mut()).zip(row) {
+                *l += u32::from(cell);
+                *o += u32::from(cell > 0);
+            }
+        }
+        let any_job = Chance::new(1.0 / jobs as f64);
+        for k in 0..n {
+            if load[k] >= u32::from(g) {
+                continue;
+            }
+            let present = Chance::new(if occupants[k] > 0 { 1.0 / f64::from(occupants[k]) } else { 0.0 });
+            for j in 0..jobs {
+                let cell = &mut genome[j * n + k];
+                let hit = rng.hit(any_job) | (*cell > 0 && rng.hit(present));
+                if hit {
+                    *cell += rng.below(usize::from(g - *cell) + 1) as u8;
+                }
+            }
+        }
+    }
+
+    /// §5.6, in order: one distributed job per node (the first row wins), each job's GPU cap
+    /// over its nodes in random order, each node's GPUs (earlier rows first).
+    fn repair(&mut self, genome: &mut [u8], rng: &mut Rng) {
+        let n = self.nodes;
+        if self.avoid_interference {
+            let taken = &mut self.scratch_taken;
+            taken.clear();
+            taken.resize(n, false);
+            for row in genome.chunks_exact_mut(n) {
+                if row.iter().filter(|&&g| g > 0).count() < 2 {
+                    continue;
+                }
+                for (cell, taken) in row.iter_mut().zip(taken.iter_mut()) {
+                    if *cell > 0 {
+                        if *taken {
+                            *cell = 0;
+                        }
+                        *taken = true;
+                    }
+                }
+            }
+        }
+        let spanned = &mut self.scratch_spanned;
+        for (row, cells) in self.rows.iter().zip(genome.chunks_exact_mut(n)) {
+            let total: u32 = cells.iter().map(|&g| u32::from(g)).sum();
+            let within_nodes = n <= MAX_NODES_PER_JOB || cells.iter().filter(|&&g| g > 0).count() <= MAX_NODES_PER_JOB;
+            if total <= row.max_replicas && within_nodes {
+                continue;
+            }
+            spanned.clear();
+            spanned.extend((0..n).filter(|&k| cells[k] > 0));
+            rng.shuffle(spanned);
+            let (mut kept, mut nodes) = (0u32, 0usize);
+            for &k in spanned.iter() {
+                let keep = u32::from(cells[k]).min(row.max_replicas - kept);
+                if keep == 0 || nodes == MAX_NODES_PER_JOB {
+                    cells[k] = 0;
+                    continue;
+                }
+                cells[k] = keep as u8;
+                kept += keep;
+                nodes += 1;
+            }
+        }
+        let free = &mut self.scratch_free;
+        free.clear();
+        free.resize(n, self.gpus_per_node);
+        for row in genome.chunks_exact_mut(n) {
+            for (cell, free) in row.iter_mut().zip(free.iter_mut()) {
+                *cell = (*cell).min(*free);
+                *free -= *cell;
+            }
+        }
+    }
+}
+
+/// `a` as GPUs per node, in the node order of the matrix.
+fn row_of(alloc: &[u32], nodes: usize) -> Vec<u8> {
+    let mut row = vec![0u8; nodes];
+    for &node in alloc {
+        row[node as usize] += 1;
+    }
+    row
+}
+
+impl Allocator for PolluxScheduler {
+    fn batch_rule(&self, _spec: &JobSpec, app: &Application) -> Result<BatchRule, String> {
+        Ok(FIXED_BATCH_APPLICATIONS
+            .iter()
+            .find(|(name, _)| *name == app.name)
+            .map_or(BatchRule::Goodput, |&(_, batch)| BatchRule::Fixed(batch)))
+    }
+
+    fn learns_throughput(&self) -> bool {
+        true
+    }
+
+    fn allocate(&mut self, now: i64, jobs: &[JobView<'_>], nodes: Nodes) -> Result<Vec<Vec<u32>>, String> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let n = nodes.count;
+        let gpus_per_node = u8::try_from(nodes.gpus_per_node).map_err(|_| {
+            format!("Pollux's search holds at most 255 GPUs per node; nodes have {}", nodes.gpus_per_node)
+        })?;
+        // Rows: least attained service first, then earliest submission; ties in arrival order.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by(|&a, &b| {
+            let key = |j: &JobView<'_>| (j.sim.attained_service, j.spec.arrival);
+            let (ka, kb) = (key(&jobs[a]), key(&jobs[b]));
+            ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+        });
+        let fair_replicas = (f64::from(nodes.total()) / jobs.len() as f64).ceil();
+        let rows: Vec<Row> = order
+            .iter()
+            .map(|&i| {
+                let job = &jobs[i];
+                let agent = job.sim.agent.as_ref().expect("Pollux jobs have agents");
+                let goodput = agent.goodput(job.app);
+                let baseline = goodput.map(|g| g.optimize(1, fair_replicas as u32).0).filter(|&b| b > 0.0);
+                let cap = (2 * agent.max_profiled_replicas())
+                    .clamp(1, MAX_REPLICAS)
+                    .min(job.app.max_batch / job.app.min_local);
+                let fixed = matches!(job.sim.rule, BatchRule::Fixed(_));
+                let age = (now as f64 - job.spec.arrival).max(0.0);
+                let restarts = f64::from(job.sim.restarts.unwrap_or(0));
+                let delay = RESTART_SECONDS as f64;
+                Row {
+                    goodput,
+                    baseline,
+                    max_replicas: if fixed { 1 } else { cap },
+                    restart_factor: (age - restarts * delay).max(0.0) / (age + delay),
+                }
+            })
+            .collect();
+        let ids: Vec<JobId> = order.iter().map(|&i| jobs[i].spec.id).collect();
+        let mut base = Vec::with_capacity(jobs.len() * n);
+        for &i in &order {
+            base.extend(row_of(jobs[i].alloc, n));
+        }
+        let seeds = match &self.previous {
+            None => vec![base.clone()],
+            Some((front, previous_ids)) => adapt_front(front, previous_ids, &ids, n),
+        };
+        let stride = (n + 1) * (MAX_REPLICAS as usize + 1);
+        self.memo.clear();
+        self.memo.resize(jobs.len() * stride, f64::NAN);
+        let mut problem = Allocation {
+            rows,
+            nodes: n,
+            gpus_per_node,
+            fair_replicas,
+            base,
+            avoid_interference: self.avoid_interference,
+            memo: &mut self.memo,
+            stride,
+            scratch_load: Vec::new(),
+            scratch_occupants: Vec::new(),
+            scratch_taken: Vec::new(),
+            scratch_spanned: Vec::new(),
+            scratch_free: Vec::new(),
+            scratch_used: Vec::new(),
+        };
+        let front = nsga2::search(&mut problem, seeds, self.settings, &mut self.rng);
+        let chosen = front
+            .iter()
+            .fold(None, |best: Option<&nsga2::Member>, m| match best {
+                Some(b) if b.objectives[0] <= m.objectives[0] => best,
+                _ => Some(m),
+            })
+            .expect("the search keeps at least its seed");
+        let mut allocs = vec![Vec::new(); jobs.len()];
+        for (row, &i) in order.iter().enumerate() {
+            for (k, &g) in chosen.genome[row * n..(row + 1) * n].iter().enumerate() {
+                allocs[i].extend(std::iter::repeat_n(k as u32, usize::from(g)));
+            }
+        }
+        self.previous = Some((front.into_iter().map(|m| m.genome).collect(), ids));
+        Ok(allocs)
+    }
+}
+
+/// The previous front as seeds of this decision (§5.4), with the original's pairing: the k-th
+/// job still active, in the previous order, gives its row to the k-th job that was active before,
+/// in the current order (so rows move between jobs whose order changed); new jobs start empty.
+fn adapt_front(front: &[Vec<u8>], previous: &[JobId], current: &[JobId], nodes: usize) -> Vec<Vec<u8>> {
+    let sources: Vec<usize> = (0..previous.len()).filter(|&i| current.contains(&previous[i])).collect();
+    let targets: Vec<usize> = (0..current.len()).filter(|&i| previous.contains(&current[i])).collect();
+    front
+        .iter()
+        .map(|genome| {
+            let mut seed = vec![0u8; current.len() * nodes];
+            for (&from, &to) in sources.iter().zip(&targets) {
+                seed[to * nodes..(to + 1) * nodes].copy_from_slice(&genome[from * nodes..(from + 1) * nodes]);
+            }
+            seed
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A decision over `caps.len()` jobs on `nodes` nodes of 4 GPUs, every job without a model
+    /// yet (speedup `r / fair share`), allocated nothing so far.
+    fn problem<'a>(memo: &'a mut Vec<f64>, caps: &[u32], nodes: usize, avoid_interference: bool) -> Allocation<'a> {
+        Allocation {
+            rows: caps
+                .iter()
+                .map(|&max_replicas| Row { goodput: None, baseline: None, max_replicas, restart_factor: 0.5 })
+                .collect(),
+            nodes,
+            gpus_per_node: 4,
+            fair_replicas: 2.0,
+            base: vec![0; caps.len() * nodes],
+            avoid_interference,
+            memo,
+            stride: 0,
+            scratch_load: Vec::new(),
+            scratch_occupants: Vec::new(),
+            scratch_taken: Vec::new(),
+            scratch_spanned: Vec::new(),
+            scratch_free: Vec::new(),
+            scratch_used: Vec::new(),
+        }
+    }
+
+    /// §5.6: with avoidance on, a node keeps only the first distributed job (in row order) of
+    /// those on it; single-node jobs stay; then each node's GPUs go to earlier rows first.
+    #[test]
+    fn repair_keeps_one_distributed_job_per_node() {
+        let mut memo = Vec::new();
+        let mut rng = Rng::new(0);
+        // Rows: job 0 on both nodes (2+2), job 1 on both (1+1), job 2 on node 0 only (3).
+        let genome = [2, 2, 1, 1, 3, 0];
+        let mut avoided = genome;
+        problem(&mut memo, &[64, 64, 64], 2, true).repair(&mut avoided, &mut rng);
+        assert_eq!(avoided, [2, 2, 0, 0, 2, 0], "job 1 loses both nodes to job 0; job 2 gets what is left");
+        let mut shared = genome;
+        problem(&mut memo, &[64, 64, 64], 2, false).repair(&mut shared, &mut rng);
+        assert_eq!(shared, [2, 2, 1, 1, 1, 0], "without avoidance only the nodes' 4 GPUs bind");
+        // Whatever the candidate, no node ends with two distributed jobs.
+        for seed in 0..200 {
+            let mut rng = Rng::new(seed);
+            let mut genome: Vec<u8> = (0..5 * 4).map(|_| rng.below(5) as u8).collect();
+            problem(&mut memo, &[64; 5], 4, true).repair(&mut genome, &mut rng);
+            let distributed: Vec<bool> =
+                genome.chunks(4).map(|row| row.iter().filter(|&&g| g > 0).count() > 1).collect();
+            for node in 0..4 {
+                let sharing = (0..5).filter(|&j| distributed[j] && genome[j * 4 + node] > 0).count();
+                assert!(sharing <= 1, "seed {seed}: node {node} of {genome:?}");
+                assert!((0..5).map(|j| u32::from(genome[j * 4 + node])).sum::<u32>() <= 4);
+            }
+        }
+    }
+
+    /// §5.6 step 2: a job over its cap keeps replicas node by node in random order until the cap.
+    #[test]
+    fn repair_caps_a_job_at_its_max_replicas() {
+        let mut memo = Vec::new();
+        for seed in 0..20 {
+            let mut genome = [2, 3, 0, 1];
+            problem(&mut memo, &[1], 4, true).repair(&mut genome, &mut Rng::new(seed));
+            assert_eq!(genome.iter().map(|&g| u32::from(g)).sum::<u32>(), 1, "{genome:?}");
+        }
+        let mut genome = [2, 3, 0, 0, 1, 1, 0, 0];
+        problem(&mut memo, &[3, 4], 4, false).repair(&mut genome, &mut Rng::new(1));
+        assert_eq!(genome[..4].iter().map(|&g| u32::from(g)).sum::<u32>(), 3);
+        assert_eq!(genome[4..], [1, 1, 0, 0], "a job within its cap is untouched");
+    }
+
+    /// §5.3 by hand: two jobs without a model (speedup r / 2) on 2 nodes of 4 GPUs; job 0 on
+    /// 2 GPUs of node 0 (speedup 1, share 1/4, halved by its restart as its row changed), job 1
+    /// on nothing. Fairness = harmonic mean of (share + 0.001); utility = Σ speedups / (4 · nodes
+    /// used).
+    #[test]
+    fn objectives_are_the_originals_by_hand() {
+        let mut memo = Vec::new();
+        let mut p = problem(&mut memo, &[64, 64], 2, true);
+        let [fairness, utility] = p.evaluate(&[2, 0, 0, 0]);
+        let expected = 2.0 / (1.0 / (0.125 + 0.001) + 1.0 / 0.001);
+        assert!((-fairness - expected).abs() < 1e-15, "{fairness} vs {expected}");
+        assert_eq!(-utility, 1.0 / 4.0);
+        let [fairness, utility] = p.evaluate(&[0; 4]);
+        assert!((fairness + 0.001).abs() < 1e-15 && utility == 0.0, "{fairness} {utility}");
+    }
+
+    /// §5.4's example, checked against the original's `_adapt_prev_states`: previous order A,
+    /// B, C; current order D (new), B, A (C finished).
+    #[test]
+    fn seeds_pair_rows_by_position_as_the_original() {
+        let front = vec![vec![1, 0, 0, 2, 3, 0]];
+        let seeds = adapt_front(&front, &[10, 11, 12], &[13, 11, 10], 2);
+        assert_eq!(seeds, [vec![0, 0, 1, 0, 0, 2]]);
+    }
+}
