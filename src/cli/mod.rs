@@ -264,7 +264,7 @@ fn list() -> Result<ExitCode, String> {
             line(&mut text, "", &format!("source: {}", info.source));
         }
         if kind == Kind::Scheduler {
-            text += "  (live mode, `engine.mode: live`, runs the rounds schedulers without a placement of their own\n   on a real cluster: README, \"Real cluster\")\n";
+            text += "  (live mode, `engine.mode: live`, runs the rounds schedulers without a placement of their own\n   on a real cluster: docs/guide/live.md)\n";
         }
         text += "\n";
     }

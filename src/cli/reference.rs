@@ -5,10 +5,15 @@
 
 use crate::core::{JobRecord, TimelineRow};
 use crate::data;
+use crate::figures::render::{MAX_SIDE, MIN_SIDE};
 use crate::policies::{Engine, Kind, PolicyInfo};
-use crate::results::RunRow;
 use crate::results::metric::Metric;
+use crate::results::schema::STAMP;
 use crate::results::schema::TableRow;
+use crate::results::{AttemptRow, RunRow};
+use crate::spec::{
+    MAX_CLUSTER_GPUS, MAX_HORIZON_H, MAX_LABEL_CHARS, MAX_LOAD, MAX_NAME_CHARS, MAX_ROUND_S, MIN_LOAD, MIN_ROUND_S,
+};
 use crate::trace::TraceFormat;
 use crate::workload::WorkloadSpec;
 
@@ -20,10 +25,12 @@ pub fn markdown() -> String {
          test fails when this file and the code disagree. Every name below is what a spec writes.\n\n",
     );
     page += "Contents: ";
-    let mut contents: Vec<String> = Kind::ALL.iter().map(|kind| link(kind.heading())).collect();
-    contents.extend(["Workloads", "Trace formats", "Metrics", "Datasets"].map(link));
+    let mut contents = vec![link("Spec keys")];
+    contents.extend(Kind::ALL.iter().map(|kind| link(kind.heading())));
+    contents.extend(["Workloads", "Trace formats", "Metrics", "Result tables", "Datasets"].map(link));
     page += &contents.join(" · ");
     page += "\n\n";
+    page += &spec_keys();
     for kind in Kind::ALL {
         page += &format!("## {}\n\n", kind.heading());
         for info in kind.policies() {
@@ -44,6 +51,7 @@ pub fn markdown() -> String {
     page += &metrics::<RunRow>("Per run (runs table; `metric-vs`, `bars`)");
     page += &metrics::<JobRecord>("Per job (jobs table; `cdf`)");
     page += &metrics::<TimelineRow>("Per round or decision (timeline table; `timeline`)");
+    page += &tables();
     page += "## Datasets\n\n`dataset: NAME/PATH` in a spec, `blox data fetch NAME`; every file pinned by size \
              and SHA-256.\n\n| name | files | what it is | license |\n|---|---|---|---|\n";
     for dataset in data::datasets() {
@@ -56,6 +64,856 @@ pub fn markdown() -> String {
         );
     }
     page
+}
+
+/// Every mapping of a spec with its keys: type and bounds, default, meaning, an example.
+fn spec_keys() -> String {
+    let mut text = String::from(
+        "## Spec keys\n\nEvery key a spec may write, mapping by mapping (`[]`: an entry of a list). A test asks the \
+         parser which keys each mapping accepts and fails when it and this list disagree, and parses every example \
+         in a small spec. Values bounded by the engine say their bounds; a value out of them is a spec error that \
+         states it.\n\n",
+    );
+    for section in spec_sections() {
+        text += &format!(
+            "### `{}`\n\n{}\n\n| key | value | default | meaning | example |\n|---|---|---|---|---|\n",
+            section.path, section.about
+        );
+        for key in &section.keys {
+            text += &format!(
+                "| `{}` | {} | {} | {} | `{}` |\n",
+                key.name,
+                cell(&key.value),
+                cell(&key.default),
+                cell(key.meaning),
+                cell(key.example)
+            );
+        }
+        text += "\n";
+    }
+    text
+}
+
+/// A mapping a spec writes: where it sits and the keys the parser accepts there.
+struct Section {
+    /// Its place in a spec, as the reference names it (`engine.live`, `workloads[].trace`).
+    path: &'static str,
+    about: &'static str,
+    keys: Vec<Key>,
+}
+
+/// One key of a [`Section`].
+struct Key {
+    name: &'static str,
+    /// Its type, values and bounds.
+    value: String,
+    default: String,
+    meaning: &'static str,
+    /// Entries of the mapping that use the key (flow style).
+    example: &'static str,
+}
+
+fn key(
+    name: &'static str,
+    value: impl Into<String>,
+    default: impl Into<String>,
+    meaning: &'static str,
+    example: &'static str,
+) -> Key {
+    Key { name, value: value.into(), default: default.into(), meaning, example }
+}
+
+/// Every mapping of a spec, top-level first, with each key's type, default, meaning and example.
+fn spec_sections() -> Vec<Section> {
+    let engine = crate::spec::EngineSpec::default();
+    let round = engine.round_s.0;
+    let slot = engine.slot_s.0;
+    let guard = engine.starvation_guard_h.map_or("null".to_string(), |h| h.0.to_string());
+    let seconds = format!("seconds, {MIN_ROUND_S} to {MAX_ROUND_S} (a week)");
+    let count = format!("whole number, 1 to {MAX_CLUSTER_GPUS}");
+    let label = format!("text, at most {MAX_LABEL_CHARS} characters, not starting with `.`, no `/`");
+    let size = format!("`[width, height]`, each {MIN_SIDE} to {MAX_SIDE}, in 1/192 inch");
+    let figure_common = |keys: &mut Vec<Key>| {
+        keys.insert(
+            0,
+            key("name", "text: letters, digits, `-`, `_`, `.`", "required", "the figure's file stem", "name: avg-jct"),
+        );
+        keys.insert(1, key("title", "text", "none", "title above the plot", "title: \"Average JCT\""));
+        keys.push(key(
+            "size",
+            size.clone(),
+            "`[640, 400]` (3.33 x 2.08 in)",
+            "the figure's size; the PNG has 300 dpi at it",
+            "size: [900, 420]",
+        ));
+        keys.push(key(
+            "select",
+            "mapping (`figures[].*.select`)",
+            "all runs",
+            "which runs the figure draws",
+            "select: {load: [8]}",
+        ));
+    };
+    let mut metric_vs = vec![
+        key("x", "`label`, `cluster`, `workload`, `load` or `seed`", "`load`", "grid axis on x", "x: load"),
+        key("y", "a run metric (Metrics: per run)", "required", "the metric drawn", "y: avg_jct"),
+        key("unit", "`seconds`, `minutes` or `hours`", "`hours`", "unit of time metrics", "unit: minutes"),
+        key("x_log", "boolean", "false", "log-scaled x", "x_log: true"),
+        key("y_log", "boolean", "false", "log-scaled y", "y_log: true"),
+        key("x_label", "text", "the axis' name", "x axis label", "x_label: Jobs per hour"),
+        key("y_label", "text", "the metric's caption", "y axis label", "y_label: JCT"),
+        key(
+            "normalize_to",
+            "a policy label",
+            "none",
+            "divide every line by this policy's value at the same point",
+            "normalize_to: A",
+        ),
+    ];
+    figure_common(&mut metric_vs);
+    let mut cdf = vec![
+        key(
+            "metric",
+            "a job metric (Metrics: per job)",
+            "`jct`",
+            "the metric whose distribution is drawn",
+            "metric: queueing_delay",
+        ),
+        key("unit", "`seconds`, `minutes` or `hours`", "`hours`", "unit of the metric", "unit: minutes"),
+        key("x_log", "boolean", "true", "log-scaled x (JCTs span orders of magnitude)", "x_log: false"),
+        key("x_label", "text", "the metric's caption", "x axis label", "x_label: JCT"),
+    ];
+    figure_common(&mut cdf);
+    let mut timeline = vec![
+        key(
+            "series",
+            "a timeline metric (Metrics: per round or decision)",
+            "required",
+            "the series drawn, one curve per run",
+            "series: queued",
+        ),
+        key("unit", "`seconds`, `minutes` or `hours`", "`hours`", "unit of simulated time on x", "unit: minutes"),
+        key("x_log", "boolean", "false", "log-scaled x", "x_log: true"),
+        key("y_log", "boolean", "false", "log-scaled y", "y_log: true"),
+        key("y_label", "text", "the series' caption", "y axis label", "y_label: Queue"),
+    ];
+    figure_common(&mut timeline);
+    let mut bars = vec![
+        key("y", "a run metric (Metrics: per run)", "required", "the metric drawn", "y: avg_jct"),
+        key("unit", "`seconds`, `minutes` or `hours`", "`hours`", "unit of time metrics", "unit: minutes"),
+        key(
+            "categories",
+            "`label`, `cluster`, `workload`, `load` or `seed`",
+            "`label`",
+            "grid axis whose values are the categories on x",
+            "categories: workload",
+        ),
+        key("y_log", "boolean", "false", "log-scaled y", "y_log: true"),
+        key("y_label", "text", "the metric's caption", "y axis label", "y_label: JCT"),
+        key("value_labels", "boolean", "true", "print each bar's value above it", "value_labels: false"),
+        key(
+            "normalize_to",
+            "a policy label",
+            "none",
+            "divide every bar by this policy's value in the same category",
+            "normalize_to: A",
+        ),
+    ];
+    figure_common(&mut bars);
+    let mut arrived = vec![
+        key(
+            "y",
+            "`allocated`, `unallocated`, `fragmented` or `fragmentation_ratio`",
+            "required",
+            "the placement measure, % of GPU capacity (of the idle milli for the ratio)",
+            "y: unallocated",
+        ),
+        key("x_range", "`[from, to]`, percent", "all (0 to 130)", "arrived percentages shown", "x_range: [75, 120]"),
+        key("y_range", "`[from, to]`", "fitted", "fixed y limits", "y_range: [0, 25]"),
+        key("y_label", "text", "the measure's caption", "y axis label", "y_label: Unallocated GPUs"),
+    ];
+    figure_common(&mut arrived);
+    vec![
+        Section {
+            path: "(top level)",
+            about: "The experiment; every list is a grid axis: policies x clusters x workloads x loads x seeds.",
+            keys: vec![
+                key(
+                    "name",
+                    format!("text, 1 to {MAX_NAME_CHARS} letters, digits, `-`, `_`, `.`, not starting with `.`"),
+                    "required",
+                    "the experiment; results go to `<out>/<name>/`",
+                    "name: my-study",
+                ),
+                key("description", "text", "none", "a sentence about the experiment", "description: FIFO vs LAS"),
+                key(
+                    "engine",
+                    "mapping (`engine`)",
+                    "rounds, as below",
+                    "how time advances",
+                    "engine: {mode: rounds, round_s: 300}",
+                ),
+                key(
+                    "policies",
+                    "list of mappings (`policies[]`), at least one",
+                    "required",
+                    "the policies compared",
+                    "policies: [{label: FIFO, scheduler: fifo}]",
+                ),
+                key(
+                    "clusters",
+                    "list of mappings (`clusters[]`), at least one",
+                    "required",
+                    "the clusters",
+                    "clusters: [{nodes: 32, gpus_per_node: 4}]",
+                ),
+                key(
+                    "workloads",
+                    "list of one-key mappings naming a workload (Workloads), at least one",
+                    "required",
+                    "the job streams",
+                    "workloads: [{blox-philly-synthetic: {}}]",
+                ),
+                key(
+                    "zip_clusters_workloads",
+                    "boolean",
+                    "false",
+                    "pair the i-th cluster with the i-th workload instead of crossing them",
+                    "zip_clusters_workloads: true",
+                ),
+                key(
+                    "loads",
+                    format!("list of jobs per hour, each {MIN_LOAD} to {MAX_LOAD}, no repeats"),
+                    "none (required when a workload takes a load)",
+                    "offered loads of the generators and of traces rescaled to `load`",
+                    "loads: [4, 6, 8]",
+                ),
+                key(
+                    "seeds",
+                    "list of whole numbers, no repeats",
+                    "`[1]`",
+                    "seeds of the generators and random transforms",
+                    "seeds: [1, 2, 3]",
+                ),
+                key(
+                    "measure",
+                    "mapping (`measure`)",
+                    "required",
+                    "which jobs are measured and when a run stops",
+                    "measure: {track: {ids: [100, 300]}}",
+                ),
+                key(
+                    "output",
+                    "mapping (`output`)",
+                    "the timeline written",
+                    "which tables are written",
+                    "output: {timeline: false}",
+                ),
+                key(
+                    "figures",
+                    "list of one-key mappings naming a kind (`figures[]`)",
+                    "none",
+                    "figures drawn at the end of `blox run` and by `blox plot`",
+                    "figures: [{cdf: {name: jct-cdf}}]",
+                ),
+            ],
+        },
+        Section {
+            path: "engine",
+            about: "How time advances: the engine's mode and its clock.",
+            keys: vec![
+                key(
+                    "mode",
+                    "`rounds`, `events`, `live` or `placements`",
+                    "`rounds`",
+                    "rounds: decisions at round boundaries (Blox, Gavel, Synergy, Pollux); events: at arrivals and planned ends (ElasticFlow, Muri); live: the round engine on a real cluster; placements: without time (FGD)",
+                    "mode: rounds",
+                ),
+                key(
+                    "round_s",
+                    seconds.clone(),
+                    format!("{round}"),
+                    "round length (rounds and live mode)",
+                    "round_s: 360",
+                ),
+                key(
+                    "starvation_guard_h",
+                    "hours, or `null` (off)",
+                    guard,
+                    "promote a job not scheduled for this long above all others (Blox's guard)",
+                    "starvation_guard_h: null",
+                ),
+                key(
+                    "overhead",
+                    "an overhead model (overhead models)",
+                    "`none`",
+                    "dead time at (re)launch",
+                    "overhead: {fixed: {first_launch_s: 10, resume_s: 30}}",
+                ),
+                key(
+                    "slot_s",
+                    seconds,
+                    format!("{slot}"),
+                    "events mode: the least spacing of decisions (ElasticFlow's scheduling slot)",
+                    "slot_s: 240",
+                ),
+                key(
+                    "live",
+                    "mapping (`engine.live`)",
+                    "none (required in live mode)",
+                    "live mode's scheduler and jobs",
+                    "mode: live, live: {command: [python3, train.py]}",
+                ),
+            ],
+        },
+        Section {
+            path: "engine.live",
+            about: "Live mode: where the scheduler listens and what a job's process is (docs/live-protocol.md).",
+            keys: vec![
+                key(
+                    "listen",
+                    "`HOST:PORT` (port 0: any free port)",
+                    "`127.0.0.1:7077`",
+                    "where the scheduler listens for agents and jobs; loopback unless given",
+                    "listen: 0.0.0.0:7077",
+                ),
+                key(
+                    "token_file",
+                    "path, relative to the spec's directory",
+                    "none: `BLOX_TOKEN`",
+                    "the shared token (16 bytes or more)",
+                    "token_file: token",
+                ),
+                key(
+                    "command",
+                    "a shell string or an argv list; placeholders `{job}` `{attempt}` `{gpus}` `{iterations}` `{work_s}`",
+                    "required",
+                    "a job's command",
+                    "command: \"python3 train.py --iterations {iterations}\"",
+                ),
+                key(
+                    "iterations_per_s",
+                    "positive number",
+                    "1",
+                    "iterations a job runs per second of its work: `{iterations}` is `ceil(work_s x iterations_per_s)`",
+                    "iterations_per_s: 10",
+                ),
+                key(
+                    "grace_s",
+                    "seconds, 0 to 3600",
+                    "30",
+                    "a preempted job's time to checkpoint and exit before SIGKILL",
+                    "grace_s: 30",
+                ),
+                key(
+                    "wait_for_nodes_s",
+                    "seconds, 1 to 86400",
+                    "300",
+                    "how long to wait for enough agents before a run fails",
+                    "wait_for_nodes_s: 120",
+                ),
+                key(
+                    "env",
+                    "mapping of variable names to text",
+                    "none",
+                    "extra environment for every job (not the variables the agent sets)",
+                    "env: {OMP_NUM_THREADS: \"4\"}",
+                ),
+            ],
+        },
+        Section {
+            path: "policies[]",
+            about: "One policy of the grid: a label and its scheduler x placement x admission.",
+            keys: vec![
+                key(
+                    "label",
+                    label.clone(),
+                    "required",
+                    "the policy's name in tables and figures; unique",
+                    "label: LAS 1.2x",
+                ),
+                key(
+                    "scheduler",
+                    "a scheduler, bare or `{name: {options}}` (schedulers)",
+                    "required",
+                    "the order (or the whole decision)",
+                    "scheduler: {optimus-oracle: {progress_multiplier: {1: 5}}}",
+                ),
+                key(
+                    "placement",
+                    "a placement (placements)",
+                    "`scattered`; events mode: the policy's own",
+                    "where jobs run",
+                    "placement: consolidated",
+                ),
+                key(
+                    "admission",
+                    "an admission (admissions)",
+                    "`accept-all`",
+                    "which arrivals enter",
+                    "admission: {load-based: {threshold: 1.2}}",
+                ),
+            ],
+        },
+        Section {
+            path: "clusters[]",
+            about: "A cluster: flat (one group of identical nodes), `groups` of nodes, or a placement experiment's `node_list`.",
+            keys: vec![
+                key(
+                    "label",
+                    label.clone(),
+                    "`NxG` (flat), `NxGtype+...` (groups), the node list's file stem",
+                    "the cluster's name in tables and figures",
+                    "label: big, nodes: 32, gpus_per_node: 4",
+                ),
+                key(
+                    "nodes",
+                    count.clone(),
+                    "required when flat",
+                    "nodes of the flat form",
+                    "nodes: 32, gpus_per_node: 4",
+                ),
+                key(
+                    "gpus_per_node",
+                    count.clone(),
+                    "required when flat",
+                    "GPUs per node",
+                    "nodes: 16, gpus_per_node: 8",
+                ),
+                key(
+                    "gpu",
+                    "GPU type: lower-case letters, digits, `-` (`a100`, `v100`, `t4`)",
+                    "`a100`",
+                    "the GPUs' type; the event engine needs a throughput profile for it",
+                    "nodes: 8, gpus_per_node: 8, gpu: t4",
+                ),
+                key(
+                    "cpus_per_node",
+                    count.clone(),
+                    "unmodelled",
+                    "CPU cores per node, for policies that allocate CPUs",
+                    "nodes: 2, gpus_per_node: 8, cpus_per_node: 24",
+                ),
+                key(
+                    "memory_gb_per_node",
+                    "positive number of GB",
+                    "unmodelled",
+                    "memory per node, for policies that allocate memory",
+                    "nodes: 2, gpus_per_node: 8, memory_gb_per_node: 500",
+                ),
+                key(
+                    "groups",
+                    "list of mappings (`clusters[].groups[]`)",
+                    "none",
+                    "node groups, in node-id order (not with the flat keys)",
+                    "groups: [{nodes: 9, gpus_per_node: 4, gpu: v100}, {nodes: 9, gpus_per_node: 4, gpu: k80}]",
+                ),
+                key(
+                    "node_list",
+                    "`{path: FILE}` or `{dataset: NAME/PATH}`",
+                    "none",
+                    "placements mode: the nodes of a node-list file (alone)",
+                    "node_list: {dataset: fgd/openb_node_list_gpu_node.csv}",
+                ),
+            ],
+        },
+        Section {
+            path: "clusters[].groups[]",
+            about: "`nodes` identical machines; node and GPU ids follow the groups in order.",
+            keys: vec![
+                key("nodes", count.clone(), "required", "nodes of the group", "nodes: 9"),
+                key("gpus_per_node", count.clone(), "required", "GPUs per node", "gpus_per_node: 4"),
+                key("gpu", "GPU type, as in `clusters[]`", "`a100`", "the GPUs' type", "gpu: v100"),
+                key("cpus_per_node", count, "unmodelled", "CPU cores per node", "cpus_per_node: 24"),
+                key(
+                    "memory_gb_per_node",
+                    "positive number of GB",
+                    "unmodelled",
+                    "memory per node",
+                    "memory_gb_per_node: 500",
+                ),
+            ],
+        },
+        Section {
+            path: "workloads[].blox-bursty",
+            about: "Blox Figure 15a's bursts; the round length must divide the interval.",
+            keys: vec![
+                key(
+                    "burst_multiplier",
+                    "positive number",
+                    "4",
+                    "short jobs per burst per unit of load: `int(burst_multiplier x load)`",
+                    "burst_multiplier: 2",
+                ),
+                key(
+                    "burst_interval_s",
+                    "whole seconds, above 0",
+                    "14400",
+                    "seconds between bursts, the first at 0",
+                    "burst_interval_s: 7200",
+                ),
+            ],
+        },
+        Section {
+            path: "workloads[].elasticflow-generator",
+            about: "ElasticFlow's `generate_trace.py` (events mode).",
+            keys: vec![
+                key("num_jobs", "whole number above 0", "required", "`--num_jobs`", "num_jobs: 100"),
+                key(
+                    "lam_s",
+                    "seconds (0: every job at time 0)",
+                    "required",
+                    "`--lam`: mean inter-arrival time",
+                    "lam_s: 1500",
+                ),
+                key(
+                    "min_ddl",
+                    "number",
+                    "0.5",
+                    "`--min_ddl`: smallest deadline as a multiple of the job's duration",
+                    "min_ddl: 1.5",
+                ),
+                key(
+                    "max_ddl",
+                    "number",
+                    "1.5",
+                    "`--max_ddl`: largest deadline as a multiple of the job's duration",
+                    "max_ddl: 2",
+                ),
+                key(
+                    "best_effort_share",
+                    "number, 0 to 1",
+                    "0",
+                    "`--best_effort_percentage`: probability that a job is best-effort",
+                    "best_effort_share: 0.3",
+                ),
+                key(
+                    "max_scale_factor",
+                    "whole number",
+                    "16",
+                    "`--max_scale_factor`: cap on a job's GPUs",
+                    "max_scale_factor: 8",
+                ),
+                key(
+                    "deadline_seed",
+                    "whole number",
+                    "the run's seed + 4",
+                    "seed of the deadline and best-effort draws (other draws, same jobs)",
+                    "deadline_seed: 7",
+                ),
+                key(
+                    "label",
+                    "text",
+                    "built from the parameters",
+                    "the workload's name in tables and figures",
+                    "label: ef-100",
+                ),
+            ],
+        },
+        Section {
+            path: "workloads[].gavel-generator",
+            about: "Gavel's `generate_job`; work is the V100 duration.",
+            keys: vec![
+                key(
+                    "arrivals",
+                    "`static` (every job at 0; needs `num_jobs`) or `poisson` (at the load)",
+                    "required",
+                    "arrival process",
+                    "arrivals: poisson, num_jobs: 100",
+                ),
+                key("num_jobs", "whole number above 0", "endless (Poisson)", "jobs to generate", "num_jobs: 100"),
+                key(
+                    "multi_gpu",
+                    "boolean",
+                    "false",
+                    "`--generate-multi-gpu-jobs`: scale factors 1-8",
+                    "multi_gpu: true",
+                ),
+                key(
+                    "job_table",
+                    "`head` or `osdi20`",
+                    "`head`",
+                    "the job table's order: the code's at c4fa400, or the paper runs'",
+                    "job_table: osdi20",
+                ),
+                key(
+                    "throughputs",
+                    "`simulation` or `physical-cluster`",
+                    "`simulation`",
+                    "the throughput file that defines the steps",
+                    "throughputs: physical-cluster",
+                ),
+                key(
+                    "label",
+                    "text",
+                    "built from the parameters",
+                    "the workload's name in tables and figures",
+                    "label: gavel-100",
+                ),
+            ],
+        },
+        Section {
+            path: "workloads[].synergy-generator",
+            about: "Synergy's workload; work is the iterations at the GPU-proportional share.",
+            keys: vec![
+                key(
+                    "jobs",
+                    "`philly-single-gpu` or `synthetic`",
+                    "`philly-single-gpu`",
+                    "the artifact's Philly-derived 1-GPU jobs, or the synthetic multi-GPU stream",
+                    "jobs: synthetic",
+                ),
+                key(
+                    "split",
+                    "`[image, language, speech]` percent",
+                    "`[20, 70, 10]`",
+                    "the model classes' shares",
+                    "split: [30, 60, 10]",
+                ),
+                key(
+                    "cpus_per_gpu",
+                    "whole number, 3 to 6",
+                    "3",
+                    "the profile set whose iteration times turn durations into iterations",
+                    "cpus_per_gpu: 3",
+                ),
+                key("num_jobs", "whole number above 0", "endless", "jobs to generate", "num_jobs: 1000"),
+                key(
+                    "label",
+                    "text",
+                    "built from the parameters",
+                    "the workload's name in tables and figures",
+                    "label: synergy-1k",
+                ),
+            ],
+        },
+        Section {
+            path: "workloads[].csv",
+            about: "blox's plain CSV trace: `job_id,arrival_s,gpus,duration_s[,model]`.",
+            keys: vec![key(
+                "path",
+                "path, relative to the spec's directory",
+                "required",
+                "the trace file",
+                "path: traces/example.csv",
+            )],
+        },
+        Section {
+            path: "workloads[].trace",
+            about: "A real trace in any format (Trace formats), with transforms.",
+            keys: vec![
+                key(
+                    "path",
+                    "path, relative to the spec's directory",
+                    "one of `path`, `dataset`",
+                    "the trace file",
+                    "path: traces/example.csv",
+                ),
+                key(
+                    "dataset",
+                    "`NAME/PATH` (Datasets)",
+                    "one of `path`, `dataset`",
+                    "a registered dataset file, fetched on first use",
+                    "dataset: itp-raw/raw/cluster05.csv",
+                ),
+                key(
+                    "format",
+                    "a trace format (Trace formats)",
+                    "detected from the header",
+                    "the file's format",
+                    "path: traces/example.csv, format: blox-csv",
+                ),
+                key(
+                    "transforms",
+                    "list (`workloads[].trace.transforms[]`)",
+                    "none",
+                    "applied in order, with the run's seed where they draw",
+                    "path: traces/example.csv, transforms: [{first: 10}]",
+                ),
+                key(
+                    "label",
+                    "text",
+                    "`trace-<file stem>`",
+                    "the workload's name in tables and figures",
+                    "path: traces/example.csv, label: example",
+                ),
+            ],
+        },
+        Section {
+            path: "workloads[].trace.transforms[]",
+            about: "One transform, a one-key mapping; in the order listed.",
+            keys: vec![
+                key(
+                    "window",
+                    "`{start_h, end_h}` hours after the first submission (`end_h` open when absent)",
+                    "-",
+                    "keep the jobs submitted in the window, then shift it to 0",
+                    "window: {start_h: 0, end_h: 168}",
+                ),
+                key("first", "whole number above 0", "-", "keep the first N jobs in submission order", "first: 400"),
+                key(
+                    "filter",
+                    "`{min_duration_s, max_duration_s, min_gpus, max_gpus, gpus: [...], status: [...]}`, bounds inclusive",
+                    "-",
+                    "keep the jobs that meet every condition given (a job without the field is dropped)",
+                    "filter: {min_duration_s: 600, max_gpus: 8}",
+                ),
+                key(
+                    "rescale-arrivals",
+                    "`{jobs_per_hour: R | load}`",
+                    "-",
+                    "scale the gaps between arrivals to R jobs/hour on average, or to each grid load",
+                    "rescale-arrivals: {jobs_per_hour: load}",
+                ),
+                key("cap-gpus", "whole number above 0, or `cluster`", "-", "cap each job's GPUs", "cap-gpus: cluster"),
+                key(
+                    "redraw-durations",
+                    "`blox`",
+                    "-",
+                    "new durations from Blox's (Gavel's) model: 80 % `60·10^U(1.5,3)` s, 20 % `60·10^U(3,4)` s",
+                    "redraw-durations: blox",
+                ),
+                key(
+                    "sample",
+                    "`{fraction}`, 0 to 1",
+                    "-",
+                    "keep each job with this probability (seeded)",
+                    "sample: {fraction: 0.5}",
+                ),
+            ],
+        },
+        Section {
+            path: "workloads[].pod-list",
+            about: "A placement experiment's requests (`engine: {mode: placements}`).",
+            keys: vec![
+                key(
+                    "path",
+                    "path, relative to the spec's directory",
+                    "one of `path`, `dataset`",
+                    "the pod-list file",
+                    "path: pods.csv",
+                ),
+                key(
+                    "dataset",
+                    "`NAME/PATH` (Datasets)",
+                    "one of `path`, `dataset`",
+                    "a registered pod list",
+                    "dataset: fgd/openb_pod_list_default.csv",
+                ),
+                key(
+                    "label",
+                    "text",
+                    "`pod-list-<file stem>`",
+                    "the workload's name in tables and figures",
+                    "dataset: fgd/openb_pod_list_default.csv, label: default",
+                ),
+                key(
+                    "tune_ratio",
+                    "positive number, at most 100",
+                    "required",
+                    "requests are copied or removed at random until they ask this multiple of the cluster's GPU capacity (FGD's tune)",
+                    "dataset: fgd/openb_pod_list_default.csv, tune_ratio: 1.3",
+                ),
+            ],
+        },
+        Section {
+            path: "measure",
+            about: "Which jobs are measured and when a run stops.",
+            keys: vec![
+                key(
+                    "track",
+                    "`all`, or `{ids: [first, last]}` (inclusive, in arrival order)",
+                    "required",
+                    "the jobs measured; the others still load the cluster",
+                    "track: {ids: [3000, 4000]}",
+                ),
+                key(
+                    "horizon_h",
+                    format!("hours, above 0, at most {MAX_HORIZON_H}"),
+                    "none",
+                    "stop here even if tracked jobs are unfinished",
+                    "horizon_h: 5000",
+                ),
+            ],
+        },
+        Section {
+            path: "output",
+            about: "Which tables are written besides runs and jobs.",
+            keys: vec![key("timeline", "boolean", "true", "write the per-round timeline table", "timeline: false")],
+        },
+        Section {
+            path: "figures[]",
+            about: "One figure, a one-key mapping naming its kind; written as PDF, SVG, PNG and CSV.",
+            keys: vec![
+                key(
+                    "metric-vs",
+                    "mapping (`figures[].metric-vs`)",
+                    "-",
+                    "a run metric against a grid axis, one line per policy",
+                    "metric-vs: {name: avg-jct, y: avg_jct}",
+                ),
+                key(
+                    "cdf",
+                    "mapping (`figures[].cdf`)",
+                    "-",
+                    "the distribution of a per-job metric, one curve per policy",
+                    "cdf: {name: jct-cdf}",
+                ),
+                key(
+                    "timeline",
+                    "mapping (`figures[].timeline`)",
+                    "-",
+                    "a per-round series over time, one curve per run",
+                    "timeline: {name: queue, series: queued}",
+                ),
+                key(
+                    "bars",
+                    "mapping (`figures[].bars`)",
+                    "-",
+                    "grouped bars of a run metric",
+                    "bars: {name: jct, y: avg_jct}",
+                ),
+                key(
+                    "arrived-axis",
+                    "mapping (`figures[].arrived-axis`)",
+                    "-",
+                    "placement experiments: a measure against the arrived workload (% of GPU capacity)",
+                    "arrived-axis: {name: unallocated, y: unallocated}",
+                ),
+            ],
+        },
+        figure_section("figures[].metric-vs", metric_vs),
+        figure_section("figures[].cdf", cdf),
+        figure_section("figures[].timeline", timeline),
+        figure_section("figures[].bars", bars),
+        Section {
+            path: "figures[].arrived-axis",
+            about: "Keys of an `arrived-axis` figure (placements mode).",
+            keys: arrived,
+        },
+        Section {
+            path: "figures[].*.select",
+            about: "Which runs a figure draws: each key a list of values to keep; an empty or absent list keeps all.",
+            keys: vec![
+                key("label", "list of policy labels", "all", "policies kept", "label: [A]"),
+                key("cluster", "list of cluster labels", "all", "clusters kept", "cluster: [2x4]"),
+                key(
+                    "workload",
+                    "list of workload labels",
+                    "all",
+                    "workloads kept",
+                    "workload: [blox-philly-synthetic]",
+                ),
+                key("load", "list of loads", "all", "loads kept", "load: [1]"),
+                key("seed", "list of seeds", "all", "seeds kept", "seed: [1]"),
+            ],
+        },
+    ]
+}
+
+/// A figure kind's keys.
+fn figure_section(path: &'static str, keys: Vec<Key>) -> Section {
+    Section { path, about: "Keys of the figure kind; `name` is its file stem.", keys }
 }
 
 /// One policy: its summary, engine, options and source.
@@ -83,6 +941,34 @@ fn policy(info: &PolicyInfo) -> String {
         for option in info.options {
             text += &format!("| `{}` | {} |\n", option.name, cell(option.meaning));
         }
+    }
+    text + "\n"
+}
+
+/// The results tables' columns, from the schema the writer uses.
+fn tables() -> String {
+    let stamp: Vec<String> = STAMP.iter().map(|column| format!("`{}`", column.name())).collect();
+    let mut text = format!(
+        "## Result tables\n\n`results/<name>/<table>/<run_key>.parquet`, one file per run. Every row starts with the run's \
+         stamp: {}. Then the table's own columns (times in seconds; a column that may be null says so; a metric \
+         is what figures and `expected` checks name):\n\n",
+        stamp.join(", ")
+    );
+    text += &table_columns::<RunRow>("runs", "one row per run");
+    text += &table_columns::<JobRecord>("jobs", "one row per tracked job");
+    text += &table_columns::<TimelineRow>("timeline", "one row per round, decision or offered request");
+    text += &table_columns::<AttemptRow>("attempts", "live mode: one row per attempt of a job");
+    text
+}
+
+fn table_columns<R: TableRow>(table: &str, rows: &str) -> String {
+    let mut text = format!("### {table}\n\n{rows}.\n\n| column | nullable | metric |\n|---|---|---|\n");
+    for column in R::COLUMNS {
+        let name = column.name();
+        let stem = name.strip_suffix("_s").unwrap_or(name);
+        let metric = Metric::<R>::parse(stem).map_or(String::new(), |metric| format!("`{stem}`: {}", metric.caption()));
+        let nullable = if column.nullable() { "yes" } else { "" };
+        text += &format!("| `{name}` | {nullable} | {metric} |\n");
     }
     text + "\n"
 }
@@ -146,6 +1032,234 @@ mod tests {
         assert!(page.contains("| `avg_jct` |"));
     }
 
+    /// Where the tests place a section's mapping: a whole spec with `@` for its entries, and the
+    /// entries the mapping needs beside an example that does not give them.
+    fn probe(path: &str) -> (String, &'static [&'static str]) {
+        match path {
+            "(top level)" => (
+                "{@}".to_string(),
+                &[
+                    "name: probe",
+                    "policies: [{label: A, scheduler: fifo}]",
+                    "clusters: [{nodes: 2, gpus_per_node: 4}]",
+                    "workloads: [{blox-philly-synthetic: {}}]",
+                    "loads: [1]",
+                    "measure: {track: {ids: [0, 1]}}",
+                ],
+            ),
+            "engine" => (spec_with(&["engine: {@}"]), &[]),
+            "engine.live" => (spec_with(&["engine: {mode: live, live: {@}}"]), &["command: [python3, train.py]"]),
+            "policies[]" => (spec_with(&["policies: [{@}]"]), &["label: A", "scheduler: fifo"]),
+            "clusters[]" => (spec_with(&["clusters: [{@}]"]), &[]),
+            "clusters[].groups[]" => (spec_with(&["clusters: [{groups: [{@}]}]"]), &["nodes: 2", "gpus_per_node: 4"]),
+            "workloads[].blox-bursty" => (spec_with(&["workloads: [{blox-bursty: {@}}]"]), &[]),
+            "workloads[].elasticflow-generator" => (
+                spec_with(&[
+                    "engine: {mode: events}",
+                    "policies: [{label: A, scheduler: edf}]",
+                    "workloads: [{elasticflow-generator: {@}}]",
+                    "measure: {track: all}",
+                ]),
+                &["num_jobs: 10", "lam_s: 1500"],
+            ),
+            "workloads[].gavel-generator" => (
+                spec_with(&[
+                    "policies: [{label: A, scheduler: gavel-fifo}]",
+                    "clusters: [{nodes: 2, gpus_per_node: 4, gpu: v100}]",
+                    "workloads: [{gavel-generator: {@}}]",
+                    "measure: {track: all}",
+                ]),
+                &["arrivals: static", "num_jobs: 10"],
+            ),
+            "workloads[].synergy-generator" => (
+                spec_with(&[
+                    "policies: [{label: A, scheduler: synergy-fifo}]",
+                    "clusters: [{nodes: 2, gpus_per_node: 8, cpus_per_node: 24, memory_gb_per_node: 500}]",
+                    "workloads: [{synergy-generator: {@}}]",
+                ]),
+                &[],
+            ),
+            "workloads[].csv" => (spec_with(&["workloads: [{csv: {@}}]", "measure: {track: all}"]), &[]),
+            "workloads[].trace" => (spec_with(&["workloads: [{trace: {@}}]", "measure: {track: all}"]), &[]),
+            "workloads[].trace.transforms[]" => (
+                spec_with(&[
+                    "workloads: [{trace: {path: traces/example.csv, transforms: [{@}]}}]",
+                    "measure: {track: all}",
+                ]),
+                &[],
+            ),
+            "workloads[].pod-list" => (placement_spec_with("workloads: [{pod-list: {@}}]"), &["tune_ratio: 1.3"]),
+            "measure" => (spec_with(&["measure: {@}"]), &["track: {ids: [0, 1]}"]),
+            "output" => (spec_with(&["output: {@}"]), &[]),
+            "figures[]" => (spec_with(&["figures: [{@}]"]), &[]),
+            "figures[].arrived-axis" => {
+                (placement_spec_with("figures: [{arrived-axis: {@}}]"), &["name: f", "y: allocated"])
+            }
+            "figures[].*.select" => (spec_with(&["seeds: [1, 2]", "figures: [{cdf: {name: f, select: {@}}}]"]), &[]),
+            "figures[].metric-vs" => (spec_with(&["figures: [{metric-vs: {@}}]"]), &["name: f", "y: avg_jct"]),
+            "figures[].cdf" => (spec_with(&["figures: [{cdf: {@}}]"]), &["name: f"]),
+            "figures[].timeline" => (spec_with(&["figures: [{timeline: {@}}]"]), &["name: f", "series: queued"]),
+            "figures[].bars" => (spec_with(&["figures: [{bars: {@}}]"]), &["name: f", "y: avg_jct"]),
+            other => panic!("spec section `{other}` has no probe here: add one"),
+        }
+    }
+
+    /// A small round-engine spec (FIFO, one cluster, Blox's generator) with `entries` in place of
+    /// its own of the same key, or beside them: where the tests place a section's mapping.
+    fn spec_with(entries: &[&str]) -> String {
+        let mut spec = vec![
+            "name: probe",
+            "policies: [{label: A, scheduler: fifo}]",
+            "clusters: [{nodes: 2, gpus_per_node: 4}]",
+            "workloads: [{blox-philly-synthetic: {}}]",
+            "loads: [1]",
+            "measure: {track: {ids: [0, 1]}}",
+        ];
+        for entry in entries {
+            let key = entry.split(':').next();
+            match spec.iter().position(|e| e.split(':').next() == key) {
+                Some(i) => spec[i] = entry,
+                None => spec.push(entry),
+            }
+        }
+        spec.join("\n") + "\n"
+    }
+
+    /// A placement experiment's spec (FGD's policy, openb's nodes and pods) with `entry` in place.
+    fn placement_spec_with(entry: &str) -> String {
+        spec_with(&[
+            "engine: {mode: placements}",
+            "policies: [{label: A, scheduler: fgd}]",
+            "clusters: [{node_list: {dataset: fgd/openb_node_list_gpu_node.csv}}]",
+            "workloads: [{pod-list: {dataset: fgd/openb_pod_list_default.csv, tune_ratio: 1.3}}]",
+            "measure: {track: all}",
+            entry,
+        ])
+        .replace("loads: [1]\n", "")
+    }
+
+    /// The mapping's entries, split at its top-level commas (flow style).
+    fn entries(flow: &str) -> Vec<&str> {
+        let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
+        for (i, c) in flow.char_indices() {
+            match c {
+                '[' | '{' => depth += 1,
+                ']' | '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(flow[start..i].trim());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        parts.push(flow[start..].trim());
+        parts.into_iter().filter(|p| !p.is_empty()).collect()
+    }
+
+    /// `section`'s spec with `example` as the mapping's entries, beside the entries it needs
+    /// that the example does not give.
+    fn spec_text(path: &str, example: &str) -> String {
+        let (within, needs) = match example.split(':').next() {
+            // A node-list cluster is a placement experiment's.
+            Some("node_list") => (placement_spec_with("clusters: [{@}]"), &[][..]),
+            _ => probe(path),
+        };
+        let given: Vec<&str> =
+            entries(example).iter().map(|e| e.split(':').next().unwrap_or_default().trim()).collect();
+        let mut all: Vec<&str> =
+            needs.iter().copied().filter(|need| !given.contains(&need.split(':').next().unwrap_or_default())).collect();
+        all.push(example);
+        within.replace('@', &all.join(", "))
+    }
+
+    fn parse(text: String) -> Result<crate::spec::Spec, crate::spec::SpecError> {
+        let source = crate::spec::SpecSource {
+            file: "probe.yaml".into(),
+            text,
+            base_dir: std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        };
+        crate::spec::Spec::parse(&source)
+    }
+
+    /// The reference's keys of every mapping are exactly those the parser accepts there (its
+    /// unknown-key error lists them), so a key added to the parser cannot be missing here.
+    #[test]
+    fn the_spec_keys_are_the_parsers() {
+        for section in spec_sections() {
+            let error = parse(spec_text(section.path, "not_a_key: 1")).expect_err(section.path).message;
+            let expected = error
+                .split_once("expected ")
+                .unwrap_or_else(|| panic!("{}: {error}", section.path))
+                .1
+                .trim_start_matches("one of ");
+            let mut accepted: Vec<&str> = expected.split(", ").map(|k| k.trim().trim_matches('`')).collect();
+            let mut listed: Vec<&str> = section.keys.iter().map(|k| k.name).collect();
+            accepted.sort_unstable();
+            listed.sort_unstable();
+            assert_eq!(listed, accepted, "`{}`: the reference's keys against the parser's", section.path);
+        }
+    }
+
+    /// Every key's example parses in a small spec.
+    #[test]
+    fn every_spec_key_example_parses() {
+        let mut failures = Vec::new();
+        for section in spec_sections() {
+            for key in &section.keys {
+                let text = spec_text(section.path, key.example);
+                if let Err(e) = parse(text.clone()) {
+                    failures
+                        .push(format!("`{}` `{}`: the example does not parse: {e}\n{text}", section.path, key.name));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
+
+    const POLICIES_CHAPTER: &str = include_str!("../../docs/guide/policies.md");
+    const TRACES_CHAPTER: &str = include_str!("../../docs/guide/traces-and-datasets.md");
+    const RESULTS_CHAPTER: &str = include_str!("../../docs/guide/results-and-figures.md");
+
+    /// The guide's policies chapter names every policy of every kind, and its traces chapter every
+    /// workload, so that a policy or workload added to the code is added to the guide too.
+    #[test]
+    fn the_guide_names_every_policy_and_workload() {
+        for kind in Kind::ALL {
+            for info in kind.policies() {
+                assert!(
+                    POLICIES_CHAPTER.contains(&format!("`{}`", info.name)),
+                    "docs/guide/policies.md does not name the {} `{}`",
+                    kind.heading(),
+                    info.name
+                );
+            }
+        }
+        for workload in WorkloadSpec::ALL {
+            assert!(
+                TRACES_CHAPTER.contains(&format!("`{}`", workload.name)),
+                "docs/guide/traces-and-datasets.md does not name the workload `{}`",
+                workload.name
+            );
+        }
+    }
+
+    /// The guide's lists of each table's own columns are the tables' columns, in file order.
+    #[test]
+    fn the_guide_lists_every_table_column() {
+        fn listed(table: &str) -> Vec<&'static str> {
+            let start = RESULTS_CHAPTER.find(&format!("- **{table}**: ")).unwrap_or_else(|| panic!("{table}"));
+            let text = &RESULTS_CHAPTER[start..];
+            let end = text[2..].find("\n- **").map_or_else(|| text.find(".\n").expect("the list ends"), |e| e + 2);
+            text[..end].split('`').skip(1).step_by(2).collect()
+        }
+        fn columns<R: TableRow>() -> Vec<&'static str> {
+            R::COLUMNS.iter().map(|column| column.name()).collect()
+        }
+        assert_eq!(listed("runs"), columns::<RunRow>());
+        assert_eq!(listed("jobs"), columns::<JobRecord>());
+        assert_eq!(listed("timeline"), columns::<TimelineRow>());
+    }
+
     /// The documents' command examples: every `blox` line of a `sh` block, and every example
     /// line of the CLI's own help texts.
     fn documented_commands() -> Vec<(String, String)> {
@@ -153,6 +1267,14 @@ mod tests {
             ("README.md", include_str!("../../README.md")),
             ("docs/external-policy.md", include_str!("../../docs/external-policy.md")),
             ("docs/live-protocol.md", include_str!("../../docs/live-protocol.md")),
+            ("docs/guide/spec.md", include_str!("../../docs/guide/spec.md")),
+            ("docs/guide/running.md", include_str!("../../docs/guide/running.md")),
+            ("docs/guide/policies.md", POLICIES_CHAPTER),
+            ("docs/guide/traces-and-datasets.md", TRACES_CHAPTER),
+            ("docs/guide/results-and-figures.md", RESULTS_CHAPTER),
+            ("docs/guide/live.md", include_str!("../../docs/guide/live.md")),
+            ("docs/guide/writing-policies.md", include_str!("../../docs/guide/writing-policies.md")),
+            ("docs/guide/reproducing-papers.md", include_str!("../../docs/guide/reproducing-papers.md")),
         ];
         let mut commands = Vec::new();
         for (name, text) in documents {

@@ -304,11 +304,11 @@ mod tests {
     }
 
     #[test]
-    fn readme_lists_every_metric() {
-        let readme = include_str!("../../README.md");
+    fn the_guide_lists_every_metric() {
+        let guide = include_str!("../../docs/guide/results-and-figures.md");
         let listed = |after: &str, until: &str| -> Vec<&str> {
-            let start = readme.find(after).expect(after) + after.len();
-            let text = &readme[start..][..readme[start..].find(until).expect(until)];
+            let start = guide.find(after).expect(after) + after.len();
+            let text = &guide[start..][..guide[start..].find(until).expect(until)];
             text.split('`').skip(1).step_by(2).collect()
         };
         assert_eq!(sorted(&listed("Run metrics: ", ".")), sorted(RunRow::METRIC_NAMES));

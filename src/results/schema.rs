@@ -16,8 +16,8 @@
 //! `RUNS`, `JOBS` or `TIMELINE` below, where the column is to appear in the file. The writer, the
 //! reader, `blox export` and the round-trip tests follow. To let specs plot it and sidecars check
 //! it, declare it with `Column::metric` and its unit and caption: its metric name is the column's
-//! without the `_s` that marks seconds. Then add that name to README's list of metrics (a test
-//! compares them).
+//! without the `_s` that marks seconds. Then add that name to the guide's list of metrics
+//! (`docs/guide/results-and-figures.md`; a test compares them).
 
 use super::{AttemptRow, RunRow};
 use crate::core::{JobRecord, TimelineRow};
@@ -118,7 +118,7 @@ impl<R> Column<R> {
     }
 
     /// Whether the column may hold nulls, as its Arrow field declares.
-    pub(super) fn nullable(&self) -> bool {
+    pub(crate) fn nullable(&self) -> bool {
         !matches!(
             self.access,
             Access::Text(..) | Access::U64(..) | Access::U32(..) | Access::F64(..) | Access::Bool(..)
@@ -192,7 +192,7 @@ use MetricUnit::{Fraction, Plain, Seconds};
 /// The columns every table starts with: the run's grid keys, then the spec and build that wrote
 /// it, the same on each row so that every table can be filtered or joined on its own. Read back
 /// from the runs table only.
-pub(super) const STAMP: &[Column<RunRow>] = &[
+pub(crate) const STAMP: &[Column<RunRow>] = &[
     Column::new("spec_sha256", field!(Text, spec_sha256)),
     Column::new("blox_version", field!(Text, blox_version)),
     Column::new("experiment", field!(Text, info.experiment)),
@@ -209,7 +209,7 @@ pub(super) const STAMP: &[Column<RunRow>] = &[
     Column::new("load", field!(OptionalF64, info.load)),
     Column::new("seed", field!(U64, info.seed)),
     // The decision period: `round_s` on the rounds engine, `slot_s` on the events engine (the
-    // name predates the events engine and stays, as users' queries read it; README "Results").
+    // name predates the events engine and stays, as users' queries read it; the guide's "Results and figures").
     Column::new("round_s", field!(F64, info.round_seconds)),
 ];
 

@@ -14,6 +14,7 @@ mod common;
 mod compare;
 mod custom_policy;
 mod data_fetch;
+mod docs_examples;
 mod elasticflow_ef;
 mod elasticflow_gandiva;
 mod elasticflow_generator;

@@ -30,26 +30,26 @@ fn ok_line(out: &Output) -> String {
     text(&out.stdout).lines().last().unwrap_or_default().to_string()
 }
 
-/// The 40-job plain CSV trace the README's spec and these tests use.
+/// The 40-job plain CSV trace the guide's whole spec and these tests use.
 fn example_csv(dir: &Path) {
     std::fs::create_dir_all(dir.join("traces")).unwrap();
     std::fs::copy(repo().join("traces/example.csv"), dir.join("traces/example.csv")).unwrap();
 }
 
-/// The first ```yaml block after `### A spec` in README.md.
-fn readme_spec() -> String {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = &readme[readme.find("### A spec").expect("README has `### A spec`")..];
+/// The first ```yaml block after `## A whole spec` in the guide's spec chapter.
+fn guide_spec() -> String {
+    let guide = std::fs::read_to_string(repo().join("docs/guide/spec.md")).unwrap();
+    let section = &guide[guide.find("## A whole spec").expect("docs/guide/spec.md has `## A whole spec`")..];
     let start = section.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
     let end = start + section[start..].find("```").expect("the block ends");
     section[start..end].to_string()
 }
 
 #[test]
-fn the_readme_spec_validates_and_runs_as_written() {
+fn the_guide_spec_validates_and_runs_as_written() {
     let dir = tempfile::tempdir().unwrap();
     example_csv(dir.path());
-    let spec = readme_spec();
+    let spec = guide_spec();
     assert!(spec.contains("name: my-study") && spec.contains("csv: {path: traces/example.csv}"), "{spec}");
     std::fs::write(dir.path().join("my-study.yaml"), &spec).unwrap();
 
