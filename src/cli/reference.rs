@@ -998,6 +998,32 @@ fn link(heading: &str) -> String {
     format!("[{heading}](#{anchor})")
 }
 
+/// A command line's words as a POSIX shell splits them, up to a comment, pipe, redirection or list
+/// (single and double quotes; no expansions, which the examples do not use). Used by the tests
+/// that check the commands of the help texts, the README and the guide.
+pub fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quote, mut started) = (Vec::new(), String::new(), None, false);
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => (quote, started) = (Some(c), true),
+            (None, c) if c.is_whitespace() => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            (None, '#' | '|' | '>' | '&' | ';') if !started => break,
+            (None, c) => (word, started) = (word + &c.to_string(), true),
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1296,31 +1322,6 @@ mod tests {
             commands.extend(examples.map(|line| (format!("`blox {} --help`", sub.get_name()), line.to_string())));
         }
         commands
-    }
-
-    /// A command line's words as a POSIX shell splits them, up to a comment, pipe, redirection or list
-    /// (single and double quotes; no expansions, which the examples do not use).
-    fn shell_words(line: &str) -> Vec<String> {
-        let (mut words, mut word, mut quote, mut started) = (Vec::new(), String::new(), None, false);
-        for c in line.chars() {
-            match (quote, c) {
-                (Some(q), c) if c == q => quote = None,
-                (Some(_), c) => word.push(c),
-                (None, '\'' | '"') => (quote, started) = (Some(c), true),
-                (None, c) if c.is_whitespace() => {
-                    if started {
-                        words.push(std::mem::take(&mut word));
-                        started = false;
-                    }
-                }
-                (None, '#' | '|' | '>' | '&' | ';') if !started => break,
-                (None, c) => (word, started) = (word + &c.to_string(), true),
-            }
-        }
-        if started {
-            words.push(word);
-        }
-        words
     }
 
     /// Every documented command is one the CLI accepts (subcommand, flags, values), so that an

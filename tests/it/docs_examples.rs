@@ -26,6 +26,7 @@
 //! (`src/cli/reference.rs`, `every_documented_command_parses`).
 
 use crate::common;
+use blox::cli::reference::shell_words;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -142,31 +143,6 @@ fn merge(base: &str, fragment: &str) -> String {
         }
     }
     merged.into_iter().map(|(_, text)| text).collect()
-}
-
-/// A command line's words as a POSIX shell splits them, up to a comment, pipe, redirection or
-/// list (single and double quotes; no expansions, which the examples do not use).
-fn shell_words(line: &str) -> Vec<String> {
-    let (mut words, mut word, mut quote, mut started) = (Vec::new(), String::new(), None, false);
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => (quote, started) = (Some(c), true),
-            (None, c) if c.is_whitespace() => {
-                if started {
-                    words.push(std::mem::take(&mut word));
-                    started = false;
-                }
-            }
-            (None, '#' | '|' | '>' | '&' | ';') if !started => break,
-            (None, c) => (word, started) = (word + &c.to_string(), true),
-        }
-    }
-    if started {
-        words.push(word);
-    }
-    words
 }
 
 fn copy_tree(from: &Path, to: &Path) {
