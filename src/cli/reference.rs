@@ -233,6 +233,32 @@ fn spec_sections() -> Vec<Section> {
         key("y_label", "text", "the measure's caption", "y axis label", "y_label: Unallocated GPUs"),
     ];
     figure_common(&mut arrived);
+    let mut arrived_bars = vec![
+        key(
+            "y",
+            "`allocated`, `unallocated`, `fragmented` or `fragmentation_ratio`",
+            "required",
+            "the placement measure, % of GPU capacity (of the idle milli for the ratio)",
+            "y: unallocated",
+        ),
+        key(
+            "at",
+            "whole percent, 0 to 130",
+            "required",
+            "the arrived workload (% of GPU capacity) at which each run's measure is read",
+            "at: 100",
+        ),
+        key(
+            "categories",
+            "`label`, `cluster`, `workload`, `load` or `seed`",
+            "`workload`",
+            "grid axis whose values are the categories on x",
+            "categories: workload",
+        ),
+        key("y_label", "text", "the measure's caption at `at`", "y axis label", "y_label: Unallocated GPUs (%)"),
+        key("value_labels", "boolean", "true", "print each bar's value", "value_labels: false"),
+    ];
+    figure_common(&mut arrived_bars);
     vec![
         Section {
             path: "(top level)",
@@ -880,6 +906,13 @@ fn spec_sections() -> Vec<Section> {
                     "placement experiments: a measure against the arrived workload (% of GPU capacity)",
                     "arrived-axis: {name: unallocated, y: unallocated}",
                 ),
+                key(
+                    "arrived-bars",
+                    "mapping (`figures[].arrived-bars`)",
+                    "-",
+                    "placement experiments: a measure at one arrived percentage, as bars by workload",
+                    "arrived-bars: {name: variants, y: unallocated, at: 100}",
+                ),
             ],
         },
         figure_section("figures[].metric-vs", metric_vs),
@@ -890,6 +923,11 @@ fn spec_sections() -> Vec<Section> {
             path: "figures[].arrived-axis",
             about: "Keys of an `arrived-axis` figure (placements mode).",
             keys: arrived,
+        },
+        Section {
+            path: "figures[].arrived-bars",
+            about: "Keys of an `arrived-bars` figure (placements mode): the mean over seeds with min-max bars.",
+            keys: arrived_bars,
         },
         Section {
             path: "figures[].*.select",
@@ -1120,6 +1158,9 @@ mod tests {
             "figures[]" => (spec_with(&["figures: [{@}]"]), &[]),
             "figures[].arrived-axis" => {
                 (placement_spec_with("figures: [{arrived-axis: {@}}]"), &["name: f", "y: allocated"])
+            }
+            "figures[].arrived-bars" => {
+                (placement_spec_with("figures: [{arrived-bars: {@}}]"), &["name: f", "y: allocated", "at: 100"])
             }
             "figures[].*.select" => (spec_with(&["seeds: [1, 2]", "figures: [{cdf: {name: f, select: {@}}}]"]), &[]),
             "figures[].metric-vs" => (spec_with(&["figures: [{metric-vs: {@}}]"]), &["name: f", "y: avg_jct"]),

@@ -10,7 +10,9 @@
 //! and hatch are fixed by its place in the spec's `policies:` list ([`Order`]), so `select:`
 //! filters never reshuffle them.
 
-use super::declare::{ArrivedAxisFigure, BarsFigure, CdfFigure, FigureSpec, GridAxis, MetricVsFigure, TimelineFigure};
+use super::declare::{
+    ArrivedAxisFigure, ArrivedBarsFigure, BarsFigure, CdfFigure, FigureSpec, GridAxis, MetricVsFigure, TimelineFigure,
+};
 use super::render::{Axis, BarChart, BarSeries, LineChart, Scale, Series, Spread, Style};
 use crate::core::placements::axis::{LAST_COLUMN, timeline_axis};
 use crate::results::{self, RunInfo, RunRow};
@@ -115,6 +117,7 @@ pub fn build(figure: &FigureSpec, experiment_dir: &Path, rows: &[RunRow], order:
         FigureSpec::Timeline(f) => timeline(f, experiment_dir, &selected, order),
         FigureSpec::Bars(f) => bars(f, &selected, order),
         FigureSpec::ArrivedAxis(f) => arrived_axis(f, experiment_dir, &selected, order),
+        FigureSpec::ArrivedBars(f) => arrived_bars(f, experiment_dir, &selected, order),
     }
 }
 
@@ -501,6 +504,30 @@ fn bars(f: &BarsFigure, rows: &[&RunRow], order: &Order) -> Result<Built, String
         None => table.points(),
     };
     let notes: Vec<String> = table.seed_note(&points, rows, true, f.normalize_to.is_some()).into_iter().collect();
+    let title =
+        f.title.clone().unwrap_or_else(|| format!("{} by {}", f.y.caption(), f.categories.caption().to_lowercase()));
+    let y = Axis::new(y_label, scale(f.y_log));
+    Ok(bar_chart(
+        &table,
+        points,
+        BarLayout { category_axis: f.categories, title, y, value_labels: f.value_labels, notes },
+        rows,
+        order,
+    ))
+}
+
+/// What a bar chart says besides its values.
+struct BarLayout {
+    category_axis: GridAxis,
+    title: String,
+    y: Axis,
+    value_labels: bool,
+    notes: Vec<String>,
+}
+
+/// `table`'s `points` as grouped bars: its categories on x, one bar per series.
+fn bar_chart(table: &Table, points: Vec<Vec<Point>>, layout: BarLayout, rows: &[&RunRow], order: &Order) -> Built {
+    let BarLayout { category_axis, title, y, value_labels, notes } = layout;
     // A cluster that follows from the category is named under it.
     let folded = match table.split.folded {
         Some((axis, true)) => Some(axis),
@@ -508,19 +535,19 @@ fn bars(f: &BarsFigure, rows: &[&RunRow], order: &Order) -> Result<Built, String
     };
     let mut categories = Vec::new();
     for (key, _) in &table.categories {
-        let name = match f.categories {
+        let name = match category_axis {
             GridAxis::Load => format!("load {key}"),
             _ => key.clone(),
         };
         let beside =
-            folded.and_then(|axis| rows.iter().find(|r| f.categories.key(&r.info) == *key).map(|r| axis.key(&r.info)));
+            folded.and_then(|axis| rows.iter().find(|r| category_axis.key(&r.info) == *key).map(|r| axis.key(&r.info)));
         categories.push(match beside {
             Some(value) => format!("{name} ({value})"),
             None => name,
         });
     }
     // One series whose categories are the policies: each bar in its policy's look.
-    let category_styles = if f.categories == GridAxis::Label && table.series.len() == 1 {
+    let category_styles = if category_axis == GridAxis::Label && table.series.len() == 1 {
         table
             .categories
             .iter()
@@ -533,13 +560,10 @@ fn bars(f: &BarsFigure, rows: &[&RunRow], order: &Order) -> Result<Built, String
         Vec::new()
     };
     let chart = BarChart {
-        title: f
-            .title
-            .clone()
-            .unwrap_or_else(|| format!("{} by {}", f.y.caption(), f.categories.caption().to_lowercase())),
+        title,
         categories,
         category_styles,
-        y: Axis::new(y_label, scale(f.y_log)),
+        y,
         series: table
             .series
             .iter()
@@ -551,10 +575,10 @@ fn bars(f: &BarsFigure, rows: &[&RunRow], order: &Order) -> Result<Built, String
                 spread: row.iter().map(|p| p.spread).collect(),
             })
             .collect(),
-        value_labels: f.value_labels,
+        value_labels,
         notes,
     };
-    Ok(Built { chart: Chart::Bars(chart), warnings: Vec::new() })
+    Built { chart: Chart::Bars(chart), warnings: Vec::new() }
 }
 
 fn cdf(f: &CdfFigure, experiment_dir: &Path, rows: &[&RunRow], order: &Order) -> Result<Built, String> {
@@ -693,6 +717,29 @@ fn arrived_axis(
         notes,
     };
     Ok(Built { chart: Chart::Line(chart), warnings: Vec::new() })
+}
+
+/// Each run's measure at column `f.at` of its arrived axis, as bars by `f.categories`.
+fn arrived_bars(
+    f: &ArrivedBarsFigure,
+    experiment_dir: &Path,
+    rows: &[&RunRow],
+    order: &Order,
+) -> Result<Built, String> {
+    let mut values = BTreeMap::new();
+    for r in rows {
+        let timeline = results::read_timeline(experiment_dir, &r.info.run_key).map_err(|e| e.to_string())?;
+        let axis = timeline_axis(&timeline, r.info.total_gpus).map_err(|e| format!("run {}: {e}", r.info.run_key))?;
+        values.insert(r.info.run_key.clone(), f.y.at(&axis, f.at.0).unwrap_or(f64::NAN));
+    }
+    let table = tabulate(rows, f.categories, order, |r| values[&r.info.run_key]);
+    let points = table.points();
+    let notes = table.seed_note(&points, rows, true, false).into_iter().collect();
+    let y_label = f.y_label.clone().unwrap_or_else(|| format!("{} at {} % arrived", f.y.caption(), f.at.0));
+    let title = f.title.clone().unwrap_or_else(|| format!("{y_label} by {}", f.categories.caption().to_lowercase()));
+    let y = Axis::new(y_label, Scale::Linear);
+    let layout = BarLayout { category_axis: f.categories, title, y, value_labels: f.value_labels, notes };
+    Ok(bar_chart(&table, points, layout, rows, order))
 }
 
 /// Keeps each bucket's minimum and maximum (in time order) so peaks and troughs survive thinning.

@@ -1,7 +1,7 @@
 //! The `figures:` section of a spec: what to plot, from which runs, with which axes.
 
 use super::render::{MAX_SIDE, MIN_SIDE, Size};
-use crate::core::placements::axis::AxisMeasure;
+use crate::core::placements::axis::{AxisMeasure, LAST_COLUMN};
 use crate::results::RunInfo;
 use crate::results::metric::{JobMetric, RunMetric, TimeUnit, TimelineMetric};
 use serde::{Deserialize, Deserializer, Serialize, de};
@@ -21,6 +21,9 @@ pub enum FigureSpec {
     /// A placement experiment's measure against the arrived workload (% of the cluster's GPUs
     /// asked for so far), one line per policy, the mean over seeds with min-max bars.
     ArrivedAxis(ArrivedAxisFigure),
+    /// A placement experiment's measure at one point of the arrived axis as grouped bars: a grid
+    /// axis (the workload) on x, one bar per policy.
+    ArrivedBars(ArrivedBarsFigure),
 }
 
 impl FigureSpec {
@@ -31,6 +34,7 @@ impl FigureSpec {
             FigureSpec::Timeline(f) => &f.name.0,
             FigureSpec::Bars(f) => &f.name.0,
             FigureSpec::ArrivedAxis(f) => &f.name.0,
+            FigureSpec::ArrivedBars(f) => &f.name.0,
         }
     }
 
@@ -41,6 +45,7 @@ impl FigureSpec {
             FigureSpec::Timeline(f) => f.size,
             FigureSpec::Bars(f) => f.size,
             FigureSpec::ArrivedAxis(f) => f.size,
+            FigureSpec::ArrivedBars(f) => f.size,
         }
     }
 
@@ -51,6 +56,7 @@ impl FigureSpec {
             FigureSpec::Timeline(f) => &f.select,
             FigureSpec::Bars(f) => &f.select,
             FigureSpec::ArrivedAxis(f) => &f.select,
+            FigureSpec::ArrivedBars(f) => &f.select,
         }
     }
 
@@ -326,4 +332,72 @@ pub struct ArrivedAxisFigure {
     pub size: Size,
     #[serde(default)]
     pub select: Selection,
+}
+
+/// `arrived-bars`: each run's [`AxisMeasure`] at one column of the arrived axis (FGD's
+/// per-variant bar charts read the unallocated share at 100 % arrived), as grouped bars: the
+/// categories on x, one bar per policy, the mean over seeds with min-max bars.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivedBarsFigure {
+    pub name: FigureName,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub y: AxisMeasure,
+    /// The column read: the arrived workload in whole percent of the cluster's GPU capacity.
+    pub at: ArrivedPercent,
+    /// Grid axis whose values are the categories on x (default: workload).
+    #[serde(default = "workload_axis")]
+    pub categories: GridAxis,
+    #[serde(default)]
+    pub y_label: Option<String>,
+    #[serde(default = "yes")]
+    pub value_labels: bool,
+    /// Size `[width, height]` in units of 1/192 inch (default 640 x 400: a 3.33 x 2.08 in paper
+    /// column); the PNG has 300 dpi at that size.
+    #[serde(default, deserialize_with = "figure_size")]
+    pub size: Size,
+    #[serde(default)]
+    pub select: Selection,
+}
+
+fn workload_axis() -> GridAxis {
+    GridAxis::Workload
+}
+
+/// A column of the arrived axis: a whole percent from 0 to the axis' last column.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArrivedPercent(pub usize);
+
+impl<'de> Deserialize<'de> for ArrivedPercent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = f64::deserialize(deserializer)?;
+        let last = LAST_COLUMN as f64;
+        if value.fract() != 0.0 || !(0.0..=last).contains(&value) {
+            return Err(serde::de::Error::custom(format!(
+                "at: {value} is not a whole percent from 0 to {LAST_COLUMN} (the arrived axis' columns)"
+            )));
+        }
+        Ok(ArrivedPercent(value as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arrived_bars(yaml: &str) -> Result<ArrivedBarsFigure, String> {
+        serde_saphyr::from_str(yaml).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn arrived_bars_read_one_whole_column_of_the_axis() {
+        let figure = arrived_bars("{name: f, y: unallocated, at: 100}").unwrap();
+        assert_eq!(figure.at, ArrivedPercent(100));
+        assert_eq!(figure.categories, GridAxis::Workload);
+        for bad in ["50.5", "131", "-1", ".nan"] {
+            let error = arrived_bars(&format!("{{name: f, y: unallocated, at: {bad}}}")).unwrap_err();
+            assert!(error.contains("is not a whole percent from 0 to 130"), "{bad}: {error}");
+        }
+    }
 }

@@ -167,3 +167,31 @@ fn the_paper_spec_reproduces_its_sidecar_at_seed_42() {
     let failed: Vec<_> = outcomes.iter().filter(|o| !o.pass).collect();
     assert!(failed.is_empty(), "{} of 75 cells differ:\n{}", failed.len(), outcome_table(&failed));
 }
+
+/// The variants spec, one workload of each family (CPU-only, GPU sharing, GPU model, multi-GPU)
+/// under FGD and BestFit: its sidecar's cells for them are exact.
+#[test]
+fn the_variants_spec_reproduces_its_sidecar_for_one_variant_per_family() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/paper/fgd-variants.yaml");
+    let source = SpecSource::read(&path).unwrap();
+    let spec = Spec::parse(&source).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let options = RunnerOptions { out: out.path().to_owned(), threads: None, force: false, quiet: true };
+    let workloads = ["non-GPU 25%", "sharing 40%", "GPU model 33%", "multi-GPU 50%"];
+    let only = format!("label=FGD,label=BestFit,{}", workloads.map(|w| format!("workload={w}")).join(","));
+    let control = SweepControl { only: Some(only.parse().unwrap()), ..SweepControl::default() };
+    let report = runner::run_with(&source, &spec, &options, &control).unwrap();
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    assert_eq!(report.rows.len(), 8);
+    let mut expected = read_expected(&sidecar_path(&path)).unwrap();
+    for check in &mut expected.checks {
+        check.values.retain(|v| {
+            ["FGD", "BestFit"].contains(&v.label.as_str())
+                && v.workload.as_deref().is_some_and(|w| workloads.contains(&w))
+        });
+    }
+    let outcomes = evaluate(&expected, &report.rows, &report.experiment_dir);
+    assert_eq!(outcomes.len(), 16, "2 policies x 4 workloads x 2 columns");
+    let failed: Vec<_> = outcomes.iter().filter(|o| !o.pass).collect();
+    assert!(failed.is_empty(), "{} of 16 cells differ:\n{}", failed.len(), outcome_table(&failed));
+}
