@@ -4,9 +4,9 @@
 //! it must reproduce, each with its source and tolerance. The tests and `cargo xtask
 //! reproduce-figures` read the same file, so a number is written down once.
 
-use crate::core::placements::axis::{AxisMeasure, timeline_axis};
+use crate::core::placements::axis::AxisMeasure;
 use crate::results::metric::{JobMetric, RunMetric, TimeUnit};
-use crate::results::{RunRow, read_jobs, read_timeline};
+use crate::results::{RunRow, read_arrived_axis, read_jobs};
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -106,8 +106,7 @@ impl ArrivedAt {
     /// Its value in the run `row` of the experiment in `experiment_dir`; `None` when the run's
     /// timeline cannot be read or has no value there.
     pub fn of(&self, experiment_dir: &Path, row: &RunRow) -> Option<f64> {
-        let timeline = read_timeline(experiment_dir, &row.info.run_key).ok()?;
-        let axis = timeline_axis(&timeline, row.info.total_gpus).ok()?;
+        let axis = read_arrived_axis(experiment_dir, row).ok()?;
         self.measure.at(&axis, self.percent)
     }
 }

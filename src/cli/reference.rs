@@ -198,16 +198,28 @@ fn spec_sections() -> Vec<Section> {
         key("y_label", "text", "the series' caption", "y axis label", "y_label: Queue"),
     ];
     figure_common(&mut timeline);
-    let mut bars = vec![
-        key("y", "a run metric (Metrics: per run)", "required", "the metric drawn", "y: avg_jct"),
-        key("unit", "`seconds`, `minutes` or `hours`", "`hours`", "unit of time metrics", "unit: minutes"),
+    let categories = |default: &str| {
         key(
             "categories",
             "`label`, `cluster`, `workload`, `load` or `seed`",
-            "`label`",
+            format!("`{default}`"),
             "grid axis whose values are the categories on x",
             "categories: workload",
-        ),
+        )
+    };
+    let placement_measure = || {
+        key(
+            "y",
+            "`allocated`, `unallocated`, `fragmented` or `fragmentation_ratio`",
+            "required",
+            "the placement measure, % of GPU capacity (of the idle milli for the ratio)",
+            "y: unallocated",
+        )
+    };
+    let mut bars = vec![
+        key("y", "a run metric (Metrics: per run)", "required", "the metric drawn", "y: avg_jct"),
+        key("unit", "`seconds`, `minutes` or `hours`", "`hours`", "unit of time metrics", "unit: minutes"),
+        categories("label"),
         key("y_log", "boolean", "false", "log-scaled y", "y_log: true"),
         key("y_label", "text", "the metric's caption", "y axis label", "y_label: JCT"),
         key("value_labels", "boolean", "true", "print each bar's value above it", "value_labels: false"),
@@ -221,26 +233,14 @@ fn spec_sections() -> Vec<Section> {
     ];
     figure_common(&mut bars);
     let mut arrived = vec![
-        key(
-            "y",
-            "`allocated`, `unallocated`, `fragmented` or `fragmentation_ratio`",
-            "required",
-            "the placement measure, % of GPU capacity (of the idle milli for the ratio)",
-            "y: unallocated",
-        ),
+        placement_measure(),
         key("x_range", "`[from, to]`, percent", "all (0 to 130)", "arrived percentages shown", "x_range: [75, 120]"),
         key("y_range", "`[from, to]`", "fitted", "fixed y limits", "y_range: [0, 25]"),
         key("y_label", "text", "the measure's caption", "y axis label", "y_label: Unallocated GPUs"),
     ];
     figure_common(&mut arrived);
     let mut arrived_bars = vec![
-        key(
-            "y",
-            "`allocated`, `unallocated`, `fragmented` or `fragmentation_ratio`",
-            "required",
-            "the placement measure, % of GPU capacity (of the idle milli for the ratio)",
-            "y: unallocated",
-        ),
+        placement_measure(),
         key(
             "at",
             "whole percent, 0 to 130",
@@ -248,13 +248,7 @@ fn spec_sections() -> Vec<Section> {
             "the arrived workload (% of GPU capacity) at which each run's measure is read",
             "at: 100",
         ),
-        key(
-            "categories",
-            "`label`, `cluster`, `workload`, `load` or `seed`",
-            "`workload`",
-            "grid axis whose values are the categories on x",
-            "categories: workload",
-        ),
+        categories("workload"),
         key("y_label", "text", "the measure's caption at `at`", "y axis label", "y_label: Unallocated GPUs (%)"),
         key("value_labels", "boolean", "true", "print each bar's value", "value_labels: false"),
     ];

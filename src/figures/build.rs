@@ -14,7 +14,7 @@ use super::declare::{
     ArrivedAxisFigure, ArrivedBarsFigure, BarsFigure, CdfFigure, FigureSpec, GridAxis, MetricVsFigure, TimelineFigure,
 };
 use super::render::{Axis, BarChart, BarSeries, LineChart, Scale, Series, Spread, Style};
-use crate::core::placements::axis::{LAST_COLUMN, timeline_axis};
+use crate::core::placements::axis::LAST_COLUMN;
 use crate::results::{self, RunInfo, RunRow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -678,9 +678,7 @@ fn arrived_axis(
     for group in group_by(rows, &split.axes) {
         let mut columns: Vec<Vec<f64>> = vec![Vec::new(); LAST_COLUMN + 1];
         for r in &group {
-            let timeline = results::read_timeline(experiment_dir, &r.info.run_key).map_err(|e| e.to_string())?;
-            let axis =
-                timeline_axis(&timeline, r.info.total_gpus).map_err(|e| format!("run {}: {e}", r.info.run_key))?;
+            let axis = results::read_arrived_axis(experiment_dir, r)?;
             for (column, values) in columns.iter_mut().enumerate() {
                 values.extend(f.y.at(&axis, column));
             }
@@ -728,8 +726,7 @@ fn arrived_bars(
 ) -> Result<Built, String> {
     let mut values = BTreeMap::new();
     for r in rows {
-        let timeline = results::read_timeline(experiment_dir, &r.info.run_key).map_err(|e| e.to_string())?;
-        let axis = timeline_axis(&timeline, r.info.total_gpus).map_err(|e| format!("run {}: {e}", r.info.run_key))?;
+        let axis = results::read_arrived_axis(experiment_dir, r)?;
         values.insert(r.info.run_key.clone(), f.y.at(&axis, f.at.0).unwrap_or(f64::NAN));
     }
     let table = tabulate(rows, f.categories, order, |r| values[&r.info.run_key]);

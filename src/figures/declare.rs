@@ -370,11 +370,11 @@ fn workload_axis() -> GridAxis {
 pub struct ArrivedPercent(pub usize);
 
 impl<'de> Deserialize<'de> for ArrivedPercent {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = f64::deserialize(deserializer)?;
         let last = LAST_COLUMN as f64;
         if value.fract() != 0.0 || !(0.0..=last).contains(&value) {
-            return Err(serde::de::Error::custom(format!(
+            return Err(de::Error::custom(format!(
                 "at: {value} is not a whole percent from 0 to {LAST_COLUMN} (the arrived axis' columns)"
             )));
         }

@@ -14,7 +14,7 @@ mod trace_table;
 pub use error::{ResultsError, ResultsErrorKind};
 pub use tables::{
     JobsWriter, METADATA_RUN_KEY, METADATA_SPEC, METADATA_SPEC_SHA256, METADATA_VERSION, complete_run, publish_run,
-    read_attempts, read_jobs, read_runs, read_timeline,
+    read_arrived_axis, read_attempts, read_jobs, read_runs, read_timeline,
 };
 pub use trace_table::write_trace_parquet;
 

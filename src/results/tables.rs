@@ -36,6 +36,7 @@ use super::error::{AtPath, ResultsError, ResultsErrorKind};
 use super::schema::{Access, Column, STAMP, TableRow, nan_to_null};
 use super::store::{create_temp, ensure_dir};
 use super::{AttemptRow, Provenance, RunInfo, RunRow};
+use crate::core::placements::axis::{DiscreteRows, timeline_axis};
 use crate::core::{JobRecord, RecordSink, RunSummary, RunTables, TimelineRow};
 
 pub(super) const RUNS_TABLE: &str = "runs";
@@ -394,6 +395,14 @@ pub fn read_attempts(experiment_dir: &Path, run_key: &str) -> Result<Vec<Attempt
 pub fn read_timeline(experiment_dir: &Path, run_key: &str) -> Result<Vec<TimelineRow>, ResultsError> {
     check_run_key(experiment_dir, run_key)?;
     read_table(&experiment_dir.join(TIMELINE_TABLE).join(format!("{run_key}.parquet")), own_rows)
+}
+
+/// The arrived-workload axis of a placement run (`row`), from its timeline; an error naming the
+/// run when the timeline cannot be read or has no placement columns.
+pub fn read_arrived_axis(experiment_dir: &Path, row: &RunRow) -> Result<DiscreteRows, String> {
+    let run_key = &row.info.run_key;
+    let timeline = read_timeline(experiment_dir, run_key).map_err(|e| e.to_string())?;
+    timeline_axis(&timeline, row.info.total_gpus).map_err(|e| format!("run {run_key}: {e}"))
 }
 
 fn is_valid_run_key(run_key: &str) -> bool {
