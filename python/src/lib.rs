@@ -8,7 +8,7 @@
 
 mod policy;
 
-use blox::policies::{Engine, Kind};
+use blox::policies::Kind;
 use blox::runner::{self, GridFile, RunnerOptions, Selection, SweepControl};
 use blox::spec::{Spec, SpecError, SpecSource};
 use blox::workload::WorkloadSpec;
@@ -174,7 +174,7 @@ fn policies(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             let entry = PyDict::new(py);
             entry.set_item("kind", kind_name(kind))?;
             entry.set_item("name", info.name)?;
-            entry.set_item("engine", engine_name(info.engine))?;
+            entry.set_item("engine", info.engine.name())?;
             entry.set_item("summary", info.summary)?;
             entry.set_item("source", info.source)?;
             let options = PyDict::new(py);
@@ -195,10 +195,6 @@ fn kind_name(kind: Kind) -> &'static str {
         Kind::Admission => "admission",
         Kind::Overhead => "overhead",
     }
-}
-
-fn engine_name(engine: Engine) -> &'static str {
-    engine.name()
 }
 
 /// The workload generators and trace workloads: (name, summary).
