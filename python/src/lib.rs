@@ -155,10 +155,13 @@ fn run<'py>(
     Ok(result)
 }
 
+/// Run keys of complete runs, and complete runs that cannot be read with why.
+type CompleteRuns = (Vec<String>, Vec<(String, String)>);
+
 /// The run keys of `experiment_dir`'s grid whose runs are complete, in grid order, and the
 /// complete runs that cannot be read (key, error).
 #[pyfunction]
-fn complete_runs(py: Python<'_>, experiment_dir: PathBuf) -> PyResult<(Vec<String>, Vec<(String, String)>)> {
+fn complete_runs(py: Python<'_>, experiment_dir: PathBuf) -> PyResult<CompleteRuns> {
     let grid = GridFile::read(&experiment_dir).map_err(|e| blox_error(py, &e))?;
     let (rows, unreadable) =
         py.detach(|| runner::grid_rows(&experiment_dir, grid.runs.iter().map(|point| point.run_key.as_str())));
