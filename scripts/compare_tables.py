@@ -12,6 +12,11 @@ workload, load, seed), not by run key: keys hash the build, so they differ by de
 column of `runs`, `jobs` and `timeline` must be equal, floats bit for bit; only the columns that
 describe the build or the machine are left out (`run_key`, `spec_sha256`, `blox_version`,
 `wall_time_s`). Prints one line per experiment and every difference; exits 1 if any.
+
+`--ignore COLUMN` (repeatable) leaves more columns out: two policies that must decide alike under
+different names, e.g. a Python scheduler against the built-in it restates,
+
+    scripts/compare_tables.py --ignore scheduler --ignore policy_params BUILT_IN PYTHON
 """
 
 import argparse
@@ -42,9 +47,9 @@ def runs_by_point(experiment: Path):
     return points
 
 
-def data_of(experiment: Path, table: str, run_key: str) -> pa.Table:
+def data_of(experiment: Path, table: str, run_key: str, ignored=frozenset()) -> pa.Table:
     t = pq.read_table(experiment / table / f"{run_key}.parquet")
-    keep = [name for name in t.column_names if name not in NOT_DATA]
+    keep = [name for name in t.column_names if name not in NOT_DATA and name not in ignored]
     return t.select(keep).replace_schema_metadata(None)
 
 
@@ -69,7 +74,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
+    parser.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="leave this column out too")
     args = parser.parse_args()
+    ignored = frozenset(args.ignore)
     names = sorted(set(experiments(args.before)) | set(experiments(args.after)))
     failed = False
     for name in names:
@@ -84,7 +91,7 @@ def main():
         rows = 0
         for point in sorted(pa_.keys() & pb.keys(), key=repr):
             for table in TABLES:
-                ta, tb = data_of(a, table, pa_[point]), data_of(b, table, pb[point])
+                ta, tb = data_of(a, table, pa_[point], ignored), data_of(b, table, pb[point], ignored)
                 rows += ta.num_rows
                 problems += [f"{table} {point}: {d}" for d in differences(ta, tb)]
         status = "identical" if not problems else f"{len(problems)} differences"

@@ -18,6 +18,7 @@ mod experiment;
 mod node;
 pub mod reference;
 mod run;
+pub use run::prepare;
 mod summary;
 mod trace;
 mod validate;
@@ -174,7 +175,17 @@ pub fn main_with(registry: crate::plugin::Registry) -> ExitCode {
 
 /// Runs the `blox` command line on the process's arguments.
 pub fn main() -> ExitCode {
-    let outcome = match Cli::parse().command {
+    main_from(std::env::args_os())
+}
+
+/// Runs the `blox` command line on `args`, the program's name first: the entry point of a host
+/// that is not blox's own binary (the Python package's `blox` command passes its `sys.argv`).
+pub fn main_from<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let outcome = match Cli::parse_from(args).command {
         Command::Run(args) => run::run(args),
         Command::Status(args) => experiment::status(args),
         Command::Plot(args) => experiment::plot(args),

@@ -60,11 +60,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, String> {
     if args.dry_run {
         return dry_run(&source, &spec, &args);
     }
-    fetch_datasets(&spec, args.quiet)?;
-    let workloads = check_workloads(&source, &spec)?;
-    if !args.quiet {
-        eprint!("{workloads}{}", external_policy_notes(&spec, &source.base_dir));
-    }
+    prepare(&source, &spec, args.quiet)?;
     let shard = args.shard.map(ShardArg::resolve).transpose()?;
     let control = SweepControl { only: args.only.clone(), shard, run_timeout: args.run_timeout, ..Default::default() };
     let interrupt = control.interrupt.clone();
@@ -88,6 +84,19 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, String> {
     };
     let report = runner::run_with(&source, &spec, &options, &control)?;
     Ok(print_report(&report, args.quiet))
+}
+
+/// What `blox run` does between parsing a spec and running its grid ([`runner::run_with`]):
+/// fetches the datasets it names, reads every workload at every grid point and checks its jobs
+/// against the policies, and (unless `quiet`) prints what the workloads hold and what external
+/// policies' run keys hash. A program that runs specs through the library calls it too.
+pub fn prepare(source: &SpecSource, spec: &Spec, quiet: bool) -> Result<(), String> {
+    fetch_datasets(spec, quiet)?;
+    let workloads = check_workloads(source, spec)?;
+    if !quiet {
+        eprint!("{workloads}{}", external_policy_notes(spec, &source.base_dir));
+    }
+    Ok(())
 }
 
 /// Prints what a sweep did; its exit status.

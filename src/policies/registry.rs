@@ -101,6 +101,11 @@ pub fn all() -> impl Iterator<Item = &'static PolicyInfo> {
     super::ALL.iter().copied().chain(crate::plugin::registered())
 }
 
+/// The built-ins, then `registered`: [`all`] for the registry while it holds its own lock.
+pub(crate) fn all_with<'a>(registered: &'a [&'static PolicyInfo]) -> impl Iterator<Item = &'static PolicyInfo> + 'a {
+    super::ALL.iter().copied().chain(registered.iter().copied())
+}
+
 /// Reads a policy's options from the spec; `&parse_options::<Options>` for a built-in.
 pub type Parse = &'static (dyn Fn(&PolicyNode) -> Result<Box<dyn PolicyConfig>, NodeError> + Sync);
 

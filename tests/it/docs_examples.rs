@@ -14,9 +14,11 @@
 //!   or redirection ends what is run (`blox man | man -l -` runs `blox man`).
 //! - ```` ```text ```` right after a `sh` block is the output of its last command: stdout must be
 //!   exactly that text.
-//! - ```` ```python ```` is run with `python3` (recipes read the tables of a spec run above; one
-//!   whose module, pandas, Polars or DuckDB, is not installed is skipped loudly, except under CI,
-//!   whose `.ci/run` installs them).
+//! - ```` ```python ```` is run with `python3`, or the interpreter `BLOX_PYTHON` names (recipes
+//!   read the tables of a spec run above, or use the `blox` package; one whose module, pandas,
+//!   Polars, DuckDB or `blox`, is not installed is skipped loudly, except under CI, whose
+//!   `.ci/run` installs them and points `BLOX_PYTHON` at the virtual environment holding the
+//!   package's wheel).
 //! - Other blocks (Rust snippets, directory listings) are shown, not run.
 //!
 //! An HTML comment just above a block changes that: `<!-- file: PATH -->` writes the block to
@@ -35,7 +37,7 @@ fn repo() -> PathBuf {
 }
 
 /// The guide's chapters, each run by its own test below.
-const GUIDE: [&str; 9] = [
+const GUIDE: [&str; 10] = [
     "README.md",
     "spec.md",
     "running.md",
@@ -45,6 +47,7 @@ const GUIDE: [&str; 9] = [
     "live.md",
     "writing-policies.md",
     "reproducing-papers.md",
+    "python.md",
 ];
 
 /// Most `not run` marks all documents may hold together.
@@ -263,7 +266,8 @@ fn run_document(relative: &str) -> usize {
                 );
             }
             (None, "python") => {
-                let out = Command::new("python3").arg("-c").arg(&block.text).current_dir(dir.path()).output().unwrap();
+                let python = std::env::var_os("BLOX_PYTHON").unwrap_or_else(|| "python3".into());
+                let out = Command::new(python).arg("-c").arg(&block.text).current_dir(dir.path()).output().unwrap();
                 let stderr = text(&out.stderr);
                 if !out.status.success() && stderr.contains("ModuleNotFoundError") && std::env::var_os("CI").is_none() {
                     common::skipped(&format!("{at}: a Python module the recipe imports is not installed"));
@@ -309,6 +313,7 @@ guide_chapter!(guide_results_examples_run, "results-and-figures.md");
 guide_chapter!(guide_live_examples_run, "live.md");
 guide_chapter!(guide_writing_policies_examples_run, "writing-policies.md");
 guide_chapter!(guide_reproducing_examples_run, "reproducing-papers.md");
+guide_chapter!(guide_python_examples_run, "python.md");
 
 /// Every chapter of `docs/guide/` has its test above, and the skipped blocks stay few.
 #[test]
