@@ -40,7 +40,8 @@ use super::group_time::{GroupJob, GroupTimeRule, MAX_GROUP, Ordering, group_iter
 use super::matching::{Emitted, Matcher, WeightMatrix, edge_threshold};
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
-use crate::policies::{OptionDoc, Params};
+use crate::policies::node::{NodeError, PolicyNode};
+use crate::policies::{BuildContext, Built, OptionDoc, Params, PolicyConfig};
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Deserializer, de};
 
@@ -119,17 +120,48 @@ impl<'de> Deserialize<'de> for WeightLbd {
 }
 
 /// The original's default `--autopack` (HEAD, e7fc578).
-pub fn autopack_default() -> bool {
+fn autopack_default() -> bool {
     true
 }
 
-/// The canonical parameters of a Muri policy's options.
-pub fn params(packing_num: PackingNum, autopack: bool, weight_lbd: WeightLbd) -> Params {
-    let mut params = Params::new();
-    params.insert("packing_num", packing_num.0.into());
-    params.insert("autopack", autopack.into());
-    params.insert("weight_lbd", weight_lbd.0.into());
-    params
+/// The options of every Muri policy ([`OPTIONS`]), as a spec gives them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Options {
+    #[serde(default)]
+    packing_num: PackingNum,
+    #[serde(default = "autopack_default")]
+    autopack: bool,
+    #[serde(default)]
+    weight_lbd: WeightLbd,
+}
+
+/// A Muri policy as a spec configured it: the options and the variant its descriptor names.
+struct Configured {
+    variant: Variant,
+    params: Params4,
+}
+
+/// Reads a Muri policy's options for `variant`: the four descriptors differ only in the variant
+/// they build, so each one's `parse` is this with its own.
+pub fn parse_variant(node: &PolicyNode, variant: Variant) -> Result<Box<dyn PolicyConfig>, NodeError> {
+    let Options { packing_num, autopack, weight_lbd } = Options::deserialize(node)?;
+    let params = Params4 { packing_num: packing_num.0, autopack, weight_lbd: weight_lbd.0 };
+    Ok(Box::new(Configured { variant, params }))
+}
+
+impl PolicyConfig for Configured {
+    fn params(&self) -> Params {
+        let mut params = Params::new();
+        params.insert("packing_num", self.params.packing_num.into());
+        params.insert("autopack", self.params.autopack.into());
+        params.insert("weight_lbd", self.params.weight_lbd.into());
+        params
+    }
+
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(Muri::new(self.variant, self.params))))
+    }
 }
 
 /// Which Muri policy (§7.1).

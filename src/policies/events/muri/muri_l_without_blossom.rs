@@ -11,9 +11,9 @@
 //! and `weight_lbd` (default 0).
 
 use super::MURI_YARN;
-use super::interleave::{self, Muri, PackingNum, Params4, Variant, WeightLbd};
-use crate::policies::{BuildContext, Built, Engine, Kind, Params, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use super::interleave::{self, Variant};
+use crate::policies::node::{NodeError, PolicyNode};
+use crate::policies::{Engine, Kind, PolicyConfig, PolicyInfo};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "muri-l-without-blossom",
@@ -23,39 +23,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: interleave::OPTIONS,
     source: "Muri's multi-resource-gpu-unaware (Muri, SIGCOMM'22; run_sim.py multi_resource_blossom_same_sim_jobs)",
     placement: Some(MURI_YARN),
-    parse: &parse_options::<Options>,
+    parse: &parse,
 };
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {
-    #[serde(default)]
-    pub packing_num: PackingNum,
-    #[serde(default = "interleave::autopack_default")]
-    pub autopack: bool,
-    #[serde(default)]
-    pub weight_lbd: WeightLbd,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            packing_num: PackingNum::default(),
-            autopack: interleave::autopack_default(),
-            weight_lbd: WeightLbd::default(),
-        }
-    }
-}
-
-impl PolicyConfig for Options {
-    fn params(&self) -> Params {
-        let Options { packing_num, autopack, weight_lbd } = self;
-        interleave::params(*packing_num, *autopack, *weight_lbd)
-    }
-
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        let params =
-            Params4 { packing_num: self.packing_num.0, autopack: self.autopack, weight_lbd: self.weight_lbd.0 };
-        Ok(Built::Event(Box::new(Muri::new(Variant::WITHOUT_BLOSSOM, params))))
-    }
+fn parse(node: &PolicyNode) -> Result<Box<dyn PolicyConfig>, NodeError> {
+    interleave::parse_variant(node, Variant::WITHOUT_BLOSSOM)
 }
