@@ -25,7 +25,7 @@ pub mod rounds;
 pub use registry::{
     AdmissionSpec, BuildContext, Built, Chosen, Engine, InputData, InputParser, InputReader, InputSource, Kind,
     NoInputs, OptionDoc, OverheadSpec, OwnPlacement, Params, ParsedInput, PlacementSpec, PolicyConfig, PolicyInfo,
-    PolicyInput, SchedulerSpec, parse_options,
+    PolicyInput, SchedulerSpec, parse_options, without_options,
 };
 
 use events::{edf, elasticflow, gandiva, muri, themis, tiresias, yarn};

@@ -116,6 +116,28 @@ pub fn parse_options<O: PolicyConfig + DeserializeOwned>(
     O::deserialize(node).map(|options| Box::new(options) as Box<dyn PolicyConfig>)
 }
 
+/// The [`Parse`] of a policy that takes no options (`parse: &|node| without_options(node, ||
+/// Built::Order(Box::new(Fifo::default())))`): any option given is an error at its key, and
+/// `build` makes the policy afresh for every run.
+pub fn without_options(node: &PolicyNode, build: fn() -> Built) -> Result<Box<dyn PolicyConfig>, NodeError> {
+    NoOptions::deserialize(node)?;
+    Ok(Box::new(Builder(build)))
+}
+
+/// The options of a policy that has none.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoOptions {}
+
+/// A policy without options: its run's constructor.
+struct Builder(fn() -> Built);
+
+impl PolicyConfig for Builder {
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok((self.0)())
+    }
+}
+
 /// A policy's descriptor: what the registry, the spec checks and `blox list` know of it.
 pub struct PolicyInfo {
     /// The name specs use (`scheduler: fifo`), unique within its kind.

@@ -45,8 +45,7 @@
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, Speed};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::BUDDY_OR_YARN;
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "themis",
@@ -56,18 +55,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "ElasticFlow's themis (Themis, NSDI'20; scheduler.py themis_sim_jobs)",
     placement: Some(BUDDY_OR_YARN),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(Themis::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(Themis::default())))
-    }
-}
 
 #[derive(Debug, Default)]
 pub struct Themis {

@@ -5,8 +5,7 @@
 //! itself is the engine's ([`crate::core::events::YarnPlacement`]); this file registers it.
 
 use crate::core::events::EventPlacement;
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "yarn",
@@ -16,15 +15,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "ElasticFlow's --scheme=yarn (Tiresias, NSDI'19)",
     placement: None,
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::EventPlacement(EventPlacement::Yarn)),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::EventPlacement(EventPlacement::Yarn))
-    }
-}

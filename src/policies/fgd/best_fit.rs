@@ -11,8 +11,7 @@ use crate::core::placements::{NodeState, Pod, ScorePolicy};
 pub(crate) const MAX_NODE_CPU: f64 = 128_000.0;
 pub(crate) const MAX_NODE_GPU: f64 = 8_000.0;
 
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "best-fit",
@@ -22,18 +21,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: super::SOURCE,
     placement: None,
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Score(Box::new(BestFit))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Score(Box::new(BestFit)))
-    }
-}
 
 pub struct BestFit;
 

@@ -8,8 +8,7 @@
 use crate::core::placements::fragmentation::Fragmentation;
 use crate::core::placements::{GPU_MILLI, NodeState, Pod, ScorePolicy};
 
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gpu-packing",
@@ -19,18 +18,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: super::SOURCE,
     placement: None,
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Score(Box::new(GpuPacking))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Score(Box::new(GpuPacking)))
-    }
-}
 
 pub struct GpuPacking;
 

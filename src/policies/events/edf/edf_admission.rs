@@ -24,8 +24,7 @@ use super::planner::EdfPlanner;
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::{BUDDY, steps};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "edf-admission",
@@ -35,18 +34,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "ElasticFlow's edf-accessctrl (ASPLOS'23 baseline, scheduler.py one_queue_edf_sim_jobs_access_control)",
     placement: Some(BUDDY),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(EdfAdmission::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(EdfAdmission::default())))
-    }
-}
 
 #[derive(Debug, Default)]
 pub struct EdfAdmission {

@@ -21,9 +21,8 @@ pub mod planner;
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::{BUDDY, steps};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 use planner::EdfPlanner;
-use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "edf",
@@ -33,18 +32,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "ElasticFlow's edf (ASPLOS'23 baseline, scheduler.py one_queue_edf_sim_jobs)",
     placement: Some(BUDDY),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(Edf::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(Edf::default())))
-    }
-}
 
 #[derive(Debug, Default)]
 pub struct Edf {

@@ -24,8 +24,7 @@ use super::planner::MssPlanner;
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::{BUDDY, steps};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "edf-elastic",
@@ -35,18 +34,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "ElasticFlow's ef (ASPLOS'23 Figure 9 baseline, scheduler.py ef_sim_jobs)",
     placement: Some(BUDDY),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(EdfElastic::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(EdfElastic::default())))
-    }
-}
 
 #[derive(Debug, Default)]
 pub struct EdfElastic {

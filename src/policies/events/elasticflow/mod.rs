@@ -37,9 +37,8 @@ pub mod planner;
 use crate::core::events::{CLASSES, ElasticJob, EventPolicy, EventSim, JobIdx};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::{BUDDY, steps};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 use planner::MssPlanner;
-use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "elasticflow",
@@ -49,18 +48,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "ElasticFlow (ASPLOS'23) itself: ef-accessctrl of its simulator (scheduler.py ef_sim_jobs_access_control)",
     placement: Some(BUDDY),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(ElasticFlow::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(ElasticFlow::default())))
-    }
-}
 
 #[derive(Debug, Default)]
 pub struct ElasticFlow {

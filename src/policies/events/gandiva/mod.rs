@@ -30,9 +30,8 @@ pub mod node_sets;
 use crate::core::events::{CLASSES, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
 use crate::policies::events::steps;
-use crate::policies::{BuildContext, Built, Engine, Kind, OwnPlacement, PolicyConfig, PolicyInfo, parse_options};
+use crate::policies::{Built, Engine, Kind, OwnPlacement, PolicyInfo, without_options};
 use node_sets::GandivaNodeSets;
-use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gandiva",
@@ -42,18 +41,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "ElasticFlow's gandiva (Gandiva, OSDI'18; scheduler.py gandiva_sim_jobs)",
     placement: Some(OwnPlacement { name: "gandiva", alternatives: &[] }),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(Gandiva::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(Gandiva::default())))
-    }
-}
 
 /// Time-slicing period: over-subscribed sets rotate at steps whose time is a multiple of it.
 const ROTATION_S: f64 = 60.0;

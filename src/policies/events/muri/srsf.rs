@@ -8,8 +8,7 @@
 
 use super::MURI_YARN;
 use super::srtf::ShortestFirst;
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "muri-srsf",
@@ -19,15 +18,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Muri's shortest-gpu (Muri, SIGCOMM'22; run_sim.py shortest_first_sim_jobs)",
     placement: Some(MURI_YARN),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(ShortestFirst::new(true)))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(ShortestFirst::new(true))))
-    }
-}

@@ -18,8 +18,7 @@ use super::MURI_YARN;
 use super::family::{Coincidence, Family, check_placed_job, job_overhead};
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "muri-srtf",
@@ -29,18 +28,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Muri's shortest (Muri, SIGCOMM'22; run_sim.py shortest_first_sim_jobs)",
     placement: Some(MURI_YARN),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(ShortestFirst::new(false)))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(ShortestFirst::new(false))))
-    }
-}
 
 /// `shortest_first_sim_jobs`: by remaining time, or by remaining GPU time (`by_gpu_time`).
 #[derive(Debug)]

@@ -40,8 +40,7 @@ use super::family::{Coincidence, Family, check_placed_job, job_overhead};
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::themis::{Term, fair_shares};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 use std::cmp::Ordering;
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -52,18 +51,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Muri's themis (Themis, NSDI'20; Muri, SIGCOMM'22; run_sim.py themis_sim_jobs)",
     placement: Some(MURI_YARN),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(MuriThemis::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(MuriThemis::default())))
-    }
-}
 
 /// A runnable job's standing in the fairness order (§6.3).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -32,8 +32,7 @@
 use super::family::{Coincidence, Family, check_job, job_overhead};
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
-use crate::policies::{BuildContext, Built, Engine, Kind, OwnPlacement, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, OwnPlacement, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "muri-tiresias",
@@ -43,22 +42,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Muri's dlas-gpu (Tiresias, NSDI'19; Muri run_sim.py dlas_sim_jobs)",
     placement: Some(GPU_COUNT),
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Event(Box::new(MuriTiresias::new()))),
 };
 
 /// No placement: jobs run whenever the cluster has enough GPUs left (the original's `free_gpu`
 /// count); runs record it as `count`.
 const GPU_COUNT: OwnPlacement = OwnPlacement { name: "count", alternatives: &[] };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(MuriTiresias::new())))
-    }
-}
 
 /// GPU-seconds after which a job leaves queue 0 and queue 1.
 const LIMITS: [f64; 2] = [3250.0, 7200.0];

@@ -3,8 +3,7 @@
 //! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §4.1.
 
 use crate::core::{Admission, AdmissionContext, JobSpec};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "accept-all",
@@ -14,18 +13,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Blox AcceptAll (admission_control/accept_all.py)",
     placement: None,
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Admission(Box::new(AcceptAll))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Admission(Box::new(AcceptAll)))
-    }
-}
 
 pub struct AcceptAll;
 

@@ -2,8 +2,7 @@
 //! without an overhead model.
 //! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §5.
 
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "none",
@@ -13,15 +12,5 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Blox's simulator",
     placement: None,
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Overhead(None)),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Overhead(None))
-    }
-}

@@ -13,8 +13,7 @@
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
 use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "consolidated",
@@ -24,18 +23,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Blox placement/placement.py _consolidated_placement, extended to multi-node jobs as Tiresias' YARN-style consolidation",
     placement: None,
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Placement(Box::new(Consolidated::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Placement(Box::new(Consolidated::default())))
-    }
-}
 
 #[derive(Default)]
 pub struct Consolidated {

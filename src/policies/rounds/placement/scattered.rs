@@ -10,8 +10,7 @@
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
 use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "scattered",
@@ -21,18 +20,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Blox \"Place\" (placement/placement.py _scattered_placement)",
     placement: None,
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Placement(Box::new(Scattered::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Placement(Box::new(Scattered::default())))
-    }
-}
 
 #[derive(Default)]
 pub struct Scattered {

@@ -11,8 +11,7 @@
 
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "las",
@@ -22,18 +21,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Blox Las (schedulers/las.py)",
     placement: None,
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Order(Box::new(Las::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Order(Box::new(Las::default())))
-    }
-}
 
 #[derive(Default)]
 pub struct Las {

@@ -9,8 +9,7 @@
 
 use crate::core::policy::sort_by_priority_key;
 use crate::core::{JobSlot, JobTable, PolicyError, Scheduler, SimTime};
-use crate::policies::{BuildContext, Built, Engine, Kind, PolicyConfig, PolicyInfo, parse_options};
-use serde::Deserialize;
+use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "srtf",
@@ -20,18 +19,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: &[],
     source: "Blox Srtf (schedulers/srtf.py)",
     placement: None,
-    parse: &parse_options::<Options>,
+    parse: &|node| without_options(node, || Built::Order(Box::new(Srtf::default()))),
 };
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
-
-impl PolicyConfig for Options {
-    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Order(Box::new(Srtf::default())))
-    }
-}
 
 #[derive(Default)]
 pub struct Srtf {
