@@ -318,7 +318,7 @@ fn spec_sections() -> Vec<Section> {
                 key(
                     "measure",
                     "mapping (`measure`)",
-                    "required",
+                    "every job, until the workload runs out",
                     "which jobs are measured and when a run stops",
                     "measure: {track: {ids: [100, 300]}}",
                 ),
@@ -843,7 +843,7 @@ fn spec_sections() -> Vec<Section> {
                 key(
                     "track",
                     "`all`, or `{ids: [first, last]}` (inclusive, in arrival order)",
-                    "required",
+                    "`all`",
                     "the jobs measured; the others still load the cluster",
                     "track: {ids: [3000, 4000]}",
                 ),

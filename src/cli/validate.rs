@@ -195,6 +195,9 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
                     }
                     check_simulable(&path, read.format, &read.report, missing).map_err(|e| e.to_string())?;
                     check_window(spec, source, &label, &where_, checks.count, &mut warnings)?;
+                    if let Some(warning) = checks.unschedulable_warning(&label, &where_) {
+                        warnings.add(at(warning));
+                    }
                 }
             }
             Some(params) => {
@@ -220,6 +223,9 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
                         checks.check(&job, &name).map_err(|e| at(format!("workload `{label}` at {where_}: {e}")))?;
                     }
                     check_window(spec, source, &label, &where_, checks.count, &mut warnings)?;
+                    if let Some(warning) = checks.unschedulable_warning(&label, &where_) {
+                        warnings.add(at(warning));
+                    }
                 }
             }
             None => {
@@ -241,6 +247,9 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
                     }
                     if !endless {
                         check_window(spec, source, &label, &where_, checks.count, &mut warnings)?;
+                    }
+                    if let Some(warning) = checks.unschedulable_warning(&label, &where_) {
+                        warnings.add(at(warning));
                     }
                 }
             }
@@ -290,6 +299,10 @@ struct JobChecks<'a> {
     event: Vec<(&'a str, Box<dyn EventPolicy>)>,
     table: Option<(String, &'static ThroughputTable)>,
     count: u64,
+    /// Round engine: jobs asking for more GPUs than the cluster has for them (dropped at arrival
+    /// as unschedulable), and the most any of them asks for.
+    unschedulable: u64,
+    widest: u32,
 }
 
 impl<'a> JobChecks<'a> {
@@ -337,7 +350,7 @@ impl<'a> JobChecks<'a> {
                 .ok_or_else(|| format!("cluster `{}`: no throughput profile for `gpu: {gpu}`", cluster.label()))?;
             table = Some((gpu.to_string(), found));
         }
-        Ok(Self { spec, cluster_spec, reach, round, event, table, count: 0 })
+        Ok(Self { spec, cluster_spec, reach, round, event, table, count: 0, unschedulable: 0, widest: 0 })
     }
 
     /// For a trace format that gives no durations (its jobs' work comes from a job model, e.g.
@@ -365,6 +378,10 @@ impl<'a> JobChecks<'a> {
     fn check(&mut self, job: &JobSpec, name: &dyn Fn(u64) -> String) -> Result<(), String> {
         self.count += 1;
         self.check_times(job, name)?;
+        if self.spec.engine.mode == EngineMode::Rounds && job.gpus > self.cluster_spec.gpus_available_to(job) {
+            self.unschedulable += 1;
+            self.widest = self.widest.max(job.gpus);
+        }
         for (label, policy) in &self.round {
             policy.check_job(job).map_err(|reason| format!("policy `{label}`: {reason}{}", name(job.id)))?;
         }
@@ -381,6 +398,21 @@ impl<'a> JobChecks<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A warning when jobs of this grid point can never run on its cluster: the run drops them
+    /// at arrival and counts them (`jobs_unschedulable`), which a summary alone does not show.
+    fn unschedulable_warning(&self, label: &str, where_: &str) -> Option<String> {
+        (self.unschedulable > 0).then(|| {
+            format!(
+                "workload `{label}` at {where_}: {} of its {} jobs ask for more GPUs than the cluster has for them \
+                 (up to {}, of {}); runs drop them at arrival as unschedulable (`jobs_unschedulable` in the runs table)",
+                self.unschedulable,
+                self.count,
+                self.widest,
+                self.cluster_spec.total_gpus()
+            )
+        })
     }
 
     /// Arrivals and durations within [`MAX_JOB_SECONDS`] (both engines' clocks), and for the

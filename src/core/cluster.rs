@@ -13,7 +13,7 @@
 //! milli-GPU (fractional requests: Alibaba's `gpu_milli`). A GPU with any share in use is not
 //! free for a whole-GPU holder, and becomes free again when its last share is given back.
 
-use super::JobSlot;
+use super::{JobSlot, JobSpec};
 use std::sync::Arc;
 
 /// The capacity of one GPU in shares: a job asking for half a GPU holds 500.
@@ -88,6 +88,12 @@ impl ClusterSpec {
 
     pub fn total_gpus(&self) -> u32 {
         self.nodes.iter().map(|n| n.gpus).sum()
+    }
+
+    /// The GPUs `job` could ever get here: all of them, or those of the models it accepts. A
+    /// job asking for more can never run; the round engine drops it at arrival as unschedulable.
+    pub fn gpus_available_to(&self, job: &JobSpec) -> u32 {
+        self.nodes.iter().filter(|n| job.accepts_model(&n.gpu_type)).map(|n| n.gpus).sum()
     }
 
     /// The node every node equals, for engines that need identical nodes; `None` if they differ

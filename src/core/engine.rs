@@ -467,13 +467,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
     /// Whether the empty cluster has the GPUs `job` asks for (of its model, if it names one);
     /// a job that could never run is dropped at arrival, as unschedulable.
     fn fits_empty_cluster(&self, job: &JobSpec) -> bool {
-        let nodes = &self.cluster.spec().nodes;
-        let available = if job.gpu_models.is_empty() {
-            self.cluster.total_gpus()
-        } else {
-            nodes.iter().filter(|n| job.accepts_model(&n.gpu_type)).map(|n| n.gpus).sum()
-        };
-        job.gpus <= available
+        job.gpus <= self.cluster.spec().gpus_available_to(job)
     }
 
     fn check_job(&self, job: &JobSpec) -> Result<(), RunError> {

@@ -49,6 +49,7 @@ pub struct Spec {
     /// Seeds of the workload generators (Blox seeds Python's `random` with 1).
     #[serde(default = "default_seeds")]
     pub seeds: Spanned<Vec<u64>>,
+    #[serde(default)]
     pub measure: MeasureSpec,
     #[serde(default)]
     pub output: OutputSpec,
@@ -618,15 +619,27 @@ impl<'de> Deserialize<'de> for AtLeastOne {
     }
 }
 
-/// Which jobs are measured and when a run stops.
+/// Which jobs are measured and when a run stops. Without it, every job is measured and a run
+/// ends when its workload has run out (a generator that never stops then needs a window).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeasureSpec {
+    #[serde(default = "track_all")]
     pub track: Spanned<TrackSpec>,
     /// Stop at this simulated time (hours) even if tracked jobs are unfinished; at most
     /// [`MAX_HORIZON_H`].
     #[serde(default, deserialize_with = "horizon_hours")]
     pub horizon_h: Option<Positive>,
+}
+
+impl Default for MeasureSpec {
+    fn default() -> Self {
+        Self { track: track_all(), horizon_h: None }
+    }
+}
+
+fn track_all() -> Spanned<TrackSpec> {
+    Spanned::new(TrackSpec::All, serde_saphyr::Location::UNKNOWN, serde_saphyr::Location::UNKNOWN)
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -840,10 +853,13 @@ impl Spec {
                 && matches!(self.measure.track.value, TrackSpec::All)
                 && self.measure.horizon_h.is_none();
             if endless {
+                // Without a `track` key the spec measures every job by default: point at the
+                // workload, which is what needs the window.
+                let given = self.measure.track.referenced != serde_saphyr::Location::UNKNOWN;
                 return Err((
-                    self.measure.track.referenced,
+                    if given { self.measure.track.referenced } else { w.referenced },
                     format!(
-                        "workload `{}` never stops generating jobs: track an id window (`track: {{ids: [first, last]}}`) or set `horizon_h`",
+                        "workload `{}` never stops generating jobs: measure an id window (`measure: {{track: {{ids: [first, last]}}}}`) or set `measure.horizon_h`",
                         w.value.name()
                     ),
                 ));

@@ -294,3 +294,61 @@ fn a_tracking_window_partly_past_the_last_job_is_a_warning_with_the_numbers() {
     let out = blox(&["validate", "s.yaml"], dir.path());
     assert!(out.status.success() && !text(&out.stderr).contains("warning"), "{}", text(&out.stderr));
 }
+
+/// `measure` may be left out: every job is measured until the workload runs out. A generator
+/// never runs out, so without a window it is an error at the generator, saying what to add.
+#[test]
+fn without_measure_every_job_counts_and_a_generator_needs_a_window() {
+    let dir = tempfile::tempdir().unwrap();
+    example_csv(dir.path());
+    let trace_only = "name: all-jobs
+policies: [{label: FIFO, scheduler: fifo}]
+clusters: [{nodes: 4, gpus_per_node: 4}]
+workloads: [{csv: {path: traces/example.csv}}]
+";
+    std::fs::write(dir.path().join("s.yaml"), trace_only).unwrap();
+    let run = blox(&["run", "s.yaml", "--out", "out", "-q"], dir.path());
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let experiment = dir.path().join("out/all-jobs");
+    let row = &results::read_runs(&experiment).unwrap()[0];
+    let jobs = results::read_jobs(&experiment, &row.info.run_key).unwrap();
+    assert_eq!(jobs.len(), 40, "every job of the trace is measured");
+    assert!(jobs.iter().all(|job| job.finish.is_some()), "the run ends when the workload has run out");
+
+    let generator = "name: endless
+policies: [{label: FIFO, scheduler: fifo}]
+clusters: [{nodes: 1, gpus_per_node: 4}]
+workloads:
+  - blox-philly-synthetic: {}
+loads: [0.5]
+";
+    std::fs::write(dir.path().join("s.yaml"), generator).unwrap();
+    assert_rejected(
+        &blox(&["validate", "s.yaml"], dir.path()),
+        "s.yaml:5:5: workload `blox-philly-synthetic` never stops generating jobs: measure an id window (`measure: {track: {ids: [first, last]}}`) or set `measure.horizon_h`",
+    );
+}
+
+/// Jobs wider than the cluster were dropped at arrival with nothing said but a column of the runs
+/// table: `validate` and `run` now warn, with the count and the widest request.
+#[test]
+fn jobs_wider_than_the_cluster_are_a_warning_with_their_count() {
+    let dir = tempfile::tempdir().unwrap();
+    example_csv(dir.path());
+    let spec = CSV_SPEC
+        .replace("{nodes: 4, gpus_per_node: 4}", "{nodes: 1, gpus_per_node: 4}")
+        .replace("[3000, 4000]", "[0, 39]");
+    std::fs::write(dir.path().join("s.yaml"), spec).unwrap();
+    let warning = "warning: s.yaml:4:13: workload `csv-example` at seed 1, cluster `1x4`: 8 of its 40 jobs ask for more GPUs than the cluster has for them (up to 8, of 4); runs drop them at arrival as unschedulable";
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(ok_line(&out).ends_with("ok, 1 run (1 policy x 1 cluster x 1 workload x 1 seed)"));
+    assert!(text(&out.stderr).contains(warning), "{}", text(&out.stderr));
+    let run = blox(&["run", "s.yaml", "--out", "out", "-q"], dir.path());
+    assert!(run.status.success() && text(&run.stderr).contains(warning), "{}", text(&run.stderr));
+    let row = &results::read_runs(&dir.path().join("out/window")).unwrap()[0];
+    assert_eq!(row.summary.jobs_unschedulable, 8, "the runs table counts the same jobs");
+    // On the 16-GPU cluster every job fits: no warning.
+    std::fs::write(dir.path().join("s.yaml"), CSV_SPEC.replace("[3000, 4000]", "[0, 39]")).unwrap();
+    let out = blox(&["validate", "s.yaml"], dir.path());
+    assert!(!text(&out.stderr).contains("unschedulable"), "{}", text(&out.stderr));
+}
