@@ -3,7 +3,7 @@
 //!
 //! The source hash goes into every run key, so results written by a build whose simulation code
 //! differs are never taken for complete by another build; the commit is for people (`--version`,
-//! the tables' metadata). `src/figures/` and `src/cli/` only present results and are left out, so
+//! the tables' metadata). `src/figures/`, `src/report/` and `src/cli/` only present results and are left out, so
 //! redrawing a figure with a new build does not invalidate runs.
 
 use sha2::{Digest, Sha256};
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Directories under `src/` that never change a result row.
-const PRESENTATION_ONLY: [&str; 2] = ["src/figures", "src/cli"];
+const PRESENTATION_ONLY: [&str; 3] = ["src/figures", "src/cli", "src/report"];
 
 fn main() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));

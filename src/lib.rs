@@ -10,6 +10,7 @@
 //! - [`cli`]: the `blox` command line (the binary is one call to [`cli::main`]).
 //! - [`live`]: real-cluster mode: the wire protocol, the node agent (`blox node`), job clients.
 //! - [`plugin`]: policies a program registers to run blox with its own ([`cli::main_with`]).
+//! - [`report`]: `blox report`, one self-contained HTML page of a results directory.
 //! - [`paper`]: published values a paper spec reproduces, and their checks.
 //! - [`text`]: escaping of file content echoed to the terminal.
 
@@ -23,6 +24,7 @@ pub mod paper;
 pub mod plugin;
 pub mod policies;
 pub mod profiles;
+pub mod report;
 pub mod results;
 pub mod runner;
 pub mod spec;

@@ -17,6 +17,7 @@ mod data;
 mod experiment;
 mod node;
 pub mod reference;
+mod report;
 mod run;
 pub use run::prepare;
 mod summary;
@@ -63,6 +64,12 @@ enum Command {
         after_help = "Examples:\n  blox export results/blox-fig6 --to csv\n  blox export results/blox-fig6 --to parquet -o /tmp/fig6"
     )]
     Export(experiment::ExportArgs),
+    /// Write one self-contained HTML page of a results directory: provenance, the grid with each
+    /// run's state, sortable metrics, the figures, per-run drill-downs, comparisons.
+    #[command(
+        after_help = "Examples:\n  blox report results/blox-fig6\n  blox report results/blox-fig6 -o /tmp/fig6.html\n\nThe page opens offline from disk: nothing is loaded from a network."
+    )]
+    Report(report::ReportArgs),
     /// Set two experiments' runs of the same grid points side by side, job by job (a live run
     /// beside its simulation): JCT and makespan differences, CSVs and per-run JCT scatters.
     #[command(after_help = COMPARE_HELP)]
@@ -190,6 +197,7 @@ where
         Command::Status(args) => experiment::status(args),
         Command::Plot(args) => experiment::plot(args),
         Command::Export(args) => experiment::export_tables(args),
+        Command::Report(args) => report::report(args),
         Command::Compare(args) => compare::compare(args),
         Command::Validate(args) => validate::validate(args),
         Command::List { markdown: true } => {

@@ -4,7 +4,7 @@ use super::read_spec;
 use super::summary::{print_per_label, print_summary};
 use super::validate::{check_workloads, fetch_datasets};
 use crate::figures::{FigureError, Rendered};
-use crate::results::{self, store};
+use crate::results::{self, RunState};
 use crate::runner::{self, GridPoint, RunnerOptions, Selection, ShardArg, SweepControl, SweepReport};
 use crate::spec::inputs::external_policy_notes;
 use crate::spec::{Spec, SpecSource};
@@ -200,12 +200,12 @@ fn dry_run(source: &SpecSource, spec: &Spec, args: &RunArgs) -> Result<ExitCode,
 
 /// `done`, `failed`, `running` (another process holds it), `damaged` or `todo`.
 pub(super) fn run_state(experiment_dir: &Path, run_key: &str) -> &'static str {
-    match results::complete_run(experiment_dir, run_key) {
-        Ok(Some(_)) => "done",
-        _ if store::is_locked_elsewhere(experiment_dir, run_key) => "running",
-        Err(_) => "damaged",
-        Ok(None) if store::failure(experiment_dir, run_key).is_some() => "failed",
-        Ok(None) => "todo",
+    match results::run_state(experiment_dir, run_key) {
+        RunState::Done(_) => "done",
+        RunState::Running => "running",
+        RunState::Damaged(_) => "damaged",
+        RunState::Failed(_) => "failed",
+        RunState::Missing => "todo",
     }
 }
 

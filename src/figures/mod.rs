@@ -94,6 +94,40 @@ pub fn render_all<'a>(
         .collect()
 }
 
+/// A figure drawn in memory as the text of its SVG file, for a page that inlines it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InlineFigure {
+    pub name: String,
+    pub svg: String,
+    pub warnings: Vec<String>,
+}
+
+/// Draws every figure of `figures` from the experiment's tables as SVG text, as [`render_all`]
+/// draws its SVG files (same data, styles and drawing), writing nothing. The element ids of the
+/// i-th figure start with `f<i>-`, so that the drawings can share one page.
+pub fn inline_svgs<'a>(
+    figures: impl IntoIterator<Item = &'a FigureSpec>,
+    experiment_dir: &Path,
+    rows: &[RunRow],
+) -> Vec<Result<InlineFigure, FigureError>> {
+    let order = build::Order::new(&policy_labels(experiment_dir), rows);
+    figures
+        .into_iter()
+        .enumerate()
+        .map(|(index, figure)| {
+            let name = figure.name().to_string();
+            let fail = |message: String| FigureError { figure: name.clone(), message };
+            let built = build::build(figure, experiment_dir, rows, &order).map_err(fail)?;
+            let drawing = match &built.chart {
+                build::Chart::Line(c) => render::Drawing::Line(c),
+                build::Chart::Bars(c) => render::Drawing::Bars(c),
+            };
+            let svg = render::svg(drawing, figure.size(), &format!("f{index}-")).map_err(fail)?;
+            Ok(InlineFigure { name, svg, warnings: built.warnings })
+        })
+        .collect()
+}
+
 /// Removes the files in `<experiment_dir>/figures/` of figures not named in `keep` (a figure
 /// dropped from the spec); returns their paths. Other files there are left alone.
 pub fn remove_undeclared<'a>(experiment_dir: &Path, keep: impl IntoIterator<Item = &'a str>) -> Vec<PathBuf> {

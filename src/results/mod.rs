@@ -19,6 +19,33 @@ pub use tables::{
 pub use trace_table::write_trace_parquet;
 
 use crate::core::RunSummary;
+use std::path::Path;
+
+/// Where one run of a grid stands, as `blox status` and `blox report` show it.
+#[derive(Debug)]
+pub enum RunState {
+    /// Complete: its runs file reads back as the run and its other tables match it.
+    Done(Box<RunRow>),
+    /// Locked by another process, which is running it now.
+    Running,
+    /// Its files exist but do not make a complete run (the error says which and why); the next
+    /// `blox run` sets them aside and redoes it.
+    Damaged(String),
+    /// Its last attempt failed, for this reason.
+    Failed(String),
+    /// Not run yet.
+    Missing,
+}
+
+/// The state of the run `run_key` of the experiment in `experiment_dir`.
+pub fn run_state(experiment_dir: &Path, run_key: &str) -> RunState {
+    match complete_run(experiment_dir, run_key) {
+        Ok(Some(row)) => RunState::Done(Box::new(row)),
+        _ if store::is_locked_elsewhere(experiment_dir, run_key) => RunState::Running,
+        Err(e) => RunState::Damaged(e.to_string()),
+        Ok(None) => store::failure(experiment_dir, run_key).map_or(RunState::Missing, RunState::Failed),
+    }
+}
 
 /// Every grid key of one run, written as columns of all three tables.
 #[derive(Debug, Clone, PartialEq, Default)]

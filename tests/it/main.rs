@@ -36,6 +36,7 @@ mod pollux_original;
 mod pollux_paper;
 mod pollux_policy;
 mod registry_files;
+mod report;
 mod results_trust;
 mod shards;
 mod synergy_original;

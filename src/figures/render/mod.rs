@@ -317,6 +317,38 @@ pub fn render_scatter(chart: &ScatterChart, size: Size, outputs: &[(ImageFormat,
     render_images(chart, size, outputs)
 }
 
+/// A chart to draw in memory ([`svg`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Drawing<'a> {
+    Line(&'a LineChart),
+    Bars(&'a BarChart),
+    Scatter(&'a ScatterChart),
+}
+
+/// `drawing` as the text of its SVG file (the same drawing [`render_line`] and the others
+/// write), for a page that inlines it; every element id starts with `id_prefix`, so several
+/// drawings on one page keep their ids apart.
+pub fn svg(drawing: Drawing<'_>, size: Size, id_prefix: &str) -> Result<String, String> {
+    match drawing {
+        Drawing::Line(chart) => record(chart, size),
+        Drawing::Bars(chart) => record(chart, size),
+        Drawing::Scatter(chart) => record(chart, size),
+    }
+    .map(|recording| recording.to_svg((size.width, size.height), id_prefix))
+}
+
+/// The vector drawing of `figure` at `size`, in figure pixels.
+fn record(figure: &impl Figure, size: Size) -> Result<Recording, String> {
+    if ![size.width, size.height].iter().all(|side| (MIN_SIDE..=MAX_SIDE).contains(side)) {
+        return Err(format!("size {}x{} is outside {MIN_SIDE}..={MAX_SIDE} pixels per side", size.width, size.height));
+    }
+    let ui_scale = (size.width as f64 / DESIGN_SIZE.0).min(size.height as f64 / DESIGN_SIZE.1);
+    let design = (size.width as f64 / ui_scale, size.height as f64 / ui_scale);
+    let mut canvas = Canvas::new(Recording::default(), design, ui_scale);
+    figure.draw(&mut canvas)?;
+    Ok(canvas.into_surface())
+}
+
 /// A chart that can draw itself on any surface, in design pixels (see [`Size`]).
 trait Figure {
     fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String>;
@@ -374,12 +406,10 @@ fn render_images(figure: &impl Figure, size: Size, outputs: &[(ImageFormat, Path
     let design = (size.width as f64 / ui_scale, size.height as f64 / ui_scale);
 
     // One recording in figure pixels feeds both vector files; it is cheap next to the PNG.
-    let mut canvas = Canvas::new(Recording::default(), design, ui_scale);
-    figure.draw(&mut canvas).map_err(|e| RenderError::new(first, Cause::Draw(e)))?;
-    let recording = canvas.into_surface();
+    let recording = record(figure, size).map_err(|e| RenderError::new(first, Cause::Draw(e)))?;
     for (format, path) in outputs {
         let bytes = match format {
-            ImageFormat::Svg => recording.to_svg((size.width, size.height)).into_bytes(),
+            ImageFormat::Svg => recording.to_svg((size.width, size.height), "").into_bytes(),
             ImageFormat::Pdf => {
                 recording.to_pdf(size.points(), POINTS_PER_PIXEL).map_err(|e| RenderError::new(path, Cause::Draw(e)))?
             }

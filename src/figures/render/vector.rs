@@ -100,8 +100,8 @@ fn xml_escape(text: &str) -> String {
     out
 }
 
-fn glyph_id(face: &Face, glyph: u16) -> String {
-    format!("{}{glyph}", if face.bold { "b" } else { "r" })
+fn glyph_id(prefix: &str, face: &Face, glyph: u16) -> String {
+    format!("{prefix}{}{glyph}", if face.bold { "b" } else { "r" })
 }
 
 /// Path data in font units (y up), integers as the font has them.
@@ -121,8 +121,10 @@ fn glyph_path(face: &Face, glyph: u16) -> String {
 }
 
 impl Recording {
-    /// A self-contained SVG of `size` pixels (the recording's units).
-    pub fn to_svg(&self, (width, height): (u32, u32)) -> String {
+    /// A self-contained SVG of `size` pixels (the recording's units). Its element ids (the
+    /// glyphs texts refer to) start with `id_prefix`, so that several drawings inlined in one
+    /// HTML page keep their ids apart.
+    pub fn to_svg(&self, (width, height): (u32, u32), id_prefix: &str) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -142,7 +144,7 @@ impl Recording {
                 let face = fonts::face(bold);
                 let d = glyph_path(face, glyph);
                 if !d.is_empty() {
-                    let _ = writeln!(out, r#"<path id="{}" d="{d}"/>"#, glyph_id(face, glyph));
+                    let _ = writeln!(out, r#"<path id="{}" d="{d}"/>"#, glyph_id(id_prefix, face, glyph));
                     drawn_glyphs.insert((bold, glyph));
                 }
             }
@@ -193,7 +195,7 @@ impl Recording {
                         let _ = write!(
                             out,
                             r##"<use xlink:href="#{}" transform="matrix({matrix})"/>"##,
-                            glyph_id(laid.face, glyph.glyph)
+                            glyph_id(id_prefix, laid.face, glyph.glyph)
                         );
                     }
                     writeln!(out, "</g>")
