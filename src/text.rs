@@ -1,4 +1,4 @@
-//! Text from files shown on a terminal.
+//! Text from files shown on a terminal, or written into markup.
 //!
 //! Error messages echo what a file holds (a trace field, a spec value, a dataset reference), and
 //! a file can hold anything: an escape sequence that recolours or clears the terminal, a carriage
@@ -34,6 +34,25 @@ fn needs_escape(c: char) -> bool {
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
+/// `text` for XML and HTML element content and quoted attribute values (the SVG figures and the
+/// report page): the five markup characters as entities (`&#39;` for the apostrophe, valid in
+/// both), and C0 controls other than tab and line breaks, which XML forbids, as spaces.
+pub fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,5 +64,12 @@ mod tests {
         assert_eq!(escape_control("x\ry\nz\t"), "x\\ry\\nz\\t");
         assert_eq!(escape_control("\u{7f}\u{9b}"), "\\u{7f}\\u{9b}");
         assert_eq!(escape_control("a\u{202e}b\u{2066}c\u{2028}"), "a\\u{202e}b\\u{2066}c\\u{2028}");
+    }
+
+    #[test]
+    fn markup_characters_become_entities_and_forbidden_controls_spaces() {
+        assert_eq!(escape_markup("<a href=\"x\">R&D's</a>"), "&lt;a href=&quot;x&quot;&gt;R&amp;D&#39;s&lt;/a&gt;");
+        assert_eq!(escape_markup("a\u{1b}b\u{0}c\td\ne\rf"), "a b c\td\ne\rf");
+        assert_eq!(escape_markup("ü 東京"), "ü 東京");
     }
 }

@@ -467,7 +467,14 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
     /// Whether the empty cluster has the GPUs `job` asks for (of its model, if it names one);
     /// a job that could never run is dropped at arrival, as unschedulable.
     fn fits_empty_cluster(&self, job: &JobSpec) -> bool {
-        job.gpus <= self.cluster.spec().gpus_available_to(job)
+        // Most jobs accept any GPU: the cluster's count, without a walk over its nodes at every
+        // arrival (the same number `gpus_available_to` sums).
+        let available = if job.gpu_models.is_empty() {
+            self.cluster.total_gpus()
+        } else {
+            self.cluster.spec().gpus_available_to(job)
+        };
+        job.gpus <= available
     }
 
     fn check_job(&self, job: &JobSpec) -> Result<(), RunError> {

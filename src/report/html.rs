@@ -17,20 +17,7 @@ const SCRIPT: &str = include_str!("page.js");
 const MAX_LISTED: usize = 200;
 
 /// `s` escaped for HTML element content and quoted attribute values.
-pub fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::text::escape_markup as text;
 
 /// `value` as JSON that can stand inside `<script type="application/json">`: the characters
 /// that could end the element or open a comment (`<`, `>`, `&`) and the line separators are

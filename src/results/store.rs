@@ -313,10 +313,16 @@ fn remove_dead_temporaries(experiment_dir: &Path, dir: &Path) -> Result<usize, R
 
 /// `20261123T153008Z`: a sortable UTC time for directory names.
 fn utc_stamp(time: SystemTime) -> String {
-    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let [year, month, day, hour, minute, second] = utc_fields(time);
+    format!("{year:04}{month:02}{day:02}T{hour:02}{minute:02}{second:02}Z")
+}
+
+/// Year, month, day, hour, minute and second of `time` in UTC (times before 1970 read as 1970).
+pub(crate) fn utc_fields(time: SystemTime) -> [i64; 6] {
+    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Howard Hinnant's civil-from-days, for days since 1970-01-01.
-    let z = days as i64 + 719_468;
+    let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
@@ -325,7 +331,7 @@ fn utc_stamp(time: SystemTime) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z", rest / 3600, rest / 60 % 60, rest % 60)
+    [year, month, day, rest / 3600, rest / 60 % 60, rest % 60]
 }
 
 #[cfg(test)]

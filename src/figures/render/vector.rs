@@ -84,22 +84,6 @@ fn hex(color: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", color.0, color.1, color.2)
 }
 
-fn xml_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn glyph_id(prefix: &str, face: &Face, glyph: u16) -> String {
     format!("{prefix}{}{glyph}", if face.bold { "b" } else { "r" })
 }
@@ -185,7 +169,8 @@ impl Recording {
                 Op::Text { text, em, bold, color, anchor, align, direction } => {
                     let laid = LaidOut::new(text, *em, *bold, *anchor, *align, *direction);
                     let s = num(laid.scale, 6);
-                    let _ = write!(out, r#"<g aria-label="{}" fill="{}">"#, xml_escape(text), hex(*color));
+                    let _ =
+                        write!(out, r#"<g aria-label="{}" fill="{}">"#, crate::text::escape_markup(text), hex(*color));
                     for glyph in laid.glyphs.iter().filter(|g| drawn_glyphs.contains(&(*bold, g.glyph))) {
                         let (x, y) = laid.at(glyph.x);
                         let matrix = match direction {
