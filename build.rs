@@ -67,12 +67,16 @@ fn git_commit(root: &Path) -> String {
     // HEAD and the branch it names move with each commit; git's index is left out because
     // `git status` rewrites it, which would recompile the crate for nothing. The `-dirty` mark
     // is therefore refreshed whenever `src` or the commit changes, which is when it can.
-    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        for file in ["HEAD", "packed-refs"] {
-            println!("cargo:rerun-if-changed={dir}/{file}");
-        }
-        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={dir}/{head}");
+    // `--git-path` finds each file where git keeps it (a worktree's HEAD is its own, its refs are
+    // the repository's), and only files that exist are watched: cargo takes a missing one for
+    // changed, which reran this script and recompiled blox on every cargo command.
+    let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for name in watched {
+        if let Some(path) = git(&["rev-parse", "--path-format=absolute", "--git-path", &name])
+            && Path::new(&path).exists()
+        {
+            println!("cargo:rerun-if-changed={path}");
         }
     }
     let Some(commit) = git(&["rev-parse", "--short=12", "HEAD"]) else { return "unknown".into() };

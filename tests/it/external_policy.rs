@@ -31,19 +31,22 @@ fn run(dir: &Path, spec: &str, extra: &[&str]) -> std::process::Output {
     blox(&args, dir)
 }
 
+/// The external-program protocol decides exactly as the built-in policy, at the lowest, a middle
+/// and the highest load of Figure 6 (the most queueing and preemption); the other six loads add
+/// time, not paths (the Python package's tests run the whole grid in-process).
 #[test]
-fn python_las_equals_the_built_in_las_on_figure_6() {
+fn python_las_equals_the_built_in_las_on_three_loads_of_figure_6() {
     let dir = tempfile::tempdir().unwrap();
     let las_py = repo().join("examples/python/las.py");
     let policies = format!(
         "policies:\n  - {{label: Tiresias, scheduler: las}}\n  - {{label: Tiresias-py, scheduler: {{external: {{command: [python3, {}]}}}}}}",
         las_py.display()
     );
-    let out = run(dir.path(), &fig6_with(&policies), &[]);
+    let out = run(dir.path(), &fig6_with(&policies), &["--only", "load=1,load=5,load=9"]);
     assert!(out.status.success(), "{}\n{}", text(&out.stdout), text(&out.stderr));
     let experiment = dir.path().join("out/ext");
     let runs = results::read_runs(&experiment).unwrap();
-    assert_eq!(runs.len(), 18, "2 policies x 9 loads");
+    assert_eq!(runs.len(), 6, "2 policies x 3 loads");
     let mut by_load: BTreeMap<u64, BTreeMap<String, &results::RunRow>> = BTreeMap::new();
     for run in &runs {
         by_load.entry(run.info.load.unwrap().to_bits()).or_default().insert(run.info.label.clone(), run);
