@@ -41,7 +41,7 @@ pub fn script_json(value: &impl Serialize) -> String {
 /// The page's head. Its content security policy lets nothing load from anywhere (the page is
 /// whole) and runs only the page's own script, by its hash: were some text to slip through
 /// unescaped, an injected script or event handler would still not run.
-fn head(out: &mut String, title: &str) {
+pub(super) fn head(out: &mut String, title: &str) {
     use sha2::{Digest, Sha256};
     let script_hash = super::compare::base64(&Sha256::digest(SCRIPT.as_bytes()));
     let _ = write!(
@@ -113,9 +113,14 @@ pub(super) fn compare_page(title: &str, section: &Section) -> String {
     out.push_str("<section id=\"compare\">\n");
     compare_section(&mut out, section);
     out.push_str("</section>\n</main>\n");
+    tail(&mut out);
+    out
+}
+
+/// The end of a page without data of its own: the script (sortable tables, the error line).
+pub(super) fn tail(out: &mut String) {
     let _ = writeln!(out, "<script type=\"application/json\" id=\"report-data\">{{}}</script>");
     let _ = writeln!(out, "<script>{SCRIPT}</script>\n</body>\n</html>");
-    out
 }
 
 fn provenance(out: &mut String, e: &Experiment) {

@@ -317,11 +317,22 @@ pub fn render_scatter(chart: &ScatterChart, size: Size, outputs: &[(ImageFormat,
     render_images(chart, size, outputs)
 }
 
-/// A chart to draw in memory ([`svg`]).
+/// A published value drawn over a chart where the reproduction draws its own: on a line chart
+/// at x `position` of series `series`, on a bar chart over the bar of series `series` in category
+/// `position`. `within`: the reproduced value is within the check's tolerance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mark {
+    pub series: usize,
+    pub position: f64,
+    pub value: f64,
+    pub within: bool,
+}
+
+/// A chart to draw in memory ([`svg`]), line and bar charts with published values over them.
 #[derive(Clone, Copy, Debug)]
 pub enum Drawing<'a> {
-    Line(&'a LineChart),
-    Bars(&'a BarChart),
+    Line(&'a LineChart, &'a [Mark]),
+    Bars(&'a BarChart, &'a [Mark]),
     Scatter(&'a ScatterChart),
 }
 
@@ -330,8 +341,8 @@ pub enum Drawing<'a> {
 /// drawings on one page keep their ids apart.
 pub fn svg(drawing: Drawing<'_>, size: Size, id_prefix: &str) -> Result<String, String> {
     match drawing {
-        Drawing::Line(chart) => record(chart, size),
-        Drawing::Bars(chart) => record(chart, size),
+        Drawing::Line(chart, marks) => record(&Marked { chart, marks }, size),
+        Drawing::Bars(chart, marks) => record(&Marked { chart, marks }, size),
         Drawing::Scatter(chart) => record(chart, size),
     }
     .map(|recording| recording.to_svg((size.width, size.height), id_prefix))
@@ -356,7 +367,25 @@ trait Figure {
 
 impl Figure for LineChart {
     fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
-        line::draw(self, canvas)
+        line::draw(self, &[], canvas)
+    }
+}
+
+/// A chart with published values over it.
+struct Marked<'a, C> {
+    chart: &'a C,
+    marks: &'a [Mark],
+}
+
+impl Figure for Marked<'_, LineChart> {
+    fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
+        line::draw(self.chart, self.marks, canvas)
+    }
+}
+
+impl Figure for Marked<'_, BarChart> {
+    fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
+        bars::draw(self.chart, self.marks, canvas)
     }
 }
 
@@ -368,7 +397,7 @@ impl Figure for ScatterChart {
 
 impl Figure for BarChart {
     fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
-        bars::draw(self, canvas)
+        bars::draw(self, &[], canvas)
     }
 }
 

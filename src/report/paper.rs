@@ -1,0 +1,328 @@
+//! `REPORT.html` of `cargo xtask reproduce-figures`: per paper spec, each figure reproduced with
+//! the published values it is checked against drawn over it ([`marks`]), every value PASS or FAIL
+//! with its tolerance and source, and the sidecar's notes. The xtask fills [`PaperSpec`]s once
+//! and writes both `REPORT.md` and this page from them.
+
+use super::html::{self, text};
+use crate::figures::build::Chart;
+use crate::figures::render::Mark;
+use crate::paper::{Outcome, format_value};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// One paper spec's reproduction.
+#[derive(Debug, Clone)]
+pub struct PaperSpec {
+    pub name: String,
+    pub description: Option<String>,
+    /// The spec's file name in `specs/paper/`.
+    pub spec_file: String,
+    pub runs: usize,
+    /// The figures drawn, in the spec's order.
+    pub figures: Vec<PaperFigure>,
+    /// Outcomes of no drawn figure.
+    pub other: Vec<Outcome>,
+    /// The sidecar's checks (`None` without a sidecar).
+    pub sources: Option<Vec<Source>>,
+    /// The sidecar's notes (Markdown).
+    pub notes: Option<String>,
+}
+
+/// A figure drawn and the outcomes of its values.
+#[derive(Debug, Clone)]
+pub struct PaperFigure {
+    pub name: String,
+    /// Its PNG, relative to the report.
+    pub png: PathBuf,
+    pub outcomes: Vec<Outcome>,
+    /// The figure as SVG text with its published values marked, or why it could not be drawn so.
+    pub svg: Result<String, String>,
+}
+
+/// Where a check's values come from.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub check: String,
+    pub source: String,
+    pub tolerance: f64,
+}
+
+/// One line of the cost table.
+#[derive(Debug, Clone)]
+pub struct Cost {
+    pub spec: String,
+    pub runs: usize,
+    pub cpu_s: f64,
+    pub longest_s: f64,
+}
+
+/// The published values among `outcomes` placed on `chart` where the reproduction draws the
+/// value it was compared with: the point or bar of the value's label whose height is the
+/// reproduced value (so a figure in another unit or normalised gets no mark, rather than a wrong
+/// one). Among several such places, the one at the value's load.
+pub fn marks(outcomes: &[Outcome], chart: &Chart) -> Vec<Mark> {
+    outcomes
+        .iter()
+        .filter_map(|outcome| {
+            let value = outcome.value.as_ref()?;
+            let actual = outcome.actual?;
+            let same = |y: f64| (y - actual).abs() <= 1e-6 * actual.abs().max(1e-9);
+            let names = |label: &str| label == value.label || label.split(", ").any(|part| part == value.label);
+            let within = (actual - outcome.expected).abs() <= outcome.tolerance;
+            // (series, position, at the value's load)
+            let mut places: Vec<(usize, f64, bool)> = Vec::new();
+            match chart {
+                Chart::Line(c) => {
+                    for (index, series) in c.series.iter().enumerate() {
+                        if !(names(&series.label) || c.series.len() == 1) {
+                            continue;
+                        }
+                        for &(x, y) in &series.points {
+                            if same(y) {
+                                places.push((index, x, value.load == Some(x)));
+                            }
+                        }
+                    }
+                }
+                Chart::Bars(c) => {
+                    for (index, series) in c.series.iter().enumerate() {
+                        for (category, y) in series.values.iter().enumerate() {
+                            let named = names(&series.label)
+                                || c.categories.get(category).is_some_and(|name| names(name))
+                                || (c.series.len() == 1 && c.categories.len() == 1);
+                            if named && y.is_some_and(same) {
+                                let load = value.load.map(crate::spec::grid::fmt_number);
+                                let at_load = load
+                                    .is_some_and(|l| series.label.contains(&l) || c.categories[category].contains(&l));
+                                places.push((index, category as f64, at_load));
+                            }
+                        }
+                    }
+                }
+            }
+            let (series, position, _) = places.iter().find(|p| p.2).or(places.first()).copied()?;
+            Some(Mark { series, position, value: outcome.expected, within })
+        })
+        .collect()
+}
+
+/// The page: a summary, then per spec its figures with their values, the other values, the
+/// sources and notes, then the cost of the runs and the problems met.
+pub fn page(specs: &[PaperSpec], summary: &str, wall_s: f64, costs: &[Cost], problems: &[String]) -> String {
+    let mut out = String::new();
+    html::head(&mut out, "Reproduced paper figures");
+    out.push_str("<header><h1>Reproduced paper figures</h1>\n<p class=\"description\">Generated by <code>cargo xtask reproduce-figures</code>: every spec in <code>specs/paper/</code> is run, its figures are drawn, and every value in its <code>*.expected.yaml</code> sidecar is compared with the reproduction. On each figure, a diamond marks a published value the reproduction matches within tolerance, a ringed cross one it does not.</p>\n");
+    let verdict = if summary.starts_with("PASS") { "pass" } else { "fail" };
+    let _ = writeln!(out, "<p class=\"verdict {verdict}\"><strong>{}</strong></p>", text(summary));
+    out.push_str("<nav>");
+    for (i, spec) in specs.iter().enumerate() {
+        let all = spec.figures.iter().flat_map(|f| &f.outcomes).chain(&spec.other).filter(|o| !o.reference);
+        let (n, failed) = all.fold((0, 0), |(n, failed), o| (n + 1, failed + usize::from(!o.pass)));
+        let mark = if failed > 0 { format!(" <span class=\"fail\">{failed} FAIL</span>") } else { String::new() };
+        let separator = if i == 0 { "" } else { " · " };
+        let _ = write!(out, "{separator}<a href=\"#spec-{}\">{}</a> ({n}){mark}", text(&spec.name), text(&spec.name));
+    }
+    out.push_str("</nav></header>\n<main>\n<div id=\"js-errors\" class=\"error\" role=\"alert\" hidden></div>\n");
+    for spec in specs {
+        let _ = writeln!(out, "<section id=\"spec-{}\"><h2>{}</h2>", text(&spec.name), text(&spec.name));
+        if let Some(description) = &spec.description {
+            let _ = writeln!(out, "<p>{}</p>", text(description));
+        }
+        let _ = writeln!(out, "<p>Spec: <code>specs/paper/{}</code>, {} runs.</p>", text(&spec.spec_file), spec.runs);
+        for figure in &spec.figures {
+            let _ = writeln!(out, "<h3 id=\"{}-{}\">{}</h3>", text(&spec.name), text(&figure.name), text(&figure.name));
+            match &figure.svg {
+                Ok(svg) => {
+                    let _ = writeln!(
+                        out,
+                        "<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>",
+                        text(&figure.name)
+                    );
+                }
+                Err(why) => {
+                    let _ = writeln!(out, "<p class=\"error\">{}</p>", text(why));
+                }
+            }
+            if !figure.outcomes.is_empty() {
+                outcome_table(&mut out, &figure.outcomes);
+            }
+        }
+        if !spec.other.is_empty() {
+            out.push_str("<h3>Other reproduced values</h3>\n");
+            outcome_table(&mut out, &spec.other);
+        }
+        if let Some(sources) = &spec.sources {
+            out.push_str("<h3>Sources</h3>\n<ul>\n");
+            for source in sources {
+                let _ = writeln!(
+                    out,
+                    "<li>{}: {} (tolerance {})</li>",
+                    text(&source.check),
+                    text(&source.source),
+                    text(&source.tolerance.to_string())
+                );
+            }
+            out.push_str("</ul>\n");
+        }
+        if let Some(notes) = &spec.notes {
+            let _ = writeln!(out, "<h3>Notes</h3>\n<div class=\"notes\">{}</div>", text(notes.trim_end()));
+        }
+        out.push_str("</section>\n");
+    }
+    let _ = writeln!(
+        out,
+        "<section id=\"cost\"><h2>Cost</h2>\n<p>All runs in one pool: {wall_s:.1} s wall.</p>\n<table class=\"data sortable\"><thead><tr><th scope=\"col\">spec</th><th scope=\"col\">runs</th><th scope=\"col\">CPU (sum of run walls, s)</th><th scope=\"col\">longest run (s)</th></tr></thead><tbody>"
+    );
+    for cost in costs {
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"text\">{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td></tr>",
+            text(&cost.spec),
+            cost.runs,
+            cost.cpu_s,
+            cost.longest_s
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    if !problems.is_empty() {
+        out.push_str("<h3>Problems</h3>\n<ul>\n");
+        for problem in problems {
+            let _ = writeln!(out, "<li class=\"error\">{}</li>", text(problem));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("</section>\n</main>\n");
+    html::tail(&mut out);
+    out
+}
+
+fn outcome_table(out: &mut String, outcomes: &[Outcome]) {
+    out.push_str("<div class=\"scroll\"><table class=\"data sortable\"><thead><tr>");
+    for column in ["check", "point", "expected", "unit", "reproduced", "difference", "tolerance", "result"] {
+        let _ = write!(out, "<th scope=\"col\">{column}</th>");
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for o in outcomes {
+        let (actual, difference) = match o.actual {
+            Some(a) => (format_value(a), format!("{:+.4}", a - o.expected)),
+            None => ("no run".into(), "-".into()),
+        };
+        let (class, result) = if o.reference {
+            ("reference", "reference")
+        } else if o.pass {
+            ("pass", "PASS")
+        } else {
+            ("fail", "FAIL")
+        };
+        let _ = writeln!(
+            out,
+            "<tr class=\"{class}\"><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td><td class=\"text\">{}</td><td>{actual}</td><td>{difference}</td><td>{}</td><td class=\"text\"><span class=\"status {class}\">{result}</span></td></tr>",
+            text(&o.check),
+            text(&o.point),
+            format_value(o.expected),
+            text(&o.unit),
+            format_value(o.tolerance),
+        );
+    }
+    out.push_str("</tbody></table></div>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::render::{Axis, BarChart, BarSeries, LineChart, Scale, Series, Style};
+    use crate::paper::ExpectedValue;
+
+    fn outcome(label: &str, load: Option<f64>, expected: f64, actual: f64, tolerance: f64) -> Outcome {
+        Outcome {
+            check: "c".into(),
+            figure: Some("f".into()),
+            point: label.into(),
+            unit: "hours".into(),
+            expected,
+            actual: Some(actual),
+            tolerance,
+            pass: (actual - expected).abs() <= tolerance,
+            reference: false,
+            value: Some(ExpectedValue {
+                label: label.into(),
+                load,
+                cluster: None,
+                workload: None,
+                seed: None,
+                value: expected,
+                tolerance: None,
+            }),
+        }
+    }
+
+    fn series(label: &str, points: Vec<(f64, f64)>) -> Series {
+        Series { label: label.into(), style: Style::nth(0), points, spread: Vec::new() }
+    }
+
+    #[test]
+    fn published_values_go_where_the_reproduction_draws_the_compared_value() {
+        let chart = Chart::Line(LineChart {
+            title: String::new(),
+            x: Axis::new("load", Scale::Linear),
+            y: Axis::new("JCT", Scale::Linear),
+            // FIFO and LAS draw the same value at load 1; each mark goes on its own series.
+            series: vec![series("FIFO", vec![(1.0, 5.0), (2.0, 7.0)]), series("LAS", vec![(1.0, 5.0), (2.0, 6.0)])],
+            markers: true,
+            notes: Vec::new(),
+        });
+        let outcomes = [
+            outcome("LAS", Some(1.0), 5.1, 5.0, 0.5),
+            outcome("FIFO", Some(2.0), 9.0, 7.0, 0.5),
+            // Drawn in another unit: no place has the reproduced value, so no mark.
+            outcome("LAS", Some(2.0), 6.0, 360.0, 0.5),
+        ];
+        assert_eq!(
+            marks(&outcomes, &chart),
+            vec![
+                Mark { series: 1, position: 1.0, value: 5.1, within: true },
+                Mark { series: 0, position: 2.0, value: 9.0, within: false },
+            ]
+        );
+        let bars = Chart::Bars(BarChart {
+            title: String::new(),
+            categories: vec!["FIFO".into(), "LAS".into()],
+            category_styles: Vec::new(),
+            y: Axis::new("JCT", Scale::Linear),
+            series: vec![BarSeries {
+                label: String::new(),
+                style: Style::nth(0),
+                values: vec![Some(3.0), Some(4.0)],
+                spread: Vec::new(),
+            }],
+            value_labels: false,
+            notes: Vec::new(),
+        });
+        assert_eq!(
+            marks(&[outcome("LAS", None, 4.2, 4.0, 0.1)], &bars),
+            vec![Mark { series: 0, position: 1.0, value: 4.2, within: false }]
+        );
+    }
+
+    #[test]
+    fn text_of_sidecars_is_escaped() {
+        let spec = PaperSpec {
+            name: "x".into(),
+            description: Some("<script>alert(1)</script>".into()),
+            spec_file: "x.yaml".into(),
+            runs: 1,
+            figures: Vec::new(),
+            other: vec![outcome("<b>L</b>", None, 1.0, 1.0, 0.0)],
+            sources: Some(vec![Source {
+                check: "c".into(),
+                source: "<img src=x onerror=alert(2)>".into(),
+                tolerance: 0.5,
+            }]),
+            notes: Some("a < b".into()),
+        };
+        let page = page(&[spec], "PASS: 1 of 1", 1.0, &[], &[]);
+        assert_eq!(page.matches("<script").count(), 2);
+        assert!(!page.contains("<img") && !page.contains("<b>L"));
+        assert!(page.contains("&lt;img src=x onerror=alert(2)&gt;") && page.contains("a &lt; b"));
+    }
+}
