@@ -100,6 +100,8 @@ pub struct InlineFigure {
     pub name: String,
     pub svg: String,
     pub warnings: Vec<String>,
+    /// Published values marked on it.
+    pub marks: usize,
 }
 
 /// Draws every figure of `figures` from the experiment's tables as SVG text, as [`render_all`]
@@ -126,7 +128,7 @@ pub fn inline_svgs<'a>(
                 build::Chart::Bars(c) => render::Drawing::Bars(c, &marks),
             };
             let svg = render::svg(drawing, figure.size(), &format!("f{index}-")).map_err(fail)?;
-            Ok(InlineFigure { name, svg, warnings: built.warnings })
+            Ok(InlineFigure { name, svg, warnings: built.warnings, marks: marks.len() })
         })
         .collect()
 }

@@ -1,14 +1,19 @@
 //! `REPORT.html` of `cargo xtask reproduce-figures`: per paper spec, each figure reproduced with
 //! the published values it is checked against drawn over it ([`marks`]), every value PASS or FAIL
-//! with its tolerance and source, and the sidecar's notes. The xtask fills [`PaperSpec`]s once
-//! and writes both `REPORT.md` and this page from them.
+//! with its tolerance and source, and the sidecar's notes. [`PaperSpec::evaluate`] gathers one
+//! spec's reproduction from its results; the xtask writes both `REPORT.md` and this [`page`]
+//! from the same [`PaperSpec`]s. The page is built with `blox report`'s head, escaping and
+//! script, so it holds to the same policy: offline, text escaped, only its own script runs.
 
 use super::html::{self, text};
 use crate::figures::build::Chart;
 use crate::figures::render::Mark;
-use crate::paper::{Outcome, format_value};
+use crate::paper::{Outcome, evaluate, format_value, read_expected, sidecar_path};
+use crate::results::RunRow;
+use crate::results::metric::TimeUnit;
+use crate::spec::Spec;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One paper spec's reproduction.
 #[derive(Debug, Clone)]
@@ -18,9 +23,9 @@ pub struct PaperSpec {
     /// The spec's file name in `specs/paper/`.
     pub spec_file: String,
     pub runs: usize,
-    /// The figures drawn, in the spec's order.
+    /// The spec's figures, in its order.
     pub figures: Vec<PaperFigure>,
-    /// Outcomes of no drawn figure.
+    /// Outcomes of no figure of the spec.
     pub other: Vec<Outcome>,
     /// The sidecar's checks (`None` without a sidecar).
     pub sources: Option<Vec<Source>>,
@@ -28,15 +33,17 @@ pub struct PaperSpec {
     pub notes: Option<String>,
 }
 
-/// A figure drawn and the outcomes of its values.
+/// A figure of a paper spec and the outcomes of its values.
 #[derive(Debug, Clone)]
 pub struct PaperFigure {
     pub name: String,
     /// Its PNG, relative to the report.
     pub png: PathBuf,
     pub outcomes: Vec<Outcome>,
-    /// The figure as SVG text with its published values marked, or why it could not be drawn so.
+    /// The figure as SVG text with its published values marked, or why it could not be drawn.
     pub svg: Result<String, String>,
+    /// How many of `outcomes` are marked on the figure.
+    pub marked: usize,
 }
 
 /// Where a check's values come from.
@@ -56,107 +63,284 @@ pub struct Cost {
     pub longest_s: f64,
 }
 
+/// Values asserted and reported across specs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub passed: usize,
+    pub failed: usize,
+    /// Reference values (reported, not asserted).
+    pub references: usize,
+}
+
+impl PaperSpec {
+    /// The reproduction of the paper spec at `spec_path` (parsed as `spec`) from its runs `rows`
+    /// in `experiment_dir`: the values of its sidecar (`NAME.expected.yaml`, if there is one)
+    /// evaluated, and its figures drawn again as SVG with the published values marked. Figure
+    /// paths are made relative to `report_dir`, where the report goes.
+    pub fn evaluate(
+        spec_path: &Path,
+        spec: &Spec,
+        experiment_dir: &Path,
+        rows: &[RunRow],
+        report_dir: &Path,
+    ) -> Result<PaperSpec, String> {
+        let sidecar = sidecar_path(spec_path);
+        let expected = if sidecar.exists() { Some(read_expected(&sidecar)?) } else { None };
+        let outcomes = expected.as_ref().map(|e| evaluate(e, rows, experiment_dir)).unwrap_or_default();
+        let of_figure =
+            |figure: &str| outcomes.iter().filter(|o| o.figure.as_deref() == Some(figure)).cloned().collect::<Vec<_>>();
+        let drawn = crate::figures::inline_svgs(
+            spec.figures.iter().map(|f| &f.value),
+            experiment_dir,
+            rows,
+            &|figure, chart| marks(&of_figure(figure), chart),
+        );
+        let figures: Vec<PaperFigure> = spec
+            .figures
+            .iter()
+            .zip(drawn)
+            .map(|(declared, drawn)| {
+                let name = declared.value.name().to_string();
+                let png = experiment_dir.join("figures").join(format!("{name}.png"));
+                PaperFigure {
+                    png: png.strip_prefix(report_dir).unwrap_or(&png).to_path_buf(),
+                    outcomes: of_figure(&name),
+                    marked: drawn.as_ref().map_or(0, |d| d.marks),
+                    svg: drawn.map(|d| d.svg).map_err(|e| e.message),
+                    name,
+                }
+            })
+            .collect();
+        let other = outcomes
+            .iter()
+            .filter(|o| o.figure.as_deref().is_none_or(|f| !figures.iter().any(|d| d.name == f)))
+            .cloned()
+            .collect();
+        Ok(PaperSpec {
+            name: spec.name.value.0.clone(),
+            description: spec.description.clone(),
+            spec_file: spec_path.file_name().unwrap_or_default().to_string_lossy().into_owned(),
+            runs: rows.len(),
+            figures,
+            other,
+            sources: expected.as_ref().map(|e| {
+                e.checks
+                    .iter()
+                    .map(|c| Source { check: c.name.clone(), source: c.source.clone(), tolerance: c.tolerance })
+                    .collect()
+            }),
+            notes: expected.and_then(|e| e.notes),
+        })
+    }
+
+    /// Every outcome of the spec: its figures' then the others.
+    pub fn outcomes(&self) -> impl Iterator<Item = &Outcome> {
+        self.figures.iter().flat_map(|f| &f.outcomes).chain(&self.other)
+    }
+
+    pub fn tally(&self) -> Tally {
+        self.outcomes().fold(Tally::default(), |mut t, o| {
+            match (o.reference, o.pass) {
+                (true, _) => t.references += 1,
+                (false, true) => t.passed += 1,
+                (false, false) => t.failed += 1,
+            }
+            t
+        })
+    }
+}
+
+impl Tally {
+    /// Across `specs`.
+    pub fn of(specs: &[PaperSpec]) -> Tally {
+        specs.iter().map(PaperSpec::tally).fold(Tally::default(), |a, b| Tally {
+            passed: a.passed + b.passed,
+            failed: a.failed + b.failed,
+            references: a.references + b.references,
+        })
+    }
+
+    /// `PASS: 12 of 12 values reproduced within tolerance across 2 specs (...)`; FAIL when a
+    /// value fails or `problems` (failed runs, figures not drawn) is not empty.
+    pub fn summary(&self, specs: usize, problems: usize) -> String {
+        format!(
+            "{}: {} of {} values reproduced within tolerance across {specs} specs ({} reference values reported beside them).",
+            if self.failed == 0 && problems == 0 { "PASS" } else { "FAIL" },
+            self.passed,
+            self.passed + self.failed,
+            self.references
+        )
+    }
+}
+
+const TIME_UNITS: [TimeUnit; 3] = [TimeUnit::Seconds, TimeUnit::Minutes, TimeUnit::Hours];
+
+/// Whether a drawn value `y` is the value `v` (up to the rounding of a unit conversion).
+fn same(y: f64, v: f64) -> bool {
+    (y - v).abs() <= 1e-6 * v.abs().max(1e-9)
+}
+
+/// Every value `chart` draws.
+fn chart_values(chart: &Chart) -> Box<dyn Iterator<Item = f64> + '_> {
+    match chart {
+        Chart::Line(c) => Box::new(c.series.iter().flat_map(|s| s.points.iter().map(|p| p.1))),
+        Chart::Bars(c) => Box::new(c.series.iter().flat_map(|s| s.values.iter().flatten().copied())),
+    }
+}
+
 /// The published values among `outcomes` placed on `chart` where the reproduction draws the
-/// value it was compared with: the point or bar of the value's label whose height is the
-/// reproduced value (so a figure in another unit or normalised gets no mark, rather than a wrong
-/// one). Among several such places, the one at the value's load.
+/// value it was compared with: a point or bar whose height is the reproduced value (so a value
+/// the figure draws in another unit, or aggregated otherwise, gets no mark rather than a wrong
+/// one) and whose series and category name the value's label; among several, the one that
+/// names most of the value's other keys (load, cluster, workload, seed).
 pub fn marks(outcomes: &[Outcome], chart: &Chart) -> Vec<Mark> {
     outcomes
         .iter()
         .filter_map(|outcome| {
             let value = outcome.value.as_ref()?;
-            let actual = outcome.actual?;
-            let same = |y: f64| (y - actual).abs() <= 1e-6 * actual.abs().max(1e-9);
-            let names = |label: &str| label == value.label || label.split(", ").any(|part| part == value.label);
-            let within = (actual - outcome.expected).abs() <= outcome.tolerance;
-            // (series, position, at the value's load)
-            let mut places: Vec<(usize, f64, bool)> = Vec::new();
+            // The figure may draw a time in another unit than the check's: each is tried.
+            let factors: Vec<f64> = match TIME_UNITS.iter().find(|u| u.name() == outcome.unit) {
+                Some(unit) => TIME_UNITS.iter().map(|to| to.from_seconds(1.0) / unit.from_seconds(1.0)).collect(),
+                None => vec![1.0],
+            };
+            let (factor, actual) = factors.iter().find_map(|&factor| {
+                let actual = outcome.actual? * factor;
+                chart_values(chart).any(|y| same(y, actual)).then_some((factor, actual))
+            })?;
+            let same = |y: f64| same(y, actual);
+            // A name's parts: "LAS, 8x8 (w)" is "LAS" and "8x8 (w)".
+            let parts = |name: &str| name.split(", ").map(str::to_string).collect::<Vec<_>>();
+            let load = value.load.map(crate::spec::grid::fmt_number);
+            let seed = value.seed.map(|s| s.to_string());
+            // How many of the value's keys other than its label a place's names hold.
+            let score = |names: &[String], x_load: Option<f64>| {
+                let holds = |key: &str| names.iter().any(|n| n == key || n.contains(key));
+                usize::from(value.cluster.as_deref().is_some_and(holds))
+                    + usize::from(value.workload.as_deref().is_some_and(holds))
+                    + usize::from(
+                        value.load.is_some_and(|l| x_load == Some(l))
+                            || load.as_ref().is_some_and(|l| names.iter().any(|n| *n == format!("load {l}"))),
+                    )
+                    + usize::from(seed.as_ref().is_some_and(|s| names.iter().any(|n| *n == format!("seed {s}"))))
+            };
+            let labelled = |names: &[String]| {
+                names.iter().any(|n| *n == value.label || n.starts_with(&format!("{} (", value.label)))
+            };
+            // (score, series, position)
+            let mut places: Vec<(usize, usize, f64)> = Vec::new();
             match chart {
                 Chart::Line(c) => {
                     for (index, series) in c.series.iter().enumerate() {
-                        if !(names(&series.label) || c.series.len() == 1) {
+                        let names = parts(&series.label);
+                        if !(labelled(&names) || c.series.len() == 1) {
                             continue;
                         }
-                        for &(x, y) in &series.points {
-                            if same(y) {
-                                places.push((index, x, value.load == Some(x)));
-                            }
+                        for &(x, _) in series.points.iter().filter(|p| same(p.1)) {
+                            places.push((score(&names, Some(x)), index, x));
                         }
                     }
                 }
                 Chart::Bars(c) => {
                     for (index, series) in c.series.iter().enumerate() {
                         for (category, y) in series.values.iter().enumerate() {
-                            let named = names(&series.label)
-                                || c.categories.get(category).is_some_and(|name| names(name))
-                                || (c.series.len() == 1 && c.categories.len() == 1);
-                            if named && y.is_some_and(same) {
-                                let load = value.load.map(crate::spec::grid::fmt_number);
-                                let at_load = load
-                                    .is_some_and(|l| series.label.contains(&l) || c.categories[category].contains(&l));
-                                places.push((index, category as f64, at_load));
+                            let mut names = parts(&series.label);
+                            names.extend(parts(&c.categories[category]));
+                            let single = c.series.len() == 1 && c.categories.len() == 1;
+                            if (labelled(&names) || single) && y.is_some_and(same) {
+                                places.push((score(&names, None), index, category as f64));
                             }
                         }
                     }
                 }
             }
-            let (series, position, _) = places.iter().find(|p| p.2).or(places.first()).copied()?;
-            Some(Mark { series, position, value: outcome.expected, within })
+            // The first of the best: `max_by_key` would keep the last.
+            let best = places.iter().map(|p| p.0).max()?;
+            let (_, series, position) = places.into_iter().find(|p| p.0 == best)?;
+            let within = outcome.actual.is_some_and(|a| (a - outcome.expected).abs() <= outcome.tolerance);
+            Some(Mark { series, position, value: outcome.expected * factor, within })
         })
         .collect()
 }
 
 /// The page: a summary, then per spec its figures with their values, the other values, the
-/// sources and notes, then the cost of the runs and the problems met.
+/// sources and notes, then the cost of the runs and the problems met. Each value's check links
+/// to its source in the spec's list.
 pub fn page(specs: &[PaperSpec], summary: &str, wall_s: f64, costs: &[Cost], problems: &[String]) -> String {
     let mut out = String::new();
     html::head(&mut out, "Reproduced paper figures");
-    out.push_str("<header><h1>Reproduced paper figures</h1>\n<p class=\"description\">Generated by <code>cargo xtask reproduce-figures</code>: every spec in <code>specs/paper/</code> is run, its figures are drawn, and every value in its <code>*.expected.yaml</code> sidecar is compared with the reproduction. On each figure, a diamond marks a published value the reproduction matches within tolerance, a ringed cross one it does not.</p>\n");
+    out.push_str(
+        "<header><h1>Reproduced paper figures</h1>\n<p class=\"description\">Generated by <code>cargo xtask \
+         reproduce-figures</code>: every spec in <code>specs/paper/</code> is run, its figures are drawn, and every \
+         value in its <code>*.expected.yaml</code> sidecar is compared with the reproduction. On each figure, a \
+         diamond marks a published value the reproduction matches within tolerance, a ringed cross one it does \
+         not; a value the figure draws otherwise (another unit, another aggregate) is in its table only.</p>\n",
+    );
     let verdict = if summary.starts_with("PASS") { "pass" } else { "fail" };
     let _ = writeln!(out, "<p class=\"verdict {verdict}\"><strong>{}</strong></p>", text(summary));
-    out.push_str("<nav>");
+    out.push_str("<nav aria-label=\"specs\">");
     for (i, spec) in specs.iter().enumerate() {
-        let all = spec.figures.iter().flat_map(|f| &f.outcomes).chain(&spec.other).filter(|o| !o.reference);
-        let (n, failed) = all.fold((0, 0), |(n, failed), o| (n + 1, failed + usize::from(!o.pass)));
-        let mark = if failed > 0 { format!(" <span class=\"fail\">{failed} FAIL</span>") } else { String::new() };
+        let tally = spec.tally();
+        let failed = if tally.failed > 0 {
+            format!(" <span class=\"fail\">{} FAIL</span>", tally.failed)
+        } else {
+            String::new()
+        };
         let separator = if i == 0 { "" } else { " · " };
-        let _ = write!(out, "{separator}<a href=\"#spec-{}\">{}</a> ({n}){mark}", text(&spec.name), text(&spec.name));
+        let _ = write!(
+            out,
+            "{separator}<a href=\"#spec-{}\">{}</a> ({}){failed}",
+            text(&spec.name),
+            text(&spec.name),
+            tally.passed + tally.failed
+        );
     }
-    out.push_str("</nav></header>\n<main>\n<div id=\"js-errors\" class=\"error\" role=\"alert\" hidden></div>\n");
+    out.push_str(" · <a href=\"#cost\">Cost</a></nav></header>\n<main>\n");
+    out.push_str("<div id=\"js-errors\" class=\"error\" role=\"alert\" hidden></div>\n");
     for spec in specs {
         let _ = writeln!(out, "<section id=\"spec-{}\"><h2>{}</h2>", text(&spec.name), text(&spec.name));
         if let Some(description) = &spec.description {
             let _ = writeln!(out, "<p>{}</p>", text(description));
         }
         let _ = writeln!(out, "<p>Spec: <code>specs/paper/{}</code>, {} runs.</p>", text(&spec.spec_file), spec.runs);
+        if spec.sources.is_none() {
+            out.push_str("<p class=\"warn\">The spec has no sidecar of expected values.</p>\n");
+        }
         for figure in &spec.figures {
-            let _ = writeln!(out, "<h3 id=\"{}-{}\">{}</h3>", text(&spec.name), text(&figure.name), text(&figure.name));
+            let id = format!("figure-{}-{}", spec.name, figure.name);
+            let _ = writeln!(out, "<h3 id=\"{}\">{}</h3>", text(&id), text(&figure.name));
             match &figure.svg {
                 Ok(svg) => {
+                    let checked = figure.outcomes.iter().filter(|o| o.value.is_some()).count();
+                    let marked = if checked == 0 {
+                        String::new()
+                    } else {
+                        format!(": {} of its {checked} published values marked", figure.marked)
+                    };
                     let _ = writeln!(
                         out,
-                        "<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>",
+                        "<figure class=\"chart\">{svg}<figcaption>{}{marked}</figcaption></figure>",
                         text(&figure.name)
                     );
                 }
                 Err(why) => {
-                    let _ = writeln!(out, "<p class=\"error\">{}</p>", text(why));
+                    let _ = writeln!(out, "<p class=\"error\">The figure could not be drawn: {}</p>", text(why));
                 }
             }
             if !figure.outcomes.is_empty() {
-                outcome_table(&mut out, &figure.outcomes);
+                outcome_table(&mut out, spec, &figure.outcomes, &format!("Values of {}", figure.name));
             }
         }
         if !spec.other.is_empty() {
             out.push_str("<h3>Other reproduced values</h3>\n");
-            outcome_table(&mut out, &spec.other);
+            outcome_table(&mut out, spec, &spec.other, "Values of no figure");
         }
         if let Some(sources) = &spec.sources {
             out.push_str("<h3>Sources</h3>\n<ul>\n");
-            for source in sources {
+            for (index, source) in sources.iter().enumerate() {
                 let _ = writeln!(
                     out,
-                    "<li>{}: {} (tolerance {})</li>",
+                    "<li id=\"{}\">{}: {} (tolerance {})</li>",
+                    text(&source_id(spec, index)),
                     text(&source.check),
                     text(&source.source),
                     text(&source.tolerance.to_string())
@@ -171,12 +355,15 @@ pub fn page(specs: &[PaperSpec], summary: &str, wall_s: f64, costs: &[Cost], pro
     }
     let _ = writeln!(
         out,
-        "<section id=\"cost\"><h2>Cost</h2>\n<p>All runs in one pool: {wall_s:.1} s wall.</p>\n<table class=\"data sortable\"><thead><tr><th scope=\"col\">spec</th><th scope=\"col\">runs</th><th scope=\"col\">CPU (sum of run walls, s)</th><th scope=\"col\">longest run (s)</th></tr></thead><tbody>"
+        "<section id=\"cost\"><h2>Cost</h2>\n<p>All runs in one pool: {wall_s:.1} s wall.</p>\n\
+         <table class=\"data sortable\"><caption>Runs and their CPU time per spec</caption><thead><tr>\
+         <th scope=\"col\" class=\"text\">spec</th><th scope=\"col\">runs</th><th scope=\"col\">CPU (sum of run walls, s)</th>\
+         <th scope=\"col\">longest run (s)</th></tr></thead><tbody>"
     );
     for cost in costs {
         let _ = writeln!(
             out,
-            "<tr><td class=\"text\">{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td></tr>",
+            "<tr><th scope=\"row\" class=\"text\">{}</th><td>{}</td><td>{:.1}</td><td>{:.1}</td></tr>",
             text(&cost.spec),
             cost.runs,
             cost.cpu_s,
@@ -196,12 +383,23 @@ pub fn page(specs: &[PaperSpec], summary: &str, wall_s: f64, costs: &[Cost], pro
     out
 }
 
-fn outcome_table(out: &mut String, outcomes: &[Outcome]) {
-    out.push_str("<div class=\"scroll\"><table class=\"data sortable\"><thead><tr>");
+/// The id of the `index`-th source of `spec`'s list.
+fn source_id(spec: &PaperSpec, index: usize) -> String {
+    format!("source-{}-{index}", spec.name)
+}
+
+fn outcome_table(out: &mut String, spec: &PaperSpec, outcomes: &[Outcome], caption: &str) {
+    let _ = write!(
+        out,
+        "<div class=\"scroll\"><table class=\"data sortable outcomes\"><caption>{}</caption><thead><tr>",
+        text(caption)
+    );
     for column in ["check", "point", "expected", "unit", "reproduced", "difference", "tolerance", "result"] {
-        let _ = write!(out, "<th scope=\"col\">{column}</th>");
+        let class = if matches!(column, "check" | "point" | "unit" | "result") { " class=\"text\"" } else { "" };
+        let _ = write!(out, "<th scope=\"col\"{class}>{column}</th>");
     }
     out.push_str("</tr></thead><tbody>\n");
+    let sources = spec.sources.as_deref().unwrap_or_default();
     for o in outcomes {
         let (actual, difference) = match o.actual {
             Some(a) => (format_value(a), format!("{:+.4}", a - o.expected)),
@@ -214,10 +412,15 @@ fn outcome_table(out: &mut String, outcomes: &[Outcome]) {
         } else {
             ("fail", "FAIL")
         };
+        let check = match sources.iter().position(|s| s.check == o.check) {
+            Some(index) => format!("<a href=\"#{}\">{}</a>", text(&source_id(spec, index)), text(&o.check)),
+            None => text(&o.check),
+        };
         let _ = writeln!(
             out,
-            "<tr class=\"{class}\"><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td><td class=\"text\">{}</td><td>{actual}</td><td>{difference}</td><td>{}</td><td class=\"text\"><span class=\"status {class}\">{result}</span></td></tr>",
-            text(&o.check),
+            "<tr class=\"{class}\"><td class=\"text\">{check}</td><th scope=\"row\" class=\"text\">{}</th><td>{}</td>\
+             <td class=\"text\">{}</td><td>{actual}</td><td>{difference}</td><td>{}</td>\
+             <td class=\"text\"><span class=\"status {class}\">{result}</span></td></tr>",
             text(&o.point),
             format_value(o.expected),
             text(&o.unit),

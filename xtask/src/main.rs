@@ -1,7 +1,7 @@
 //! Project automation: `cargo xtask bench` and `cargo xtask reproduce-figures`.
 
-use blox::paper::{Outcome, evaluate, outcome_table, read_expected, sidecar_path};
-use blox::report::paper::{Cost, PaperFigure, PaperSpec, Source};
+use blox::paper::{outcome_table, sidecar_path};
+use blox::report::paper::{Cost, PaperSpec, Tally};
 use blox::runner::{self, RunnerOptions};
 use blox::spec::{Spec, SpecSource};
 use std::fmt::Write as _;
@@ -420,7 +420,7 @@ fn reproduce_figures(args: &[String]) -> Result<bool, String> {
         }
     }
 
-    let (mut passed, mut failed, mut references, mut problems) = (0, 0, 0, Vec::<String>::new());
+    let mut problems = Vec::<String>::new();
     let mut sources = Vec::new();
     for spec_path in &specs {
         let source = SpecSource::read(spec_path).map_err(|e| e.to_string())?;
@@ -438,85 +438,26 @@ fn reproduce_figures(args: &[String]) -> Result<bool, String> {
     let mut costs = Vec::new();
     let mut papers = Vec::new();
     for ((spec_path, (_, spec)), sweep) in specs.iter().zip(&sources).zip(sweeps) {
-        let name = spec.name.value.0.clone();
+        let paper = PaperSpec::evaluate(spec_path, spec, &sweep.experiment_dir, &sweep.rows, &out)?;
+        if paper.sources.is_none() {
+            problems.push(format!(
+                "{}: no expected values ({} is missing)",
+                paper.name,
+                sidecar_path(spec_path).display()
+            ));
+        }
+        problems.extend(sweep.figures.iter().filter_map(|f| f.as_ref().err()).map(|e| format!("{}: {e}", paper.name)));
         costs.push(Cost {
-            spec: name.clone(),
+            spec: paper.name.clone(),
             runs: sweep.rows.len(),
             cpu_s: sweep.rows.iter().map(|row| row.wall_time_s).sum(),
             longest_s: sweep.rows.iter().map(|row| row.wall_time_s).fold(0.0, f64::max),
         });
-        let sidecar = sidecar_path(spec_path);
-        let expected = if sidecar.exists() {
-            Some(read_expected(&sidecar)?)
-        } else {
-            problems.push(format!("{name}: no expected values ({} is missing)", sidecar.display()));
-            None
-        };
-        let outcomes = expected.as_ref().map(|e| evaluate(e, &sweep.rows, &sweep.experiment_dir)).unwrap_or_default();
-        let of_figure =
-            |figure: &str| outcomes.iter().filter(|o| o.figure.as_deref() == Some(figure)).cloned().collect::<Vec<_>>();
-        // The figures again, as SVG text with the published values drawn over them.
-        let marked = blox::figures::inline_svgs(
-            spec.figures.iter().map(|f| &f.value),
-            &sweep.experiment_dir,
-            &sweep.rows,
-            &|figure, chart| blox::report::paper::marks(&of_figure(figure), chart),
-        );
-        let mut figures = Vec::new();
-        for figure in &sweep.figures {
-            match figure {
-                Ok(rendered) => {
-                    let svg = marked
-                        .iter()
-                        .find_map(|m| match m {
-                            Ok(m) if m.name == rendered.name => Some(Ok(m.svg.clone())),
-                            Err(e) if e.figure == rendered.name => Some(Err(e.to_string())),
-                            _ => None,
-                        })
-                        .unwrap_or_else(|| Err(format!("figure `{}` was not drawn again", rendered.name)));
-                    figures.push(PaperFigure {
-                        name: rendered.name.clone(),
-                        png: rendered.png.strip_prefix(&out).unwrap_or(&rendered.png).to_path_buf(),
-                        outcomes: of_figure(&rendered.name),
-                        svg,
-                    });
-                }
-                Err(e) => problems.push(format!("{name}: {e}")),
-            }
-        }
-        let other: Vec<Outcome> = outcomes
-            .iter()
-            .filter(|o| o.figure.as_deref().is_none_or(|f| !figures.iter().any(|d| d.name == f)))
-            .cloned()
-            .collect();
-        let asserted: Vec<&Outcome> = outcomes.iter().filter(|o| !o.reference).collect();
-        let ok = asserted.iter().filter(|o| o.pass).count();
-        passed += ok;
-        failed += asserted.len() - ok;
-        references += outcomes.len() - asserted.len();
-        papers.push(PaperSpec {
-            name,
-            description: spec.description.clone(),
-            spec_file: spec_path.file_name().unwrap_or_default().to_string_lossy().into_owned(),
-            runs: sweep.rows.len(),
-            figures,
-            other,
-            sources: expected.as_ref().map(|e| {
-                e.checks
-                    .iter()
-                    .map(|c| Source { check: c.name.clone(), source: c.source.clone(), tolerance: c.tolerance })
-                    .collect()
-            }),
-            notes: expected.and_then(|e| e.notes),
-        });
+        papers.push(paper);
     }
-    let all_pass = failed == 0 && problems.is_empty();
-    let summary = format!(
-        "{}: {passed} of {} values reproduced within tolerance across {} specs ({references} reference values reported beside them).",
-        if all_pass { "PASS" } else { "FAIL" },
-        passed + failed,
-        specs.len()
-    );
+    let tally = Tally::of(&papers);
+    let all_pass = tally.failed == 0 && problems.is_empty();
+    let summary = tally.summary(papers.len(), problems.len());
     let costs_md = costs_markdown(&costs);
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     let report_path = out.join("REPORT.md");
@@ -556,7 +497,14 @@ fn report_markdown(papers: &[PaperSpec], summary: &str, wall: f64, costs: &str, 
         }
         let _ = writeln!(report, "Spec: `specs/paper/{}`, {} runs.\n", paper.spec_file, paper.runs);
         for figure in &paper.figures {
-            let _ = writeln!(report, "### {}\n\n![{}]({})\n", figure.name, figure.name, figure.png.display());
+            match &figure.svg {
+                Ok(_) => {
+                    let _ = writeln!(report, "### {}\n\n![{}]({})\n", figure.name, figure.name, figure.png.display());
+                }
+                Err(why) => {
+                    let _ = writeln!(report, "### {}\n\nThe figure could not be drawn: {why}\n", figure.name);
+                }
+            }
             if !figure.outcomes.is_empty() {
                 let _ = writeln!(report, "{}", outcome_table(&figure.outcomes.iter().collect::<Vec<_>>()));
             }
