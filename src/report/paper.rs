@@ -507,6 +507,65 @@ mod tests {
         );
     }
 
+    fn with_value(mut o: Outcome, cluster: &str) -> Outcome {
+        o.value.as_mut().unwrap().cluster = Some(cluster.into());
+        o.unit = "seconds".into();
+        o
+    }
+
+    /// A value checked in seconds on a figure drawn in hours is marked in hours; of two
+    /// clusters drawing the same value, the mark goes to the value's own.
+    #[test]
+    fn marks_follow_the_figure_s_unit_and_the_value_s_keys() {
+        let chart = Chart::Bars(BarChart {
+            title: String::new(),
+            categories: vec!["8x8".into(), "16x8".into()],
+            category_styles: Vec::new(),
+            y: Axis::new("JCT (hours)", Scale::Linear),
+            series: vec![BarSeries {
+                label: "EDF".into(),
+                style: Style::nth(0),
+                values: vec![Some(2.0), Some(2.0)],
+                spread: Vec::new(),
+            }],
+            value_labels: false,
+            notes: Vec::new(),
+        });
+        let outcome = with_value(outcome("EDF", None, 7300.0, 7200.0, 50.0), "16x8");
+        let marks = marks(&[outcome], &chart);
+        assert_eq!(marks.len(), 1);
+        assert_eq!((marks[0].series, marks[0].position, marks[0].within), (0, 1.0, false));
+        assert!((marks[0].value - 7300.0 / 3600.0).abs() < 1e-12, "{marks:?}");
+    }
+
+    #[test]
+    fn tallies_count_asserted_and_reference_values_apart() {
+        let mut reference = outcome("L", None, 1.0, 9.0, 0.0);
+        reference.reference = true;
+        reference.pass = true;
+        let spec = PaperSpec {
+            name: "x".into(),
+            description: None,
+            spec_file: "x.yaml".into(),
+            runs: 1,
+            figures: Vec::new(),
+            other: vec![outcome("L", None, 1.0, 1.0, 0.0), outcome("L", None, 1.0, 2.0, 0.5), reference],
+            sources: None,
+            notes: None,
+        };
+        let tally = Tally::of(&[spec.clone(), spec]);
+        assert_eq!(tally, Tally { passed: 2, failed: 2, references: 2 });
+        assert!(
+            tally
+                .summary(2, 0)
+                .starts_with("FAIL: 2 of 4 values reproduced within tolerance across 2 specs (2 reference")
+        );
+        assert!(
+            Tally { passed: 1, failed: 0, references: 0 }.summary(1, 1).starts_with("FAIL"),
+            "a problem fails the run"
+        );
+    }
+
     #[test]
     fn text_of_sidecars_is_escaped() {
         let spec = PaperSpec {

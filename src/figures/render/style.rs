@@ -162,22 +162,27 @@ pub(super) fn draw_marker<S: Surface>(
 
 /// A published value ([`super::Mark`]) at `(x, y)`: a black diamond outline where the
 /// reproduction is within tolerance, a black cross with a ring where it is not, so the two read
-/// apart without colour.
+/// apart without colour; each over a white halo, so it shows on a dark bar or line too.
 pub(super) fn draw_published<S: Surface>(canvas: &mut Canvas<S>, (x, y): Point, within: bool) -> Result<(), String> {
     let r = MARKER_RADIUS * 1.5;
-    let stroke = Stroke { color: TEXT, width: LINE_WIDTH * 0.8, dash: &[] };
-    if within {
-        canvas.polyline(&[(x, y - r), (x + r, y), (x, y + r), (x - r, y), (x, y - r)], &stroke)
+    let shape: Vec<Vec<Point>> = if within {
+        vec![vec![(x, y - r), (x + r, y), (x, y + r), (x - r, y), (x, y - r)]]
     } else {
         let arm = r * 0.8;
-        canvas.polyline(&[(x - arm, y - arm), (x + arm, y + arm)], &stroke)?;
-        canvas.polyline(&[(x - arm, y + arm), (x + arm, y - arm)], &stroke)?;
-        let ring: Vec<Point> = (0..=24)
+        let ring = (0..=24)
             .map(|i| f64::from(i) * std::f64::consts::TAU / 24.0)
             .map(|a| (x + r * a.cos(), y + r * a.sin()))
             .collect();
-        canvas.polyline(&ring, &stroke)
+        vec![vec![(x - arm, y - arm), (x + arm, y + arm)], vec![(x - arm, y + arm), (x + arm, y - arm)], ring]
+    };
+    let halo = Stroke { color: BACKGROUND, width: LINE_WIDTH * 2.0, dash: &[] };
+    let stroke = Stroke { color: TEXT, width: LINE_WIDTH * 0.8, dash: &[] };
+    for pen in [&halo, &stroke] {
+        for line in &shape {
+            canvas.polyline(line, pen)?;
+        }
     }
+    Ok(())
 }
 
 /// The note a chart with published values carries, saying what the marks are.
