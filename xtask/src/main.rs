@@ -15,7 +15,8 @@ tasks:
   reproduce-figures [--check] [--only NAME] [-j N]
                                      run every specs/paper/*.yaml, render its figures into results/paper/
                                      and write results/paper/REPORT.md and REPORT.html comparing reproduced
-                                     with expected values (published values marked on the figures); --check exits non-zero if any value fails
+                                     with expected values (REPORT.html marks the published values on the
+                                     figures); --check exits non-zero if any value fails
   bench [SPEC] [-j N] [--repeat K]   time a full sweep (default specs/paper/blox-fig6.yaml): wall time,
                                      runs/s and peak memory; results go to a temporary directory
   bench-traces [--philly-jobs N] [--dir DIR]
