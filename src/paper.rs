@@ -163,7 +163,7 @@ impl Aggregate {
 
 /// One expected value and the runs it belongs to: every run with its label (and its load,
 /// cluster, workload and seed when given), combined by the check's [`Aggregate`].
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectedValue {
     pub label: String,
@@ -198,6 +198,8 @@ pub struct Outcome {
     pub pass: bool,
     /// A reference value (reported, not asserted).
     pub reference: bool,
+    /// The expected value checked, with the runs it belongs to; `None` for a shape's outcome.
+    pub value: Option<ExpectedValue>,
 }
 
 /// The sidecar of `spec`: `NAME.expected.yaml` beside `NAME.yaml`.
@@ -262,6 +264,7 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow], experiment_dir: &Path) -> 
                 tolerance,
                 pass: check.reference || actual.is_some_and(|a| (a - v.value).abs() <= tolerance),
                 reference: check.reference,
+                value: Some(v.clone()),
             });
         }
         if let Some(label) = &check.highest {
@@ -324,6 +327,7 @@ fn shape_outcomes(check: &Check, label: &str, extreme: Extreme, unit: &str, rows
                 tolerance: check.tolerance,
                 pass: best_other.is_some_and(|(other, _)| mine >= other - check.tolerance),
                 reference: false,
+                value: None,
             }
         })
         .collect()
@@ -359,7 +363,8 @@ pub fn outcome_table(outcomes: &[&Outcome]) -> String {
     out
 }
 
-fn format_value(v: f64) -> String {
+/// A value as the report prints it: integers without decimals, others with four.
+pub fn format_value(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e12 { format!("{v:.0}") } else { format!("{v:.4}") }
 }
 

@@ -100,15 +100,19 @@ pub struct InlineFigure {
     pub name: String,
     pub svg: String,
     pub warnings: Vec<String>,
+    /// Published values marked on it.
+    pub marks: usize,
 }
 
 /// Draws every figure of `figures` from the experiment's tables as SVG text, as [`render_all`]
-/// draws its SVG files (same data, styles and drawing), writing nothing. The element ids of the
+/// draws its SVG files (same data, styles and drawing), writing nothing, with the published
+/// values `marks` gives for a figure's name and chart drawn over it. The element ids of the
 /// i-th figure start with `f<i>-`, so that the drawings can share one page.
 pub fn inline_svgs<'a>(
     figures: impl IntoIterator<Item = &'a FigureSpec>,
     experiment_dir: &Path,
     rows: &[RunRow],
+    marks: &dyn Fn(&str, &build::Chart) -> Vec<render::Mark>,
 ) -> Vec<Result<InlineFigure, FigureError>> {
     let order = build::Order::new(&policy_labels(experiment_dir), rows);
     figures
@@ -118,12 +122,13 @@ pub fn inline_svgs<'a>(
             let name = figure.name().to_string();
             let fail = |message: String| FigureError { figure: name.clone(), message };
             let built = build::build(figure, experiment_dir, rows, &order).map_err(fail)?;
+            let marks = marks(&name, &built.chart);
             let drawing = match &built.chart {
-                build::Chart::Line(c) => render::Drawing::Line(c),
-                build::Chart::Bars(c) => render::Drawing::Bars(c),
+                build::Chart::Line(c) => render::Drawing::Line(c, &marks),
+                build::Chart::Bars(c) => render::Drawing::Bars(c, &marks),
             };
             let svg = render::svg(drawing, figure.size(), &format!("f{index}-")).map_err(fail)?;
-            Ok(InlineFigure { name, svg, warnings: built.warnings })
+            Ok(InlineFigure { name, svg, warnings: built.warnings, marks: marks.len() })
         })
         .collect()
 }

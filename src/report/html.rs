@@ -41,7 +41,7 @@ pub fn script_json(value: &impl Serialize) -> String {
 /// The page's head. Its content security policy lets nothing load from anywhere (the page is
 /// whole) and runs only the page's own script, by its hash: were some text to slip through
 /// unescaped, an injected script or event handler would still not run.
-fn head(out: &mut String, title: &str) {
+pub(super) fn head(out: &mut String, title: &str) {
     use sha2::{Digest, Sha256};
     let script_hash = super::compare::base64(&Sha256::digest(SCRIPT.as_bytes()));
     let _ = write!(
@@ -113,9 +113,14 @@ pub(super) fn compare_page(title: &str, section: &Section) -> String {
     out.push_str("<section id=\"compare\">\n");
     compare_section(&mut out, section);
     out.push_str("</section>\n</main>\n");
+    tail(&mut out);
+    out
+}
+
+/// The end of a page without data of its own: the script (sortable tables, the error line).
+pub(super) fn tail(out: &mut String) {
     let _ = writeln!(out, "<script type=\"application/json\" id=\"report-data\">{{}}</script>");
     let _ = writeln!(out, "<script>{SCRIPT}</script>\n</body>\n</html>");
-    out
 }
 
 fn provenance(out: &mut String, e: &Experiment) {
@@ -428,6 +433,51 @@ mod tests {
             text(r#"<img src=x onerror="alert('1')">&"#),
             "&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;&amp;"
         );
+    }
+
+    /// WCAG's contrast ratio of two `#rrggbb` colours.
+    fn contrast(a: &str, b: &str) -> f64 {
+        let luminance = |hex: &str| {
+            let channel = |i: usize| {
+                let c = f64::from(u8::from_str_radix(&hex[1 + 2 * i..3 + 2 * i], 16).unwrap()) / 255.0;
+                if c <= 0.03928 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+            };
+            0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2)
+        };
+        let (a, b) = (luminance(a), luminance(b));
+        (a.max(b) + 0.05) / (a.min(b) + 0.05)
+    }
+
+    /// Every text colour of the style sheet reads on every background it sets (and white) at
+    /// WCAG AA's 4.5:1 for normal text: any pair, since rows, headings and states combine.
+    #[test]
+    fn text_colours_contrast_with_every_background() {
+        let variable = |name: &str| {
+            let start = STYLE.find(&format!("{name}:")).unwrap_or_else(|| panic!("{name} is defined")) + name.len() + 1;
+            STYLE[start..].trim_start()[..7].to_string()
+        };
+        let colour = |value: &str| match value.trim().trim_end_matches(" !important") {
+            v if v.starts_with("var(") => Some(variable(&v[4..v.len() - 1])),
+            "#fff" => Some("#ffffff".to_string()),
+            v if v.len() == 7 && v.starts_with('#') => Some(v.to_string()),
+            _ => None,
+        };
+        let (mut texts, mut backgrounds) = (Vec::new(), vec!["#ffffff".to_string()]);
+        for declaration in STYLE.split(['{', ';', '}']) {
+            let Some((property, value)) = declaration.split_once(':') else { continue };
+            match property.trim() {
+                "color" | "fill" => texts.extend(colour(value)),
+                "background" => backgrounds.extend(colour(value)),
+                _ => {}
+            }
+        }
+        assert!(texts.len() >= 6 && backgrounds.len() >= 5, "{texts:?} {backgrounds:?}");
+        for text in &texts {
+            for background in &backgrounds {
+                let ratio = contrast(text, background);
+                assert!(ratio >= 4.5, "{text} on {background}: {ratio:.2}:1");
+            }
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@
 mod compare;
 mod drill;
 mod html;
+pub mod paper;
 
 use crate::figures;
 use crate::results::metric::RunMetric;
@@ -171,7 +172,7 @@ impl Experiment {
                     (Vec::new(), note, spec.description.clone())
                 }
                 Ok(spec) => (
-                    figures::inline_svgs(spec.figures.iter().map(|f| &f.value), dir, &rows),
+                    figures::inline_svgs(spec.figures.iter().map(|f| &f.value), dir, &rows, &|_, _| Vec::new()),
                     None,
                     spec.description.clone(),
                 ),

@@ -37,6 +37,7 @@ mod pollux_paper;
 mod pollux_policy;
 mod registry_files;
 mod report;
+mod report_browser;
 mod results_trust;
 mod shards;
 mod synergy_original;

@@ -7,12 +7,13 @@ use super::canvas::{Align, CAP_HEIGHT_EMS, Canvas, DESCENT_EMS, Direction, Font,
 use super::frame::{Frame, LegendEntry, PROVISIONAL_PLOT_SHARE, Spec, Swatch, XAxis, text_height};
 use super::geometry::Rect;
 use super::style;
-use super::{BarChart, Scale, Spread, Style};
+use super::{BarChart, Mark, Scale, Spread, Style};
 
 /// Space between a bar's end (or its error bar's) and its value label.
 const VALUE_LABEL_GAP: f64 = 3.0;
 
-pub(super) fn draw<S: Surface>(chart: &BarChart, canvas: &mut Canvas<S>) -> Result<(), String> {
+/// Draws `chart`, and `marks` (published values) over its bars.
+pub(super) fn draw<S: Surface>(chart: &BarChart, marks: &[Mark], canvas: &mut Canvas<S>) -> Result<(), String> {
     let scale = chart.y.scale;
     let categories = chart.categories.len();
     let value = |series: usize, category: usize| chart.series[series].values.get(category).copied().flatten();
@@ -28,7 +29,10 @@ pub(super) fn draw<S: Surface>(chart: &BarChart, canvas: &mut Canvas<S>) -> Resu
             .flat_map(|s| [s.min, s.max])
             .filter(|v| placeable(scale, *v))
     };
-    let y = ValueAxis::fit(&chart.y, drawable_values().chain(bar_ends()), scale == Scale::Linear);
+    let published = marks.iter().map(|m| m.value).filter(|v| placeable(scale, *v));
+    let y = ValueAxis::fit(&chart.y, drawable_values().chain(bar_ends()).chain(published), scale == Scale::Linear);
+    let notes: Vec<String> =
+        chart.notes.iter().cloned().chain((!marks.is_empty()).then(|| style::PUBLISHED_NOTE.to_string())).collect();
 
     // One number format for every label of the chart.
     let format = NumberFormat::for_values(cells().filter_map(|(s, c)| value(s, c)));
@@ -69,7 +73,7 @@ pub(super) fn draw<S: Surface>(chart: &BarChart, canvas: &mut Canvas<S>) -> Resu
         y_label: &chart.y.label,
         y_headroom,
         x_grid: false,
-        notes: &chart.notes,
+        notes: &notes,
     };
     let frame = Frame::layout((canvas.width(), canvas.height()), spec);
     frame.draw_under(canvas)?;
@@ -116,6 +120,19 @@ pub(super) fn draw<S: Surface>(chart: &BarChart, canvas: &mut Canvas<S>) -> Resu
                 let color = if end_px.is_some() { style::TEXT } else { style::MUTED };
                 labels.draw(canvas, &label_text(cell), (center, label_at), downwards, color)?;
             }
+        }
+    }
+    for mark in marks {
+        let (category, series) = (mark.position as usize, mark.series);
+        if category >= categories || series >= chart.series.len() {
+            continue;
+        }
+        let (start, end) = frame.category_slot(category);
+        let group_width = (end - start) * style::BAR_GROUP_SHARE;
+        let bar_width = group_width / chart.series.len() as f64;
+        let center = (start + end - group_width) / 2.0 + (series as f64 + 0.5) * bar_width;
+        if let Some(y) = frame.y_px(mark.value).filter(|y| (plot.top..=plot.bottom).contains(y)) {
+            style::draw_published(canvas, (center, y), mark.within)?;
         }
     }
     if !drew_anything {

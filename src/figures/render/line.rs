@@ -1,17 +1,18 @@
 //! Line charts: metric-vs-grid plots with markers and error bars, CDFs and timelines.
 
-use super::LineChart;
 use super::axis::{ValueAxis, placeable};
 use super::canvas::{Canvas, Surface};
 use super::frame::{Frame, LegendEntry, Spec, Swatch, XAxis};
 use super::geometry::{Point, clip_polyline};
 use super::style;
+use super::{LineChart, Mark};
 
 /// Series with more points get markers on an evenly spaced subset only, so a dense CDF with
 /// markers still shows its line.
 const MAX_MARKERS_PER_SERIES: usize = 15;
 
-pub(super) fn draw<S: Surface>(chart: &LineChart, canvas: &mut Canvas<S>) -> Result<(), String> {
+/// Draws `chart`, and `marks` (published values) over it.
+pub(super) fn draw<S: Surface>(chart: &LineChart, marks: &[Mark], canvas: &mut Canvas<S>) -> Result<(), String> {
     let (x_scale, y_scale) = (chart.x.scale, chart.y.scale);
     let drawable = |(x, y): &Point| placeable(x_scale, *x) && placeable(y_scale, *y);
     let all_points = || chart.series.iter().flat_map(|series| series.points.iter()).filter(|p| drawable(p));
@@ -25,7 +26,10 @@ pub(super) fn draw<S: Surface>(chart: &LineChart, canvas: &mut Canvas<S>) -> Res
             .flat_map(|(_, spread)| spread.filter(|s| s.varies()).map(|s| [s.min, s.max]).into_iter().flatten())
     });
     let x = ValueAxis::fit(&chart.x, all_points().map(|p| p.0), false);
-    let y = ValueAxis::fit(&chart.y, all_points().map(|p| p.1).chain(bar_ends), false);
+    let published = marks.iter().map(|m| (m.position, m.value)).filter(|p| drawable(p)).map(|p| p.1);
+    let y = ValueAxis::fit(&chart.y, all_points().map(|p| p.1).chain(bar_ends).chain(published), false);
+    let notes: Vec<String> =
+        chart.notes.iter().cloned().chain((!marks.is_empty()).then(|| style::PUBLISHED_NOTE.to_string())).collect();
     let legend = chart
         .series
         .iter()
@@ -43,7 +47,7 @@ pub(super) fn draw<S: Surface>(chart: &LineChart, canvas: &mut Canvas<S>) -> Res
         y_label: &chart.y.label,
         y_headroom: (0.0, 0.0),
         x_grid: true,
-        notes: &chart.notes,
+        notes: &notes,
     };
     let frame = Frame::layout((canvas.width(), canvas.height()), spec);
     frame.draw_under(canvas)?;
@@ -85,6 +89,13 @@ pub(super) fn draw<S: Surface>(chart: &LineChart, canvas: &mut Canvas<S>) -> Res
                 style::draw_marker(canvas, look.marker, point, look.color)?;
                 drew_anything = true;
             }
+        }
+    }
+    for mark in marks {
+        if let (Some(x), Some(y)) = (frame.x_px(mark.position), frame.y_px(mark.value))
+            && frame.plot.contains((x, y))
+        {
+            style::draw_published(canvas, (x, y), mark.within)?;
         }
     }
     if !drew_anything {

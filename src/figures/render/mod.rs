@@ -317,24 +317,99 @@ pub fn render_scatter(chart: &ScatterChart, size: Size, outputs: &[(ImageFormat,
     render_images(chart, size, outputs)
 }
 
-/// A chart to draw in memory ([`svg`]).
+/// A published value drawn over a chart where the reproduction draws its own: on a line chart
+/// at x `position` of series `series`, on a bar chart over the bar of series `series` in category
+/// `position`. `within`: the reproduced value is within the check's tolerance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mark {
+    pub series: usize,
+    pub position: f64,
+    pub value: f64,
+    pub within: bool,
+}
+
+/// A chart to draw in memory ([`svg`]), line and bar charts with published values over them.
 #[derive(Clone, Copy, Debug)]
 pub enum Drawing<'a> {
-    Line(&'a LineChart),
-    Bars(&'a BarChart),
+    Line(&'a LineChart, &'a [Mark]),
+    Bars(&'a BarChart, &'a [Mark]),
     Scatter(&'a ScatterChart),
 }
 
 /// `drawing` as the text of its SVG file (the same drawing [`render_line`] and the others
-/// write), for a page that inlines it; every element id starts with `id_prefix`, so several
-/// drawings on one page keep their ids apart.
+/// write), for a page that inlines it, with its text alternative ([`Drawing::describe`]); every
+/// element id starts with `id_prefix`, so several drawings on one page keep their ids apart.
 pub fn svg(drawing: Drawing<'_>, size: Size, id_prefix: &str) -> Result<String, String> {
     match drawing {
-        Drawing::Line(chart) => record(chart, size),
-        Drawing::Bars(chart) => record(chart, size),
+        Drawing::Line(chart, marks) => record(&Marked { chart, marks }, size),
+        Drawing::Bars(chart, marks) => record(&Marked { chart, marks }, size),
         Drawing::Scatter(chart) => record(chart, size),
     }
-    .map(|recording| recording.to_svg((size.width, size.height), id_prefix))
+    .map(|recording| recording.to_svg((size.width, size.height), id_prefix, Some(&drawing.describe())))
+}
+
+/// Names listed in a text alternative before "and N more".
+const DESCRIBED_NAMES: usize = 12;
+
+impl Drawing<'_> {
+    /// The drawing in words, for readers who cannot see it: its title, what it plots, its
+    /// series or categories, and the published values marked on it.
+    pub fn describe(&self) -> String {
+        let names = |names: &mut dyn Iterator<Item = &str>| {
+            let names: Vec<&str> = names.filter(|n| !n.is_empty()).collect();
+            let mut list = names.iter().take(DESCRIBED_NAMES).copied().collect::<Vec<_>>().join(", ");
+            if names.len() > DESCRIBED_NAMES {
+                list.push_str(&format!(" and {} more", names.len() - DESCRIBED_NAMES));
+            }
+            list
+        };
+        let titled =
+            |title: &str, kind: &str| if title.is_empty() { kind.to_string() } else { format!("{kind}: {title}") };
+        let (mut text, marks) = match self {
+            Drawing::Line(chart, marks) => {
+                let mut text =
+                    format!("{}. {} against {}", titled(&chart.title, "Line chart"), chart.y.label, chart.x.label);
+                let series = names(&mut chart.series.iter().map(|s| s.label.as_str()));
+                if !series.is_empty() {
+                    text.push_str(&format!("; series: {series}"));
+                }
+                (text, *marks)
+            }
+            Drawing::Bars(chart, marks) => {
+                let mut text = format!(
+                    "{}. {} for {}",
+                    titled(&chart.title, "Bar chart"),
+                    chart.y.label,
+                    names(&mut chart.categories.iter().map(String::as_str))
+                );
+                let series = names(&mut chart.series.iter().map(|s| s.label.as_str()));
+                if !series.is_empty() {
+                    text.push_str(&format!("; bars: {series}"));
+                }
+                (text, *marks)
+            }
+            Drawing::Scatter(chart) => (
+                format!(
+                    "{}. {} against {}, {} points",
+                    titled(&chart.title, "Scatter plot"),
+                    chart.y_label,
+                    chart.x_label,
+                    chart.points.len()
+                ),
+                &[][..],
+            ),
+        };
+        text.push('.');
+        if !marks.is_empty() {
+            let within = marks.iter().filter(|m| m.within).count();
+            text.push_str(&format!(
+                " {} published values marked: {within} reproduced within tolerance (diamonds), {} outside it (ringed crosses).",
+                marks.len(),
+                marks.len() - within
+            ));
+        }
+        text
+    }
 }
 
 /// The vector drawing of `figure` at `size`, in figure pixels.
@@ -356,7 +431,25 @@ trait Figure {
 
 impl Figure for LineChart {
     fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
-        line::draw(self, canvas)
+        line::draw(self, &[], canvas)
+    }
+}
+
+/// A chart with published values over it.
+struct Marked<'a, C> {
+    chart: &'a C,
+    marks: &'a [Mark],
+}
+
+impl Figure for Marked<'_, LineChart> {
+    fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
+        line::draw(self.chart, self.marks, canvas)
+    }
+}
+
+impl Figure for Marked<'_, BarChart> {
+    fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
+        bars::draw(self.chart, self.marks, canvas)
     }
 }
 
@@ -368,7 +461,7 @@ impl Figure for ScatterChart {
 
 impl Figure for BarChart {
     fn draw<S: canvas::Surface>(&self, canvas: &mut Canvas<S>) -> Result<(), String> {
-        bars::draw(self, canvas)
+        bars::draw(self, &[], canvas)
     }
 }
 
@@ -409,7 +502,7 @@ fn render_images(figure: &impl Figure, size: Size, outputs: &[(ImageFormat, Path
     let recording = record(figure, size).map_err(|e| RenderError::new(first, Cause::Draw(e)))?;
     for (format, path) in outputs {
         let bytes = match format {
-            ImageFormat::Svg => recording.to_svg((size.width, size.height), "").into_bytes(),
+            ImageFormat::Svg => recording.to_svg((size.width, size.height), "", None).into_bytes(),
             ImageFormat::Pdf => {
                 recording.to_pdf(size.points(), POINTS_PER_PIXEL).map_err(|e| RenderError::new(path, Cause::Draw(e)))?
             }

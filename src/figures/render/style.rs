@@ -160,6 +160,34 @@ pub(super) fn draw_marker<S: Surface>(
     }
 }
 
+/// A published value ([`super::Mark`]) at `(x, y)`: a black diamond outline where the
+/// reproduction is within tolerance, a black cross with a ring where it is not, so the two read
+/// apart without colour; each over a white halo, so it shows on a dark bar or line too.
+pub(super) fn draw_published<S: Surface>(canvas: &mut Canvas<S>, (x, y): Point, within: bool) -> Result<(), String> {
+    let r = MARKER_RADIUS * 1.5;
+    let shape: Vec<Vec<Point>> = if within {
+        vec![vec![(x, y - r), (x + r, y), (x, y + r), (x - r, y), (x, y - r)]]
+    } else {
+        let arm = r * 0.8;
+        let ring = (0..=24)
+            .map(|i| f64::from(i) * std::f64::consts::TAU / 24.0)
+            .map(|a| (x + r * a.cos(), y + r * a.sin()))
+            .collect();
+        vec![vec![(x - arm, y - arm), (x + arm, y + arm)], vec![(x - arm, y + arm), (x + arm, y - arm)], ring]
+    };
+    let halo = Stroke { color: BACKGROUND, width: LINE_WIDTH * 2.0, dash: &[] };
+    let stroke = Stroke { color: TEXT, width: LINE_WIDTH * 0.8, dash: &[] };
+    for pen in [&halo, &stroke] {
+        for line in &shape {
+            canvas.polyline(line, pen)?;
+        }
+    }
+    Ok(())
+}
+
+/// The note a chart with published values carries, saying what the marks are.
+pub(super) const PUBLISHED_NOTE: &str = "\u{25c7} published value, reproduced within tolerance; \u{00d7} outside it";
+
 /// Fills `rect` like a bar of this look: colour, hatch lines, black edge.
 pub(super) fn draw_bar<S: Surface>(canvas: &mut Canvas<S>, rect: Rect, look: &Look) -> Result<(), String> {
     canvas.fill_rect(rect, look.color)?;

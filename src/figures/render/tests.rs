@@ -544,3 +544,60 @@ fn scatters_draw_each_placeable_point_once_in_the_formats_asked_for() {
             .unwrap();
     }
 }
+
+/// An inline drawing says what it shows (image role, label, title); the figure file's SVG
+/// carries none of it, so the files stay what they were before pages inlined them.
+#[test]
+fn inline_drawings_carry_a_text_alternative_and_files_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = policy_bars();
+    let files = Files::beside(dir.path(), "bars");
+    render_bars(&chart, Size::default(), &files).unwrap();
+    let file = fs::read_to_string(&files.svg).unwrap();
+    let inline = svg(Drawing::Bars(&chart, &[]), Size::default(), "f0-").unwrap();
+    assert!(!file.contains("<title>") && !file.contains("role="), "{}", &file[..200]);
+    let described = "Bar chart: Average JCT per trace. Average JCT (hours) for Philly, Helios, Alibaba, Synthetic; \
+                     bars: FIFO, Tiresias, Optimus.";
+    assert!(inline.starts_with(&format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"640\" \
+         height=\"400\" viewBox=\"0 0 640 400\" role=\"img\" aria-label=\"{described}\">\n<title>{described}</title>\n"
+    )));
+    // Apart from the alternative and the ids' prefix, the same drawing.
+    let without = inline.replacen(&format!(" role=\"img\" aria-label=\"{described}\""), "", 1);
+    let without = without.replacen(&format!("<title>{described}</title>\n"), "", 1).replace("f0-", "");
+    assert_eq!(without, file);
+}
+
+/// Published values are drawn over the chart, in black over a white halo (diamonds within
+/// tolerance, ringed crosses outside it), the axis stretches to show them, a note says what they
+/// are, and the text alternative counts them.
+#[test]
+fn published_values_are_drawn_over_bars_and_lines_and_counted_in_words() {
+    let bars = policy_bars();
+    let plain = svg(Drawing::Bars(&bars, &[]), Size::default(), "").unwrap();
+    // FIFO on Helios published at 25 (outside tolerance), Optimus on Alibaba within it.
+    let marks = [
+        Mark { series: 0, position: 1.0, value: 25.0, within: false },
+        Mark { series: 2, position: 2.0, value: 5.1, within: true },
+    ];
+    let marked = svg(Drawing::Bars(&bars, &marks), Size::default(), "").unwrap();
+    // A diamond is one line; a ringed cross three. Each over its halo. (Widths at 640 x 400.)
+    let published = |svg: &str| {
+        let count = |stroke: &str| svg.lines().filter(|l| l.starts_with("<polyline") && l.contains(stroke)).count();
+        (count("stroke=\"#000000\" stroke-width=\"1.6\""), count("stroke=\"#ffffff\" stroke-width=\"4\""))
+    };
+    assert_eq!(published(&plain), (0, 0));
+    assert_eq!(published(&marked), (4, 4), "{marked}");
+    assert!(svg_texts(&marked).iter().any(|t| t.contains("published value")));
+    assert!(marked.contains("2 published values marked: 1 reproduced within tolerance (diamonds), 1 outside it"));
+    // A published value above every bar stretches the axis to show it.
+    let above = [Mark { series: 0, position: 1.0, value: 45.0, within: false }];
+    let stretched = svg(Drawing::Bars(&bars, &above), Size::default(), "").unwrap();
+    let highest = |svg: &str| svg_texts(svg).iter().filter_map(|t| t.parse::<f64>().ok()).fold(0.0, f64::max);
+    assert!(highest(&plain) < 45.0 && highest(&stretched) >= 45.0, "the axis reaches the published 45");
+    let line = load_sweep(Scale::Linear);
+    let marks = [Mark { series: 1, position: 4.0, value: 6.0, within: true }];
+    let marked = svg(Drawing::Line(&line, &marks), Size::default(), "").unwrap();
+    let plain = svg(Drawing::Line(&line, &[]), Size::default(), "").unwrap();
+    assert_eq!((published(&plain), published(&marked)), ((0, 0), (1, 1)));
+}

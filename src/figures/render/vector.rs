@@ -107,13 +107,23 @@ fn glyph_path(face: &Face, glyph: u16) -> String {
 impl Recording {
     /// A self-contained SVG of `size` pixels (the recording's units). Its element ids (the
     /// glyphs texts refer to) start with `id_prefix`, so that several drawings inlined in one
-    /// HTML page keep their ids apart.
-    pub fn to_svg(&self, (width, height): (u32, u32), id_prefix: &str) -> String {
+    /// HTML page keep their ids apart. `alternative`, when given, is the drawing's text
+    /// alternative for a page that inlines it (an image role, its label and a `<title>`); the
+    /// figure files carry none, so their bytes stay what they were.
+    pub fn to_svg(&self, (width, height): (u32, u32), id_prefix: &str, alternative: Option<&str>) -> String {
         let mut out = String::new();
-        let _ = writeln!(
+        let _ = write!(
             out,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
+            r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="{width}" height="{height}" viewBox="0 0 {width} {height}""#
         );
+        match alternative {
+            Some(text) => {
+                let text = crate::text::escape_markup(text);
+                let _ = writeln!(out, r#" role="img" aria-label="{text}">"#);
+                let _ = writeln!(out, "<title>{text}</title>");
+            }
+            None => out.push_str(">\n"),
+        }
         // Every glyph once, in font units; texts place them with `use`.
         let mut glyphs: BTreeSet<(bool, u16)> = BTreeSet::new();
         for op in &self.ops {
