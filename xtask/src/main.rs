@@ -16,7 +16,8 @@ tasks:
                                      run every specs/paper/*.yaml, render its figures into results/paper/
                                      and write results/paper/REPORT.md and REPORT.html comparing reproduced
                                      with expected values (REPORT.html marks the published values on the
-                                     figures); --check exits non-zero if any value fails
+                                     figures); --check exits non-zero if any value fails; --only NAME
+                                     runs specs/paper/NAME.yaml and writes REPORT-NAME.md and .html
   bench [SPEC] [-j N] [--repeat K]   time a full sweep (default specs/paper/blox-fig6.yaml): wall time,
                                      runs/s and peak memory; results go to a temporary directory
   bench-traces [--philly-jobs N] [--dir DIR]
@@ -461,10 +462,12 @@ fn reproduce_figures(args: &[String]) -> Result<bool, String> {
     let summary = tally.summary(papers.len(), problems.len());
     let costs_md = costs_markdown(&costs);
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let report_path = out.join("REPORT.md");
+    // A partial check (`--only`) writes its own report, so it never replaces the whole one.
+    let stem = only.as_ref().map_or_else(|| "REPORT".to_string(), |name| format!("REPORT-{name}"));
+    let report_path = out.join(format!("{stem}.md"));
     let markdown = report_markdown(&papers, &summary, wall, &costs_md, &problems);
     std::fs::write(&report_path, markdown).map_err(|e| format!("{}: {e}", report_path.display()))?;
-    let html_path = out.join("REPORT.html");
+    let html_path = out.join(format!("{stem}.html"));
     let html = blox::report::paper::page(&papers, &summary, wall, &costs, &problems);
     std::fs::write(&html_path, html).map_err(|e| format!("{}: {e}", html_path.display()))?;
     println!(

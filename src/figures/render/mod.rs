@@ -333,7 +333,6 @@ pub struct Mark {
 pub enum Drawing<'a> {
     Line(&'a LineChart, &'a [Mark]),
     Bars(&'a BarChart, &'a [Mark]),
-    Scatter(&'a ScatterChart),
 }
 
 /// `drawing` as the text of its SVG file (the same drawing [`render_line`] and the others
@@ -343,7 +342,6 @@ pub fn svg(drawing: Drawing<'_>, size: Size, id_prefix: &str) -> Result<String, 
     match drawing {
         Drawing::Line(chart, marks) => record(&Marked { chart, marks }, size),
         Drawing::Bars(chart, marks) => record(&Marked { chart, marks }, size),
-        Drawing::Scatter(chart) => record(chart, size),
     }
     .map(|recording| recording.to_svg((size.width, size.height), id_prefix, Some(&drawing.describe())))
 }
@@ -388,16 +386,6 @@ impl Drawing<'_> {
                 }
                 (text, *marks)
             }
-            Drawing::Scatter(chart) => (
-                format!(
-                    "{}. {} against {}, {} points",
-                    titled(&chart.title, "Scatter plot"),
-                    chart.y_label,
-                    chart.x_label,
-                    chart.points.len()
-                ),
-                &[][..],
-            ),
         };
         text.push('.');
         if !marks.is_empty() {
