@@ -535,6 +535,13 @@ fn spec_sections() -> Vec<Section> {
                     "placements mode: the nodes of a node-list file (alone)",
                     "node_list: {dataset: fgd/openb_node_list_gpu_node.csv}",
                 ),
+                key(
+                    "every_nth_node",
+                    count.clone(),
+                    "1 (every node)",
+                    "with `node_list`: keeps every n-th node in name order, a cluster n times smaller with the same mix",
+                    "node_list: {dataset: fgd/openb_node_list_gpu_node.csv}, every_nth_node: 8",
+                ),
             ],
         },
         Section {
@@ -830,9 +837,23 @@ fn spec_sections() -> Vec<Section> {
                 key(
                     "tune_ratio",
                     "positive number, at most 100",
-                    "required",
+                    "required unless `over_time`",
                     "requests are copied or removed at random until they ask this multiple of the cluster's GPU capacity (FGD's tune)",
                     "dataset: fgd/openb_pod_list_default.csv, tune_ratio: 1.3",
+                ),
+                key(
+                    "over_time",
+                    "`true` or `false`",
+                    "`false`",
+                    "pods arrive at their creation times, hold their resources for the time they ran in the trace and leave; a pod that fits nowhere waits until room frees or its deletion time (no `tune_ratio`)",
+                    "over_time: true, dataset: fgd/openb_pod_list_default.csv",
+                ),
+                key(
+                    "arrival_speedup",
+                    "positive number",
+                    "1",
+                    "with `over_time`: creation times divided by this, run times and patience unchanged (more load)",
+                    "over_time: true, arrival_speedup: 20, dataset: fgd/openb_pod_list_default.csv",
                 ),
             ],
         },
@@ -1223,6 +1244,8 @@ mod tests {
         let (within, needs) = match example.split(':').next() {
             // A node-list cluster is a placement experiment's.
             Some("node_list") => (placement_spec_with("clusters: [{@}]"), &[][..]),
+            // Pods over time are not tuned.
+            Some("over_time") => (placement_spec_with("workloads: [{pod-list: {@}}]"), &[][..]),
             _ => probe(path),
         };
         let given: Vec<&str> =

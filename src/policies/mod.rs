@@ -37,7 +37,7 @@ use rounds::gavel::{
     gavel_min_total_duration_packed, gavel_min_total_duration_perf,
 };
 use rounds::overhead::{fixed, none};
-use rounds::placement::{consolidated, scattered};
+use rounds::placement::{consolidated, scattered, shares};
 use rounds::scheduling::{external, fifo, las, optimus_oracle, srtf};
 use rounds::synergy::{synergy_drf, synergy_fifo, synergy_ftf, synergy_las, synergy_srtf, synergy_tetris};
 use serde::{Deserialize, Deserializer, Serialize, de};
@@ -100,6 +100,7 @@ pub const ALL: &[&PolicyInfo] = &[
     &fgd::random::INFO,
     &scattered::INFO,
     &consolidated::INFO,
+    &shares::INFO,
     &yarn::INFO,
     &accept_all::INFO,
     &load_based::INFO,

@@ -526,7 +526,7 @@ fn simulate(
 ) -> Result<RunResult, String> {
     if plan.mode == EngineMode::Placements {
         // No job stream: the placement engine reads its requests itself.
-        return plan.run_placements(files, &stop).map(|tables| (tables, None));
+        return plan.run_placements(files, &stop, sink).map(|tables| (tables, None));
     }
     let base_dir = files.base_dir();
     let context =

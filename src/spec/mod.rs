@@ -363,6 +363,9 @@ pub struct ClusterEntry {
     pub groups: Vec<NodeGroupEntry>,
     /// A placement experiment's cluster: the nodes of a node-list file (no `groups` then).
     pub node_list: Option<Spanned<InputSource>>,
+    /// With `node_list`: only every n-th node in name order is kept (the first, the n+1-th, ...),
+    /// a cluster n times smaller with the same mix of nodes.
+    pub every_nth_node: Option<AtLeastOne>,
     /// Whether the spec wrote the flat form: its run keys and default label stay as they were.
     flat: bool,
 }
@@ -453,6 +456,8 @@ struct ClusterFields {
     groups: Option<Vec<NodeGroupEntry>>,
     #[serde(default)]
     node_list: Option<Spanned<InputSource>>,
+    #[serde(default)]
+    every_nth_node: Option<AtLeastOne>,
 }
 
 impl TryFrom<ClusterFields> for ClusterEntry {
@@ -470,7 +475,16 @@ impl TryFrom<ClusterFields> for ClusterEntry {
                      `groups`), not both"
                     .into());
             }
-            return Ok(ClusterEntry { label: c.label, groups: Vec::new(), node_list: Some(node_list), flat: false });
+            return Ok(ClusterEntry {
+                label: c.label,
+                groups: Vec::new(),
+                node_list: Some(node_list),
+                every_nth_node: c.every_nth_node,
+                flat: false,
+            });
+        }
+        if c.every_nth_node.is_some() {
+            return Err("`every_nth_node` thins a `node_list` cluster; this cluster has none".into());
         }
         let (groups, flat) = match c.groups {
             Some(_) if flat_given => {
@@ -508,7 +522,7 @@ impl TryFrom<ClusterFields> for ClusterEntry {
                 sizes.join(" + ")
             ));
         }
-        Ok(ClusterEntry { label: c.label, groups, node_list: None, flat })
+        Ok(ClusterEntry { label: c.label, groups, node_list: None, every_nth_node: None, flat })
     }
 }
 
@@ -539,7 +553,10 @@ impl ClusterEntry {
     /// groups (`gpu` only in events mode, where it selects the throughput profile).
     pub fn canonical(&self, events: bool) -> serde_json::Value {
         if let Some(list) = &self.node_list {
-            serde_json::json!({"node_list": list.value.canonical()})
+            match self.every_nth_node {
+                Some(n) => serde_json::json!({"node_list": list.value.canonical(), "every_nth_node": n.0}),
+                None => serde_json::json!({"node_list": list.value.canonical()}),
+            }
         } else if self.flat {
             self.groups[0].canonical(events)
         } else {

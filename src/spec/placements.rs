@@ -7,8 +7,9 @@
 use super::grid::RunPlan;
 use super::inputs::InputFiles;
 use super::{ClusterEntry, EngineMode, Spec, SpecError, SpecSource};
-use crate::core::placements::{Experiment, NodeList, PodList, experiment};
-use crate::core::{RunTables, StopFlag};
+use crate::core::placements::over_time::OverTime;
+use crate::core::placements::{Experiment, Lifetime, NodeList, PodList, experiment};
+use crate::core::{RecordSink, RunTables, StopFlag};
 use crate::policies::{InputParser, InputReader, InputSource, PolicyInput};
 use crate::results::RunInfo;
 use crate::trace::pod_list::{parse_node_list, parse_pod_list};
@@ -40,8 +41,18 @@ fn read<T: Send + Sync + 'static>(files: &dyn InputReader, input: &PolicyInput) 
     parsed.downcast::<T>().map_err(|_| format!("{} ({}) was read as another type", input.what, input.source.describe()))
 }
 
+/// A `node_list` cluster's nodes, thinned to every n-th in name order when it says so.
 fn nodes_of(cluster: &ClusterEntry, files: &dyn InputReader) -> Result<Option<Arc<NodeList>>, String> {
-    cluster.node_list.as_ref().map(|list| read::<NodeList>(files, &node_list_input(&list.value))).transpose()
+    let Some(list) = &cluster.node_list else { return Ok(None) };
+    let nodes = read::<NodeList>(files, &node_list_input(&list.value))?;
+    Ok(Some(match cluster.every_nth_node {
+        Some(n) if n.0 > 1 => {
+            let mut sorted = nodes.0.clone();
+            sorted.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+            Arc::new(NodeList(sorted.into_iter().step_by(n.0 as usize).collect()))
+        }
+        _ => nodes,
+    }))
 }
 
 impl RunPlan {
@@ -57,7 +68,14 @@ impl RunPlan {
 
     /// Runs this grid point on the placement engine: its cluster's node list, its workload's pod
     /// list, its scheduler's score policy, its seed.
-    pub fn run_placements(&self, files: &InputFiles, stop: &StopFlag) -> Result<RunTables, String> {
+    /// Pods that come and go (`over_time`) hand their records to `sink`; the paper's experiment
+    /// has none.
+    pub fn run_placements(
+        &self,
+        files: &InputFiles,
+        stop: &StopFlag,
+        sink: &mut dyn RecordSink,
+    ) -> Result<RunTables, String> {
         let WorkloadSpec::PodList(params) = &self.workload else {
             return Err(format!("workload `{}` is not a pod list", self.workload.label()));
         };
@@ -66,10 +84,43 @@ impl RunPlan {
         let pods = read::<PodList>(files, &pod_list_input(params))?;
         let ctx = self.build_context(files.base_dir(), files);
         let mut policy = self.policy.scheduler.value.build_score(&ctx)?;
-        let experiment = Experiment { nodes: &nodes.0, pods: &pods.0, tune_ratio: params.tune_ratio.0 };
-        let reports = experiment.run_until(&mut *policy, self.seed as i64, stop).map_err(|e| e.to_string())?;
+        let seed = self.seed as i64;
+        let Some(ratio) = params.tune_ratio else {
+            let lifetimes = lifetimes_of(&pods, params)?;
+            let run = OverTime { nodes: &nodes.0, pods: &pods.pods, lifetimes: &lifetimes };
+            let horizon = self.config.horizon;
+            return run
+                .run_into(&mut *policy, seed, horizon, stop, sink, self.config.record_timeline)
+                .map_err(|e| e.to_string());
+        };
+        let experiment = Experiment { nodes: &nodes.0, pods: &pods.pods, tune_ratio: ratio.0 };
+        let reports = experiment.run_until(&mut *policy, seed, stop).map_err(|e| e.to_string())?;
         Ok(experiment::run_tables(&reports, nodes.gpus(), self.config.record_timeline))
     }
+}
+
+/// Every pod's lifetime for a run over time, its creation sped up by `arrival_speedup` (to
+/// whole seconds, rounded down) and its deletion as long after it as traced; an error naming the
+/// first pod without one.
+fn lifetimes_of(pods: &PodList, params: &PodListParams) -> Result<Vec<Lifetime>, String> {
+    let speedup = params.arrival_speedup.map_or(1.0, |s| s.0);
+    pods.lifetimes
+        .iter()
+        .zip(&pods.pods)
+        .map(|(lifetime, pod)| {
+            let sped_up = |l: &Lifetime| {
+                let created = (l.created as f64 / speedup).floor() as i64;
+                Lifetime { created, runs_for: l.runs_for, deleted: created + (l.deleted - l.created) }
+            };
+            lifetime.as_ref().map(sped_up).ok_or_else(|| {
+                format!(
+                    "pod `{}` of {} has no creation and deletion time, which `over_time: true` needs",
+                    pod.name,
+                    params.source().describe()
+                )
+            })
+        })
+        .collect()
 }
 
 /// The dataset files a placement spec's clusters and workloads name.
@@ -122,9 +173,12 @@ pub fn check(source: &SpecSource, spec: &Spec, files: &InputFiles) -> Result<Str
         let label = workload.value.label();
         let pods = read::<PodList>(files, &pod_list_input(params))
             .map_err(|e| at(workload.referenced, format!("workload `{label}`: {e}")))?;
-        if pods.0.is_empty() {
+        if pods.pods.is_empty() {
             let message = format!("workload `{label}`: the pod list {} has no pods", params.source().describe());
             return Err(at(workload.referenced, message));
+        }
+        if params.over_time {
+            lifetimes_of(&pods, params).map_err(|e| at(workload.referenced, format!("workload `{label}`: {e}")))?;
         }
         text += &format!("workload `{label}`: pod list from {}: {}\n", params.source().describe(), {
             use crate::core::input::InputData;
@@ -133,7 +187,7 @@ pub fn check(source: &SpecSource, spec: &Spec, files: &InputFiles) -> Result<Str
         let paired = clusters.iter().enumerate().filter(|(ci, _)| !spec.zip_clusters_workloads.value || *ci == index);
         for (_, (cluster, nodes)) in paired {
             let widest = nodes.0.iter().map(|n| n.gpus).max().unwrap_or(0);
-            if let Some(pod) = pods.0.iter().find(|p| p.gpus > widest) {
+            if let Some(pod) = pods.pods.iter().find(|p| p.gpus > widest) {
                 let message = format!(
                     "workload `{label}`: pod `{}` asks for {} GPUs, more than any node of cluster `{}` has (at most {widest}); \
                      it could never be placed",

@@ -7,10 +7,13 @@
 //! Node list columns: `sn` (node name), `cpu_milli`, `memory_mib`, `gpu` (GPU count), `model`
 //! (GPU model; empty on CPU-only nodes). Pod list columns: `name`, `cpu_milli`, `memory_mib`,
 //! `num_gpu`, `gpu_milli` (milli-GPU per GPU), and optionally `gpu_spec` (GPU models the pod
-//! accepts, `|`-separated); other columns (`qos`, `pod_phase`, times) are not read.
+//! accepts, `|`-separated) and the times in seconds `creation_time`, `deletion_time` and
+//! `scheduled_time` (empty for a pod never scheduled), which the placement engine's runs over
+//! time read ([`crate::core::placements::over_time`]); other columns (`qos`, `pod_phase`) are not
+//! read.
 
 use crate::core::input::ParsedInput;
-use crate::core::placements::{GPU_MILLI, MIB, Node, NodeList, Pod, PodList};
+use crate::core::placements::{GPU_MILLI, Lifetime, MIB, Node, NodeList, Pod, PodList};
 use crate::trace::TraceError;
 use crate::trace::input::{Table, TableOptions};
 use std::io::BufRead;
@@ -37,6 +40,8 @@ pub struct PodRow {
     pub gpu_milli: u32,
     /// The accepted GPU models, empty pieces dropped; empty for any.
     pub gpu_models: Vec<String>,
+    /// When the pod existed, where the row has creation and deletion times.
+    pub lifetime: Option<Lifetime>,
 }
 
 /// Every row of a node list.
@@ -69,12 +74,31 @@ pub fn read_pod_list(file: &Path, input: Box<dyn BufRead + '_>) -> Result<Vec<Po
     let gpus = table.require(&["num_gpu"])?;
     let milli = table.require(&["gpu_milli"])?;
     let spec = table.column("gpu_spec");
+    let times = [table.column("creation_time"), table.column("deletion_time"), table.column("scheduled_time")];
     let mut pods = Vec::new();
     while let Some(row) = table.next_row()? {
         let gpu_models = spec
             .and_then(|c| row.opt_str(c))
             .map(|s| s.split('|').filter(|p| !p.is_empty()).map(str::to_string).collect())
             .unwrap_or_default();
+        let time = |column: Option<usize>| match column {
+            Some(c) if row.opt_str(c).is_some() => row.count(c).map(|t| Some(i64::from(t))),
+            _ => Ok(None),
+        };
+        let lifetime = match (time(times[0])?, time(times[1])?, time(times[2])?) {
+            (Some(created), Some(deleted), scheduled) => {
+                if deleted < created {
+                    return Err(row.row_error(format!("deleted at {deleted} s, before its creation at {created} s")));
+                }
+                if let Some(at) = scheduled.filter(|&at| at < created || at > deleted) {
+                    return Err(
+                        row.row_error(format!("scheduled at {at} s, outside its life from {created} to {deleted} s"))
+                    );
+                }
+                Some(Lifetime { created, runs_for: deleted - scheduled.unwrap_or(created), deleted })
+            }
+            _ => None,
+        };
         pods.push(PodRow {
             name: row.str(name).to_string(),
             cpu_milli: row.count(cpu)?,
@@ -82,6 +106,7 @@ pub fn read_pod_list(file: &Path, input: Box<dyn BufRead + '_>) -> Result<Vec<Po
             gpus: row.count(gpus)?,
             gpu_milli: row.count(milli)?,
             gpu_models,
+            lifetime,
         });
     }
     Ok(pods)
@@ -130,7 +155,8 @@ pub fn parse_node_list(bytes: &[u8], name: &str) -> Result<ParsedInput, String> 
 /// A pod-list file's bytes as the placement engine's [`PodList`] (a `pod-list` workload).
 pub fn parse_pod_list(bytes: &[u8], name: &str) -> Result<ParsedInput, String> {
     let rows = read_pod_list(Path::new(name), Box::new(bytes)).map_err(|e| e.to_string())?;
-    Ok(Arc::new(PodList(rows.iter().map(PodRow::pod).collect())))
+    let pods = rows.iter().map(PodRow::pod).collect();
+    Ok(Arc::new(PodList { pods, lifetimes: rows.iter().map(|r| r.lifetime).collect() }))
 }
 
 #[cfg(test)]
@@ -160,6 +186,34 @@ mod tests {
     }
 
     #[test]
+    fn times_give_each_pod_its_lifetime_and_impossible_ones_are_errors() {
+        let header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n";
+        let text = format!("{header}ran,1,1,1,500,10,110,40\nnever,1,1,0,0,20,50,\nuntimed,1,1,0,0,,,\n");
+        let pods = read_pod_list(Path::new("p.csv"), Box::new(text.as_bytes())).unwrap();
+        let lifetimes: Vec<_> = pods.iter().map(|p| p.lifetime).collect();
+        assert_eq!(
+            lifetimes,
+            [
+                Some(Lifetime { created: 10, runs_for: 70, deleted: 110 }),
+                Some(Lifetime { created: 20, runs_for: 30, deleted: 50 }),
+                None
+            ]
+        );
+        let read =
+            |row: &str| read_pod_list(Path::new("p.csv"), Box::new(std::io::Cursor::new(format!("{header}{row}\n"))));
+        assert_eq!(
+            read("p,1,1,0,0,50,10,").unwrap_err().to_string(),
+            "p.csv:2: deleted at 10 s, before its creation at 50 s"
+        );
+        assert_eq!(
+            read("p,1,1,0,0,5,10,11").unwrap_err().to_string(),
+            "p.csv:2: scheduled at 11 s, outside its life from 5 to 10 s"
+        );
+        assert!(read("p,1,1,0,0,-5,10,").unwrap_err().to_string().contains("column `creation_time`"));
+        assert!(read("p,1,1,0,0,1.5,10,").is_err(), "whole seconds");
+    }
+
+    #[test]
     fn rows_become_pods_as_the_original_converts_them() {
         let row = |gpus, gpu_milli, models: &[&str]| PodRow {
             name: "p".into(),
@@ -168,6 +222,7 @@ mod tests {
             gpus,
             gpu_milli,
             gpu_models: models.iter().map(|m| m.to_string()).collect(),
+            lifetime: None,
         };
         let cpu_pod = row(0, 500, &["T4"]).pod();
         assert_eq!((cpu_pod.gpus, cpu_pod.milli, cpu_pod.models.as_str(), cpu_pod.memory), (0, 0, "", 2 << 20));

@@ -63,7 +63,19 @@ pub struct PodListParams {
     pub label: Option<String>,
     /// The requests, shuffled by the run's seed, are copied (or removed) at random until their
     /// GPU request is this multiple of the cluster's GPU capacity (FGD's `tune`; the paper: 1.3).
-    pub tune_ratio: Positive,
+    /// Required unless `over_time`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune_ratio: Option<Positive>,
+    /// The pods arrive at their creation times and leave after the time they ran in the trace,
+    /// instead of being offered one by one and staying ([`crate::core::placements::over_time`]):
+    /// the list is the workload as traced, neither shuffled nor tuned.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_time: bool,
+    /// Over time, every creation time divided by this (the pods' run times and how long they
+    /// wait before their users delete them unchanged): 20 offers twenty times the traced load,
+    /// as the traced cluster was far larger than its pods needed at any moment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_speedup: Option<Positive>,
 }
 
 impl PodListParams {
@@ -79,13 +91,23 @@ impl PodListParams {
         if self.path.is_some() == self.dataset.is_some() {
             return Err("pod-list: give exactly one of `path` (a local file) and `dataset` (e.g. `fgd/openb_pod_list_default.csv`)".into());
         }
-        if self.tune_ratio.0 > 100.0 {
-            return Err(format!(
-                "pod-list: tune_ratio must be at most 100 (times the GPU capacity), got {}",
-                self.tune_ratio.0
-            ));
+        match (self.tune_ratio, self.over_time) {
+            (None, false) => {
+                Err("pod-list: `tune_ratio` is required (the paper's experiments use 1.3), unless the pods \
+                                  come and go at their traced times (`over_time: true`)"
+                    .into())
+            }
+            (Some(_), true) => Err("pod-list: `tune_ratio` and `over_time: true` exclude each other: over time, the \
+                                    workload is the trace as it happened, neither shuffled nor tuned"
+                .into()),
+            (_, false) if self.arrival_speedup.is_some() => {
+                Err("pod-list: `arrival_speedup` speeds up pods that come and go (`over_time: true`)".into())
+            }
+            (Some(ratio), false) if ratio.0 > 100.0 => {
+                Err(format!("pod-list: tune_ratio must be at most 100 (times the GPU capacity), got {}", ratio.0))
+            }
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     fn label(&self) -> String {
@@ -164,7 +186,7 @@ impl WorkloadSpec {
         },
         Entry {
             name: "pod-list",
-            summary: "a placement experiment's requests (engine mode placements) from a pod list by {path} or {dataset: name/file}, tuned to {tune_ratio} x the cluster's GPU capacity",
+            summary: "a placement experiment's requests (engine mode placements) from a pod list by {path} or {dataset: name/file}, tuned to {tune_ratio} x the cluster's GPU capacity, or arriving and leaving at their traced times with {over_time: true}",
         },
         Entry {
             name: "trace",

@@ -462,3 +462,39 @@ fn antman_refuses_nodes_whose_cpus_or_memory_could_run_short() {
     let out = blox(&["validate", "s.yaml"], dir.path());
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+/// Pods over time need times in their list, and exclude the paper's tuning; a pod deleted before
+/// it was created is named with its line; every one is refused before a run starts.
+#[test]
+fn pods_over_time_need_consistent_times_and_no_tuning() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("nodes.csv"), "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,8192,2,T4\n").unwrap();
+    let header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n";
+    std::fs::write(
+        dir.path().join("untimed.csv"),
+        format!("{header}p0,1000,1024,1,500,0,10,0\np1,1000,1024,1,500,,,\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("backwards.csv"), format!("{header}p0,1000,1024,1,500,50,10,\n")).unwrap();
+    let spec = |pods: &str| {
+        format!(
+            "name: small\nengine: {{mode: placements}}\npolicies: [{{label: FGD, scheduler: fgd}}]\n\
+             clusters: [{{node_list: {{path: nodes.csv}}}}]\nworkloads: [{{pod-list: {{path: {pods}}}}}]\n\
+             measure: {{track: all}}\n"
+        )
+    };
+    let untimed = spec("untimed.csv, over_time: true");
+    assert_rejected_in(dir.path(), &untimed, &["s.yaml:5", "pod `p1`", "no creation and deletion time"]);
+    assert_rejected_in(
+        dir.path(),
+        &spec("backwards.csv, over_time: true"),
+        &["backwards.csv:2", "before its creation"],
+    );
+    let both = spec("untimed.csv, over_time: true, tune_ratio: 1.3");
+    assert_rejected_in(dir.path(), &both, &["s.yaml:5", "exclude each other"]);
+    assert_rejected_in(dir.path(), &spec("untimed.csv"), &["`tune_ratio` is required"]);
+    let speedup = spec("untimed.csv, tune_ratio: 1.3, arrival_speedup: 4");
+    assert_rejected_in(dir.path(), &speedup, &["`arrival_speedup` speeds up pods that come and go"]);
+    let thinned = "name: small\npolicies: [{label: A, scheduler: fifo}]\nclusters: [{nodes: 2, gpus_per_node: 4, every_nth_node: 2}]\nworkloads: [{blox-philly-synthetic: {}}]\nloads: [1]\nmeasure: {track: {ids: [0, 1]}}\n";
+    assert_rejected_in(dir.path(), thinned, &["`every_nth_node` thins a `node_list` cluster"]);
+}

@@ -195,3 +195,54 @@ fn the_variants_spec_reproduces_its_sidecar_for_one_variant_per_family() {
     let failed: Vec<_> = outcomes.iter().filter(|o| !o.pass).collect();
     assert!(failed.is_empty(), "{} of 16 cells differ:\n{}", failed.len(), outcome_table(&failed));
 }
+
+/// Pods that come and go (`specs/examples/fgd-over-time.yaml`, `docs/fgd-semantics.md` Appendix
+/// D), FGD and DotProd at 100x the traced arrival rate on a sixteenth of openb's nodes: every
+/// pod that arrived has a record, none starts before it arrives, each placed pod runs exactly its
+/// traced time (or is cut by the horizon), the cluster never holds more than its GPUs, and the
+/// waiting queue empties once the burst of arrivals is over.
+#[test]
+fn pods_over_time_keep_their_traced_run_times_and_the_cluster_its_capacity() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/examples/fgd-over-time.yaml");
+    let source = SpecSource::read(&path).unwrap();
+    let spec = Spec::parse(&source).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let options = RunnerOptions { out: out.path().to_owned(), threads: None, force: false, quiet: true };
+    let only = "label=FGD,label=DotProd,workload=default-x100".parse().unwrap();
+    let control = SweepControl { only: Some(only), ..SweepControl::default() };
+    let report = runner::run_with(&source, &spec, &options, &control).unwrap();
+    assert!(report.failures.is_empty(), "{:?}", report.failures);
+    assert_eq!(report.rows.len(), 2);
+    let pod_rows: Vec<PodRow> = {
+        let file = common::dataset_file("fgd/openb_pod_list_default.csv");
+        read_pod_list(&file, Box::new(BufReader::new(File::open(&file).unwrap()))).unwrap()
+    };
+    let horizon = 120.0 * 3600.0;
+    for row in &report.rows {
+        let key = &row.info.run_key;
+        assert_eq!((row.info.nodes, row.info.total_gpus), (76, 414), "every 16th of the 1,213 GPU nodes");
+        let jobs = blox::results::read_jobs(&report.experiment_dir, key).unwrap();
+        assert_eq!(jobs.len(), pod_rows.len(), "{key}: all 8,152 pods arrive before the horizon");
+        let mut placed = 0;
+        for (job, pod) in jobs.iter().zip(&pod_rows) {
+            let lifetime = pod.lifetime.unwrap();
+            assert_eq!(job.arrival, (lifetime.created as f64 / 100.0).floor(), "{key}: pod {}", pod.name);
+            let Some(start) = job.first_start else { continue };
+            placed += 1;
+            assert!(start >= job.arrival, "{key}: pod {} starts before it arrives", pod.name);
+            assert!(
+                start - job.arrival < (lifetime.deleted - lifetime.created) as f64,
+                "{key}: waited past its deletion"
+            );
+            match job.finish {
+                Some(finish) => assert_eq!(finish - start, lifetime.runs_for as f64, "{key}: pod {}", pod.name),
+                None => assert!(start + lifetime.runs_for as f64 > horizon, "{key}: pod {} unfinished", pod.name),
+            }
+        }
+        assert!(placed > 5_000, "{key}: {placed} pods placed");
+        let timeline = blox::results::read_timeline(&report.experiment_dir, key).unwrap();
+        assert!(timeline.iter().all(|r| r.allocated_gpu_milli.unwrap() <= 414_000), "{key}: over capacity");
+        assert!(timeline.iter().any(|r| r.queued > 100), "{key}: the burst makes pods wait");
+        assert_eq!(timeline.last().unwrap().queued, 0, "{key}: nobody waits at the end");
+    }
+}

@@ -6,7 +6,7 @@
 //! arrived so far (failures included), GPU milli allocated, fragment and fragmentation ratio,
 //! the last two as the original prints them (two decimals), since its analysis reads the text.
 
-use super::fragmentation::{Fragmentation, cluster_report, typical_pods};
+use super::fragmentation::{CLASSES, Fragmentation, cluster_report, typical_pods};
 use super::preparation::{Prepared, prepare};
 use super::{GPU_MILLI, Node, NodeState, Pod, gpu_selection};
 use crate::core::go_random::GoRandom;
@@ -72,12 +72,72 @@ impl Experiment<'_> {
 
     /// [`Experiment::run`], checking `stop` once per pod.
     pub fn run_until(&self, policy: &mut dyn ScorePolicy, seed: i64, stop: &StopFlag) -> Result<Vec<Report>, RunError> {
-        let mut nodes = self.nodes.to_vec();
-        nodes.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        let nodes = sorted_by_name(self.nodes);
         let capacity: i64 = nodes.iter().map(|n| i64::from(n.gpus) * GPU_MILLI).sum();
-        let (Prepared { order, ranks }, mut rng) = prepare(self.pods, nodes.len(), capacity, self.tune_ratio, seed);
+        let (Prepared { order, ranks }, rng) = prepare(self.pods, nodes.len(), capacity, self.tune_ratio, seed);
+        let mut placer = Placer::new(&nodes, self.pods, ranks, rng);
+        let mut reports = Vec::with_capacity(order.len());
+        let (mut arrived, mut allocated) = (0i64, 0i64);
+        let (mut placed_pods, mut gpus_held, mut cpu_milli_held) = (0u32, 0u64, 0i64);
+        for pod in &order {
+            if stop.is_stopped() {
+                return Err(RunError::Stopped);
+            }
+            arrived += pod.gpu_request();
+            let placed = placer.place(pod, policy).is_some();
+            if placed {
+                allocated += pod.gpu_request();
+                placed_pods += 1;
+                gpus_held += u64::from(pod.gpus);
+                cpu_milli_held += pod.cpu;
+            }
+            let (fragment, ratio) = placer.fragmentation();
+            reports.push(Report {
+                arrived_milli: arrived,
+                allocated_milli: allocated,
+                fragment_milli: two_decimals(fragment),
+                fragment_ratio: two_decimals(ratio),
+                placed,
+                placed_pods,
+                idle_gpus: placer.idle_gpus,
+                gpus_held,
+                cpu_milli_held,
+            });
+        }
+        Ok(reports)
+    }
+}
+
+/// The nodes in name order: the order the original lists them in, which ranks index.
+pub(super) fn sorted_by_name(nodes: &[Node]) -> Vec<Node> {
+    let mut nodes = nodes.to_vec();
+    nodes.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    nodes
+}
+
+/// The cluster while pods come and go: each node's free resources and fragmentation classes,
+/// the tie-break ranks and the run's random stream; one pod is placed as §2.6 says.
+pub(super) struct Placer<'a> {
+    nodes: &'a [Node],
+    states: Vec<NodeState>,
+    frag: Fragmentation,
+    /// Each node's class vector, updated when a pod lands on or leaves the node: the report
+    /// after every pod sums them instead of measuring all nodes again.
+    classes: Vec<[f64; CLASSES]>,
+    ranks: Vec<u32>,
+    rng: GoRandom,
+    /// GPUs no pod holds any share of.
+    pub idle_gpus: u32,
+    feasible: Vec<usize>,
+    scores: Vec<i64>,
+}
+
+impl<'a> Placer<'a> {
+    /// An empty cluster of `nodes` (name order), with the fragmentation measured against the
+    /// typical pods of `trace` (the workload before tuning).
+    pub fn new(nodes: &'a [Node], trace: &[Pod], ranks: Vec<u32>, rng: GoRandom) -> Self {
         let mut models: Vec<String> = Vec::new();
-        let mut states: Vec<NodeState> = nodes
+        let states: Vec<NodeState> = nodes
             .iter()
             .map(|n| {
                 let id = models.iter().position(|m| *m == n.model).unwrap_or_else(|| {
@@ -87,67 +147,73 @@ impl Experiment<'_> {
                 NodeState::empty(n, id as u16)
             })
             .collect();
-        let mut frag = Fragmentation::new(typical_pods(self.pods), models);
-        // Each node's class vector, updated when a pod lands there: the report after every pod
-        // sums them instead of measuring all nodes again.
-        let mut classes: Vec<_> = states.iter().map(|s| frag.classes(s.cpu_left, &s.left, s.model_id)).collect();
-        let mut reports = Vec::with_capacity(order.len());
-        let (mut arrived, mut allocated) = (0i64, 0i64);
-        let mut idle_gpus: u32 = nodes.iter().map(|n| n.gpus).sum();
-        let (mut placed_pods, mut gpus_held, mut cpu_milli_held) = (0u32, 0u64, 0i64);
-        let mut feasible = Vec::new();
-        let mut scores = Vec::new();
-        for pod in &order {
-            if stop.is_stopped() {
-                return Err(RunError::Stopped);
-            }
-            arrived += pod.gpu_request();
-            feasible.clear();
-            feasible.extend((0..nodes.len()).filter(|&i| states[i].fits(pod, &nodes[i])));
-            let chosen = match feasible.len() {
-                0 => None,
-                1 => Some(feasible[0]),
-                _ => Some(match policy.pick(&feasible, &mut rng) {
-                    Some(node) => node,
-                    None => {
-                        scores.clear();
-                        scores.extend(feasible.iter().map(|&i| policy.score(pod, &states[i], &mut frag)));
-                        policy.normalize(&mut scores);
-                        best_node(&feasible, &scores, &ranks)
+        let mut frag = Fragmentation::new(typical_pods(trace), models);
+        let classes = states.iter().map(|s| frag.classes(s.cpu_left, &s.left, s.model_id)).collect();
+        let idle_gpus = nodes.iter().map(|n| n.gpus).sum();
+        Self { nodes, states, frag, classes, ranks, rng, idle_gpus, feasible: Vec::new(), scores: Vec::new() }
+    }
+
+    /// Places `pod` where `policy` says among the nodes it fits (§2.6): none, it is not placed;
+    /// exactly one, that node unscored; otherwise the best score, ties to the lowest rank. The
+    /// node and the devices it got.
+    pub fn place(&mut self, pod: &Pod, policy: &mut dyn ScorePolicy) -> Option<(usize, Vec<usize>)> {
+        let (nodes, states) = (self.nodes, &self.states);
+        self.feasible.clear();
+        self.feasible.extend((0..nodes.len()).filter(|&i| states[i].fits(pod, &nodes[i])));
+        let i = match self.feasible.len() {
+            0 => return None,
+            1 => self.feasible[0],
+            _ => match policy.pick(&self.feasible, &mut self.rng) {
+                Some(node) => node,
+                None => {
+                    self.scores.clear();
+                    for &i in &self.feasible {
+                        self.scores.push(policy.score(pod, &self.states[i], &mut self.frag));
                     }
-                }),
-            };
-            if let Some(i) = chosen {
-                let devices = if pod.milli <= 0 {
-                    Vec::new()
-                } else if pod.is_share() {
-                    vec![policy.share_device(pod, &states[i], &mut frag, &mut rng)]
-                } else {
-                    gpu_selection::exclusive(pod, &states[i])
-                };
-                let idle_before = states[i].idle_devices() as u32;
-                states[i].place(pod, &devices);
-                idle_gpus -= idle_before - states[i].idle_devices() as u32;
-                classes[i] = frag.classes(states[i].cpu_left, &states[i].left, states[i].model_id);
-                allocated += pod.gpu_request();
-                placed_pods += 1;
-                gpus_held += u64::from(pod.gpus);
-                cpu_milli_held += pod.cpu;
-            }
-            let (fragment, ratio) = cluster_report(&classes);
-            reports.push(Report {
-                arrived_milli: arrived,
-                allocated_milli: allocated,
-                fragment_milli: two_decimals(fragment),
-                fragment_ratio: two_decimals(ratio),
-                placed: chosen.is_some(),
-                placed_pods,
-                idle_gpus,
-                gpus_held,
-                cpu_milli_held,
-            });
-        }
-        Ok(reports)
+                    policy.normalize(&mut self.scores);
+                    best_node(&self.feasible, &self.scores, &self.ranks)
+                }
+            },
+        };
+        let devices = if pod.milli <= 0 {
+            Vec::new()
+        } else if pod.is_share() {
+            vec![policy.share_device(pod, &self.states[i], &mut self.frag, &mut self.rng)]
+        } else {
+            gpu_selection::exclusive(pod, &self.states[i])
+        };
+        let idle_before = self.states[i].idle_devices() as u32;
+        self.states[i].place(pod, &devices);
+        self.idle_gpus -= idle_before - self.states[i].idle_devices() as u32;
+        self.remeasure(i);
+        Some((i, devices))
+    }
+
+    /// Takes `pod` off `devices` of node `i`, where [`Placer::place`] put it.
+    pub fn remove(&mut self, i: usize, pod: &Pod, devices: &[usize]) {
+        let idle_before = self.states[i].idle_devices() as u32;
+        self.states[i].remove(pod, devices);
+        self.idle_gpus += self.states[i].idle_devices() as u32 - idle_before;
+        self.remeasure(i);
+    }
+
+    /// Node `i`'s free resources now.
+    pub fn state(&self, i: usize) -> &NodeState {
+        &self.states[i]
+    }
+
+    pub fn total_gpus(&self) -> u32 {
+        self.nodes.iter().map(|n| n.gpus).sum()
+    }
+
+    /// The cluster's fragment (milli) and fragmentation ratio (% of idle milli), unrounded.
+    pub fn fragmentation(&self) -> (f64, f64) {
+        cluster_report(&self.classes)
+    }
+
+    fn remeasure(&mut self, i: usize) {
+        let state = &self.states[i];
+        self.classes[i] = self.frag.classes(state.cpu_left, &state.left, state.model_id);
     }
 }
 
@@ -211,6 +277,6 @@ fn best_node(feasible: &[usize], scores: &[i64], ranks: &[u32]) -> usize {
 
 /// `x` printed with two decimals (correctly rounded, ties to even on the exact value, as Go's
 /// `%.2f`) and read back.
-fn two_decimals(x: f64) -> f64 {
+pub(super) fn two_decimals(x: f64) -> f64 {
     format!("{x:.2}").parse().expect("a formatted float reads back")
 }

@@ -3,7 +3,8 @@
 //! are devices of 1000 milli each, shared by any number of pods; each is placed on the feasible
 //! node its score policy ranks first, or fails and leaves; nothing departs. After every request
 //! the cluster's allocation and fragmentation are reported ([`experiment`]), and the reports can
-//! be averaged onto the "arrived workload" axis ([`axis`]).
+//! be averaged onto the "arrived workload" axis ([`axis`]). The same policies also place pods
+//! that arrive and leave at their traced times ([`over_time`]), which the paper does not run.
 //!
 //! The rules are those of FGD's Kubernetes simulator (`docs/fgd-semantics.md`, cited by section
 //! in each file), the first family to run here: the order is the seed's Go `math/rand` shuffle
@@ -19,6 +20,7 @@ pub mod axis;
 pub mod experiment;
 pub mod fragmentation;
 pub mod gpu_selection;
+pub mod over_time;
 pub mod preparation;
 
 pub use experiment::{Experiment, Report, ScorePolicy};
@@ -178,6 +180,25 @@ impl NodeState {
             }
         }
     }
+
+    /// Takes `pod` off `devices`, where [`NodeState::place`] put it: the node is as if it had
+    /// never come (a tag whose last pod leaves is dropped from the affinity list).
+    pub fn remove(&mut self, pod: &Pod, devices: &[usize]) {
+        self.cpu_left += pod.cpu;
+        self.memory_left += pod.memory;
+        self.pods -= 1;
+        for &d in devices {
+            self.left[d] += pod.milli;
+        }
+        if let Some(tag) = pod.affinity_tag()
+            && let Some(k) = self.affinity.iter().position(|(t, _)| *t == tag)
+        {
+            self.affinity[k].1 -= 1;
+            if self.affinity[k].1 == 0 {
+                self.affinity.remove(k);
+            }
+        }
+    }
 }
 
 /// `σ(x) = 1 / (1 + e^(−x))`.
@@ -201,15 +222,36 @@ impl crate::core::input::InputData for NodeList {
     }
 }
 
-/// A workload's requests as a placement experiment reads them (a pod-list file, parsed).
+/// When a traced pod existed (seconds from the trace's start): it was created at `created`,
+/// held its resources for `runs_for` seconds once scheduled (a pod never scheduled in the trace:
+/// from creation to deletion), and was deleted at `deleted`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifetime {
+    pub created: i64,
+    pub runs_for: i64,
+    pub deleted: i64,
+}
+
+/// A workload's requests as a placement experiment reads them (a pod-list file, parsed), with
+/// each pod's lifetime where the file has creation and deletion times.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PodList(pub Vec<Pod>);
+pub struct PodList {
+    pub pods: Vec<Pod>,
+    /// One per pod; `None` where the row has no times (every row of a list without the columns).
+    pub lifetimes: Vec<Option<Lifetime>>,
+}
 
 impl crate::core::input::InputData for PodList {
     fn summary(&self) -> String {
-        let gpu_pods = self.0.iter().filter(|p| p.gpus > 0).count();
-        let milli: i64 = self.0.iter().map(Pod::gpu_request).sum();
-        format!("{} pods ({gpu_pods} asking for GPUs, {milli} GPU milli in all)", self.0.len())
+        let gpu_pods = self.pods.iter().filter(|p| p.gpus > 0).count();
+        let milli: i64 = self.pods.iter().map(Pod::gpu_request).sum();
+        let timed = self.lifetimes.iter().filter(|l| l.is_some()).count();
+        let times = match timed {
+            0 => String::new(),
+            n if n == self.pods.len() => ", every one with its creation and deletion time".to_string(),
+            n => format!(", {n} with creation and deletion times"),
+        };
+        format!("{} pods ({gpu_pods} asking for GPUs, {milli} GPU milli in all{times})", self.pods.len())
     }
 }
 
@@ -236,5 +278,22 @@ mod tests {
         assert!(!state.fits(&pod(0, 0, ""), &node), "CPU short");
         state.place(&pod(1, 200, ""), &[1]);
         assert_eq!((state.left[1], state.affinity_count(0), state.pods), (0, 1, 1));
+    }
+
+    #[test]
+    fn a_pod_removed_leaves_the_node_as_it_found_it() {
+        let node = Node { name: "n".into(), cpu: 8000, memory: 4 << 20, gpus: 2, model: "T4".into() };
+        let empty = NodeState::empty(&node, 0);
+        let mut state = empty.clone();
+        let (share, whole) = (pod(1, 300, ""), pod(1, 1000, ""));
+        state.place(&share, &[0]);
+        state.place(&whole, &[1]);
+        state.place(&share, &[0]);
+        assert_eq!((state.left.clone(), state.affinity.clone()), (vec![400, 0], vec![(0, 2), (1, 1)]));
+        state.remove(&whole, &[1]);
+        assert_eq!(state.affinity, [(0, 2)], "the last whole-GPU pod's tag is dropped");
+        state.remove(&share, &[0]);
+        state.remove(&share, &[0]);
+        assert_eq!(state, empty);
     }
 }
