@@ -167,9 +167,18 @@ fn fronts(objectives: &[[f64; 2]]) -> Vec<Vec<usize>> {
     // holding it.
     let mut best: Vec<(f64, f64)> = Vec::new();
     let mut fronts: Vec<Vec<usize>> = Vec::new();
+    // Without NaN, a front that does not dominate a point is followed by fronts that do not
+    // either (each member of a later front is dominated by one of an earlier front, and
+    // dominance is transitive), so the first such front is found by bisection.
+    let ordered = !objectives.iter().flatten().any(|f| f.is_nan());
     for (_, _, i) in order {
         let [f0, f1] = objectives[i];
-        let k = best.iter().position(|&(m1, m0)| !(m1 < f1 || (m1 == f1 && m0 < f0))).unwrap_or(best.len());
+        let dominates = |&(m1, m0): &(f64, f64)| m1 < f1 || (m1 == f1 && m0 < f0);
+        let k = if ordered {
+            best.partition_point(dominates)
+        } else {
+            best.iter().position(|b| !dominates(b)).unwrap_or(best.len())
+        };
         if k == best.len() {
             best.push((f1, f0));
             fronts.push(Vec::new());

@@ -9,11 +9,13 @@
 //! fairest member. Jobs train at the batch their agent ([`super::agent`]) finds best, except
 //! ncf, fixed at 32768 on one GPU as in the original.
 
+use super::agent::Batches;
 use super::frame::{Allocator, JobView, Nodes};
 use super::job::{BatchRule, RESTART_SECONDS};
 use super::nsga2::{self, Chance, Problem, Rng, Settings};
 use super::profile::Application;
 use crate::core::{JobId, JobSpec};
+use rustc_hash::FxHashMap;
 
 /// Applications the original trains at a fixed total batch on one GPU under Pollux.
 const FIXED_BATCH_APPLICATIONS: [(&str, u32); 1] = [("ncf", 32768)];
@@ -82,6 +84,9 @@ struct Allocation<'a> {
     /// Scores per (row, nodes, GPUs), [`UNSCORED`] until computed.
     memo: &'a mut Vec<Score>,
     stride: usize,
+    /// The agents' batch candidates by batch range (as bits), shared by the jobs of one
+    /// application.
+    batches: FxHashMap<(u64, u64), Batches>,
     /// Buffers reused across candidates.
     scratch_load: Vec<u32>,
     scratch_occupants: Vec<u32>,
@@ -114,6 +119,7 @@ impl<'a> Allocation<'a> {
             avoid_interference,
             memo,
             stride,
+            batches: FxHashMap::default(),
             scratch_load: Vec::new(),
             scratch_occupants: Vec::new(),
             scratch_taken: Vec::new(),
@@ -141,7 +147,7 @@ impl<'a> Allocation<'a> {
         score
     }
 
-    fn speedup(&self, j: usize, nodes: usize, replicas: usize) -> f64 {
+    fn speedup(&mut self, j: usize, nodes: usize, replicas: usize) -> f64 {
         if replicas == 0 {
             return 0.0;
         }
@@ -149,7 +155,12 @@ impl<'a> Allocation<'a> {
         let (Some(goodput), Some(baseline)) = (row.goodput, row.baseline) else {
             return replicas as f64 / self.fair_replicas;
         };
-        goodput.optimize(nodes as u32, replicas as u32).0 / baseline
+        let range = goodput.batch_range(replicas as u32);
+        let candidates = self
+            .batches
+            .entry((range.0.to_bits(), range.1.to_bits()))
+            .or_insert_with(|| super::agent::batches(range.0, range.1));
+        goodput.optimize_over(nodes as u32, replicas as u32, candidates).0 / baseline
     }
 }
 
