@@ -48,9 +48,14 @@ impl PerfParams {
 
     /// Predicted time of one optimizer step with `accum_steps` extra micro-steps.
     pub fn step_time(&self, nodes: f64, replicas: f64, atomic_bsz: f64, accum_steps: f64) -> f64 {
+        self.step_time_with(self.network_time(nodes, replicas).powf(self.gamma), atomic_bsz, accum_steps)
+    }
+
+    /// [`Self::step_time`] given the network term's power `network^gamma`, which a batch search
+    /// on one allocation computes once.
+    fn step_time_with(&self, network_power: f64, atomic_bsz: f64, accum_steps: f64) -> f64 {
         let accum = self.accum_time(atomic_bsz);
-        let network = self.network_time(nodes, replicas);
-        let optim = ((accum.powf(self.gamma) + network.powf(self.gamma)).ln() / self.gamma).exp();
+        let optim = ((accum.powf(self.gamma) + network_power).ln() / self.gamma).exp();
         accum_steps * accum + optim
     }
 }
@@ -136,11 +141,11 @@ impl Goodput {
         gain / scale
     }
 
-    /// Goodput of `replicas` GPUs on `nodes` nodes at per-GPU batch `b` with `s` extra
-    /// micro-steps.
-    pub fn evaluate(&self, nodes: f64, replicas: f64, b: u32, s: u32) -> f64 {
+    /// Goodput of `replicas` GPUs at per-GPU batch `b` with `s` extra micro-steps, given the
+    /// allocation's network term raised to `gamma` (computed once per allocation).
+    fn evaluate(&self, network_power: f64, replicas: f64, b: u32, s: u32) -> f64 {
         let batch = replicas * f64::from(b) * f64::from(s + 1);
-        let throughput = batch / self.perf.step_time(nodes, replicas, f64::from(b), f64::from(s));
+        let throughput = batch / self.perf.step_time_with(network_power, f64::from(b), f64::from(s));
         throughput * self.efficiency(batch)
     }
 
@@ -149,11 +154,23 @@ impl Goodput {
     /// into per-GPU batch and micro-steps as the original does (at least one extra micro-step on
     /// one GPU above `B0`); a split outside the per-GPU bounds scores 0; the first best wins.
     pub fn optimize(&self, nodes: u32, replicas: u32) -> (f64, BatchPlan) {
+        let (low, high) = self.batch_range(replicas);
+        self.optimize_over(nodes, replicas, &batches(low, high))
+    }
+
+    /// The least and greatest total batch [`Self::optimize`] tries on `replicas` GPUs: they
+    /// depend on the application and the GPU count alone, so a search that scores many jobs of
+    /// one application computes the candidates ([`batches`]) once per range.
+    pub fn batch_range(&self, replicas: u32) -> (f64, f64) {
+        (self.init_batch.max(self.min_local * f64::from(replicas)), self.max_batch)
+    }
+
+    /// [`Self::optimize`] over the candidates `batches(self.batch_range(replicas))`.
+    pub fn optimize_over(&self, nodes: u32, replicas: u32, batches: &Batches) -> (f64, BatchPlan) {
         let r = f64::from(replicas);
-        let n = f64::from(nodes);
-        let low = self.init_batch.max(self.min_local * r);
+        let network_power = self.perf.network_time(f64::from(nodes), r).powf(self.perf.gamma);
         let mut best = (f64::NEG_INFINITY, BatchPlan { atomic_bsz: 0, accum_steps: 0 });
-        for batch in geomspace(low, self.max_batch) {
+        for &batch in batches {
             let local = batch / r;
             let mut accum = ceil_tolerant(local / self.max_local) - 1.0;
             if replicas == 1 && local > self.init_batch + 1e-8 {
@@ -162,13 +179,25 @@ impl Goodput {
             let atomic = ceil_tolerant(local / (accum + 1.0));
             let plan = BatchPlan { atomic_bsz: atomic as u32, accum_steps: accum as u32 };
             let valid = (self.min_local..=self.max_local).contains(&atomic);
-            let goodput = if valid { self.evaluate(n, r, plan.atomic_bsz, plan.accum_steps) } else { 0.0 };
+            let goodput = if valid { self.evaluate(network_power, r, plan.atomic_bsz, plan.accum_steps) } else { 0.0 };
             if goodput > best.0 {
                 best = (goodput, plan);
             }
         }
         best
     }
+}
+
+/// The total batches a batch search tries, in order.
+pub type Batches = [f64; BATCH_CANDIDATES];
+
+/// The candidates from `low` to `high`, numpy's `geomspace(low, high, 50)`.
+pub fn batches(low: f64, high: f64) -> Batches {
+    let mut out = [0.0; BATCH_CANDIDATES];
+    for (slot, batch) in out.iter_mut().zip(geomspace(low, high)) {
+        *slot = batch;
+    }
+    out
 }
 
 /// numpy's `geomspace(start, stop, 50)`: powers of ten at evenly spaced exponents, the ends

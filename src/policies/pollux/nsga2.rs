@@ -12,8 +12,8 @@ pub trait Problem {
     fn genes(&self) -> usize;
     /// The two objectives (minimised) of a repaired genome.
     fn evaluate(&mut self, genome: &[u8]) -> [f64; 2];
-    /// Two children of two parents.
-    fn crossover(&mut self, a: &[u8], b: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u8>);
+    /// Two children of two parents, written over `x` and `y` (buffers the search reuses).
+    fn crossover(&mut self, a: &[u8], b: &[u8], x: &mut [u8], y: &mut [u8], rng: &mut Rng);
     fn mutate(&mut self, genome: &mut [u8], rng: &mut Rng);
     /// Makes a genome feasible.
     fn repair(&mut self, genome: &mut [u8], rng: &mut Rng);
@@ -60,6 +60,10 @@ pub fn search<P: Problem>(problem: &mut P, seeds: Vec<Vec<u8>>, settings: Settin
     }
     let count = population.len();
     population = survive(population, count, rng);
+    let genes = problem.genes();
+    // Buffers reused by every mating round: the tournaments' draws and winners, and the
+    // children, first children of every pair then second ones, in one flat block.
+    let (mut draws, mut parents, mut children) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 1..settings.generations {
         let mut offspring: Vec<Member> = Vec::with_capacity(settings.population);
         let mut attempts = 0;
@@ -67,25 +71,26 @@ pub fn search<P: Problem>(problem: &mut P, seeds: Vec<Vec<u8>>, settings: Settin
             attempts += 1;
             let need = settings.population - offspring.len();
             let pairs = need.div_ceil(2);
-            let parents = tournament(&population, 2 * pairs, rng);
-            let mut children: Vec<Vec<u8>> = Vec::with_capacity(2 * pairs);
-            let mut second: Vec<Vec<u8>> = Vec::with_capacity(pairs);
-            for pair in parents.chunks(2) {
+            tournament(&population, 2 * pairs, rng, &mut draws, &mut parents);
+            children.clear();
+            children.resize(2 * pairs * genes, 0);
+            let (firsts, seconds) = children.split_at_mut(pairs * genes);
+            for (p, pair) in parents.chunks(2).enumerate() {
                 let (a, b) = (&population[pair[0]].genome, &population[pair[1]].genome);
-                let (x, y) = if rng.chance(CROSSOVER_PROBABILITY) {
-                    problem.crossover(a, b, rng)
+                let (x, y) = (&mut firsts[p * genes..(p + 1) * genes], &mut seconds[p * genes..(p + 1) * genes]);
+                if rng.chance(CROSSOVER_PROBABILITY) {
+                    problem.crossover(a, b, x, y, rng);
                 } else {
-                    (a.clone(), b.clone())
-                };
-                children.push(x);
-                second.push(y);
+                    x.copy_from_slice(a);
+                    y.copy_from_slice(b);
+                }
             }
-            children.extend(second);
-            for mut child in children {
-                problem.mutate(&mut child, rng);
-                problem.repair(&mut child, rng);
-                if offspring.len() < settings.population && seen.insert(fingerprint(&child)) {
-                    offspring.push(Member { genome: child, objectives: [0.0; 2], rank: 0, crowding: 0.0 });
+            for c in 0..2 * pairs {
+                let child = &mut children[c * genes..(c + 1) * genes];
+                problem.mutate(child, rng);
+                problem.repair(child, rng);
+                if offspring.len() < settings.population && seen.insert(fingerprint(child)) {
+                    offspring.push(Member { genome: child.to_vec(), objectives: [0.0; 2], rank: 0, crowding: 0.0 });
                 }
             }
         }
@@ -116,49 +121,64 @@ fn dominates(a: &[f64; 2], b: &[f64; 2]) -> bool {
     a[0] <= b[0] && a[1] <= b[1] && (a[0] < b[0] || a[1] < b[1])
 }
 
-/// Indices of `count` parents: binary tournaments over concatenated random permutations.
-fn tournament(population: &[Member], count: usize, rng: &mut Rng) -> Vec<usize> {
-    let mut draws: Vec<usize> = Vec::with_capacity(2 * count + population.len());
+/// Indices of `count` parents into `parents`: binary tournaments over concatenated random
+/// permutations (drawn into `draws`).
+fn tournament(population: &[Member], count: usize, rng: &mut Rng, draws: &mut Vec<usize>, parents: &mut Vec<usize>) {
+    draws.clear();
     while draws.len() < 2 * count {
-        let mut permutation: Vec<usize> = (0..population.len()).collect();
-        rng.shuffle(&mut permutation);
-        draws.extend(permutation);
+        let start = draws.len();
+        draws.extend(0..population.len());
+        rng.shuffle(&mut draws[start..]);
     }
-    draws[..2 * count]
-        .chunks(2)
-        .map(|duel| {
-            let (a, b) = (&population[duel[0]], &population[duel[1]]);
-            if dominates(&a.objectives, &b.objectives) {
-                duel[0]
-            } else if dominates(&b.objectives, &a.objectives) {
-                duel[1]
-            } else if a.crowding > b.crowding {
-                duel[0]
-            } else if b.crowding > a.crowding {
-                duel[1]
-            } else if rng.chance(0.5) {
-                duel[0]
-            } else {
-                duel[1]
-            }
-        })
-        .collect()
+    parents.clear();
+    for duel in draws[..2 * count].chunks(2) {
+        let (a, b) = (&population[duel[0]], &population[duel[1]]);
+        parents.push(if dominates(&a.objectives, &b.objectives) {
+            duel[0]
+        } else if dominates(&b.objectives, &a.objectives) {
+            duel[1]
+        } else if a.crowding > b.crowding {
+            duel[0]
+        } else if b.crowding > a.crowding {
+            duel[1]
+        } else if rng.chance(0.5) {
+            duel[0]
+        } else {
+            duel[1]
+        });
+    }
+}
+
+/// `x` as an integer that orders as [`f64::total_cmp`] orders floats: the sorts below compare
+/// plain keys instead of calling a comparison through indices.
+fn total_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ ((((bits >> 63) as u64) >> 1) as i64)
 }
 
 /// Non-dominated fronts of `objectives` (each in index order), for two objectives: in
 /// lexicographic order a point joins the first front none of whose members dominates it.
 fn fronts(objectives: &[[f64; 2]]) -> Vec<Vec<usize>> {
-    let mut order: Vec<usize> = (0..objectives.len()).collect();
-    order.sort_by(|&a, &b| {
-        objectives[a][0].total_cmp(&objectives[b][0]).then(objectives[a][1].total_cmp(&objectives[b][1]))
-    });
+    // Ties by index, where a stable sort would leave them.
+    let mut order: Vec<(i64, i64, usize)> =
+        objectives.iter().enumerate().map(|(i, o)| (total_key(o[0]), total_key(o[1]), i)).collect();
+    order.sort_unstable();
     // Per front: its least second objective and the least first objective among the points
     // holding it.
     let mut best: Vec<(f64, f64)> = Vec::new();
     let mut fronts: Vec<Vec<usize>> = Vec::new();
-    for i in order {
+    // Without NaN, a front that does not dominate a point is followed by fronts that do not
+    // either (each member of a later front is dominated by one of an earlier front, and
+    // dominance is transitive), so the first such front is found by bisection.
+    let ordered = !objectives.iter().flatten().any(|f| f.is_nan());
+    for (_, _, i) in order {
         let [f0, f1] = objectives[i];
-        let k = best.iter().position(|&(m1, m0)| !(m1 < f1 || (m1 == f1 && m0 < f0))).unwrap_or(best.len());
+        let dominates = |&(m1, m0): &(f64, f64)| m1 < f1 || (m1 == f1 && m0 < f0);
+        let k = if ordered {
+            best.partition_point(dominates)
+        } else {
+            best.iter().position(|b| !dominates(b)).unwrap_or(best.len())
+        };
         if k == best.len() {
             best.push((f1, f0));
             fronts.push(Vec::new());
@@ -180,26 +200,37 @@ fn crowding(objectives: &[[f64; 2]], front: &[usize]) -> Vec<f64> {
     if front.len() <= 2 {
         return vec![f64::INFINITY; front.len()];
     }
-    let mut unique: Vec<usize> = Vec::with_capacity(front.len());
-    let mut distance = vec![0.0; front.len()];
-    for (at, &i) in front.iter().enumerate() {
-        if !unique.iter().any(|&u| objectives[front[u]] == objectives[i]) {
-            unique.push(at);
+    // Repeats found by sorting: equal vectors sit together, in front order, so each run's first
+    // is the first occurrence. Adding 0.0 keys -0.0 as 0.0, which it equals.
+    let mut by_value: Vec<(i64, i64, usize)> = front
+        .iter()
+        .enumerate()
+        .map(|(at, &i)| (total_key(objectives[i][0] + 0.0), total_key(objectives[i][1] + 0.0), at))
+        .collect();
+    by_value.sort_unstable();
+    let mut repeat = vec![false; front.len()];
+    for pair in by_value.windows(2) {
+        if objectives[front[pair[0].2]] == objectives[front[pair[1].2]] {
+            repeat[pair[1].2] = true;
         }
     }
+    let unique: Vec<usize> = (0..front.len()).filter(|&at| !repeat[at]).collect();
+    let mut distance = vec![0.0; front.len()];
     let mut sums = vec![0.0; unique.len()];
+    let mut sorted: Vec<(i64, usize)> = Vec::with_capacity(unique.len());
     for objective in [0, 1] {
-        let mut sorted: Vec<usize> = (0..unique.len()).collect();
-        sorted.sort_by(|&a, &b| {
-            objectives[front[unique[a]]][objective].total_cmp(&objectives[front[unique[b]]][objective])
-        });
-        let value = |k: usize| objectives[front[unique[sorted[k]]]][objective];
-        let range = value(sorted.len() - 1) - value(0);
+        let value = |u: usize| objectives[front[unique[u]]][objective];
+        // Ties in unique order, where a stable sort would leave them.
+        sorted.clear();
+        sorted.extend((0..unique.len()).map(|u| (total_key(value(u)), u)));
+        sorted.sort_unstable();
+        let range = value(sorted[sorted.len() - 1].1) - value(sorted[0].1);
         for k in 0..sorted.len() {
-            let before = if k == 0 { f64::INFINITY } else { value(k) - value(k - 1) };
-            let after = if k + 1 == sorted.len() { f64::INFINITY } else { value(k + 1) - value(k) };
+            let here = value(sorted[k].1);
+            let before = if k == 0 { f64::INFINITY } else { here - value(sorted[k - 1].1) };
+            let after = if k + 1 == sorted.len() { f64::INFINITY } else { value(sorted[k + 1].1) - here };
             let part = |gap: f64| if range > 0.0 { gap / range } else { 0.0 };
-            sums[sorted[k]] += part(before) + part(after);
+            sums[sorted[k].1] += part(before) + part(after);
         }
     }
     for (u, &at) in unique.iter().enumerate() {
@@ -293,16 +324,19 @@ impl Rng {
         (self.next_u64() >> 11) < chance.0
     }
 
-    /// Uniform in `0..n` (`n > 0`), without bias (Lemire's multiply and reject).
+    /// Uniform in `0..n` (`n > 0`), without bias (Lemire's multiply and reject). The rejection
+    /// threshold is below `n`, so the division that computes it is needed only when the low
+    /// half of the product is: the draws and results are those of always computing it.
     pub fn below(&mut self, n: usize) -> usize {
         let n = n as u64;
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let product = u128::from(self.next_u64()) * u128::from(n);
-            if (product as u64) >= threshold {
-                return (product >> 64) as usize;
+        let mut product = u128::from(self.next_u64()) * u128::from(n);
+        if (product as u64) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (product as u64) < threshold {
+                product = u128::from(self.next_u64()) * u128::from(n);
             }
         }
+        (product >> 64) as usize
     }
 
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
@@ -326,6 +360,109 @@ mod tests {
         assert_eq!(distances, [f64::INFINITY, 1.0, 0.0, f64::INFINITY]);
     }
 
+    /// The fronts and crowding distances above, as first written (index sorts through
+    /// comparisons, a quadratic search for repeats): the faster ones must agree exactly.
+    fn plain_fronts(objectives: &[[f64; 2]]) -> Vec<Vec<usize>> {
+        let mut order: Vec<usize> = (0..objectives.len()).collect();
+        order.sort_by(|&a, &b| {
+            objectives[a][0].total_cmp(&objectives[b][0]).then(objectives[a][1].total_cmp(&objectives[b][1]))
+        });
+        // Per front: its least second objective and the least first objective among the points
+        // holding it.
+        let mut best: Vec<(f64, f64)> = Vec::new();
+        let mut fronts: Vec<Vec<usize>> = Vec::new();
+        for i in order {
+            let [f0, f1] = objectives[i];
+            let k = best.iter().position(|&(m1, m0)| !(m1 < f1 || (m1 == f1 && m0 < f0))).unwrap_or(best.len());
+            if k == best.len() {
+                best.push((f1, f0));
+                fronts.push(Vec::new());
+            } else if f1 < best[k].0 {
+                best[k] = (f1, f0);
+            }
+            fronts[k].push(i);
+        }
+        for front in &mut fronts {
+            front.sort_unstable();
+        }
+        fronts
+    }
+
+    fn plain_crowding(objectives: &[[f64; 2]], front: &[usize]) -> Vec<f64> {
+        if front.len() <= 2 {
+            return vec![f64::INFINITY; front.len()];
+        }
+        let mut unique: Vec<usize> = Vec::with_capacity(front.len());
+        let mut distance = vec![0.0; front.len()];
+        for (at, &i) in front.iter().enumerate() {
+            if !unique.iter().any(|&u| objectives[front[u]] == objectives[i]) {
+                unique.push(at);
+            }
+        }
+        let mut sums = vec![0.0; unique.len()];
+        for objective in [0, 1] {
+            let mut sorted: Vec<usize> = (0..unique.len()).collect();
+            sorted.sort_by(|&a, &b| {
+                objectives[front[unique[a]]][objective].total_cmp(&objectives[front[unique[b]]][objective])
+            });
+            let value = |k: usize| objectives[front[unique[sorted[k]]]][objective];
+            let range = value(sorted.len() - 1) - value(0);
+            for k in 0..sorted.len() {
+                let before = if k == 0 { f64::INFINITY } else { value(k) - value(k - 1) };
+                let after = if k + 1 == sorted.len() { f64::INFINITY } else { value(k + 1) - value(k) };
+                let part = |gap: f64| if range > 0.0 { gap / range } else { 0.0 };
+                sums[sorted[k]] += part(before) + part(after);
+            }
+        }
+        for (u, &at) in unique.iter().enumerate() {
+            distance[at] = sums[u] / 2.0;
+        }
+        distance
+    }
+
+    #[test]
+    fn fronts_and_crowding_equal_the_plain_ones() {
+        let mut rng = Rng::new(11);
+        for trial in 0..2000 {
+            // Few distinct values, so that ties, repeats, -0.0 and 0.0 are common.
+            let values = [-0.0, 0.0, -1.0, -0.5, -0.25, -2.0, f64::NAN];
+            let points = 1 + rng.below(60);
+            let spread = 1 + rng.below(values.len() - usize::from(trial % 3 != 0));
+            let f: Vec<[f64; 2]> =
+                (0..points).map(|_| [values[rng.below(spread)], values[rng.below(spread)]]).collect();
+            let fronts_now = fronts(&f);
+            assert_eq!(fronts_now, plain_fronts(&f), "{f:?}");
+            for front in &fronts_now {
+                let (a, b) = (crowding(&f, front), plain_crowding(&f, front));
+                assert_eq!(a.len(), b.len());
+                assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "{f:?} {front:?}: {a:?} vs {b:?}");
+            }
+        }
+    }
+
+    /// `below` skips the division unless the product's low half is below `n`: its draws and
+    /// values are those of the plain multiply-and-reject, small and huge bounds alike.
+    #[test]
+    fn below_is_the_plain_multiply_and_reject() {
+        fn plain(rng: &mut Rng, n: usize) -> usize {
+            let n = n as u64;
+            let threshold = n.wrapping_neg() % n;
+            loop {
+                let product = u128::from(rng.next_u64()) * u128::from(n);
+                if (product as u64) >= threshold {
+                    return (product >> 64) as usize;
+                }
+            }
+        }
+        let (mut fast, mut slow) = (Rng::new(3), Rng::new(3));
+        for n in (1..300).chain([(1 << 63) + 1, usize::MAX, (usize::MAX / 3) * 2]) {
+            for _ in 0..200 {
+                assert_eq!(fast.below(n), plain(&mut slow, n), "n = {n}");
+            }
+        }
+        assert_eq!(fast.next_u64(), slow.next_u64(), "both consumed the same draws");
+    }
+
     /// A toy problem: minimise (x, 10 - x) over genomes summing to x: every genome is on the
     /// front, and the search keeps distinct ones.
     struct Line;
@@ -337,8 +474,9 @@ mod tests {
             let x = f64::from(g[0]) + f64::from(g[1]);
             [x, 10.0 - x]
         }
-        fn crossover(&mut self, a: &[u8], b: &[u8], _: &mut Rng) -> (Vec<u8>, Vec<u8>) {
-            (vec![b[0], a[1]], vec![a[0], b[1]])
+        fn crossover(&mut self, a: &[u8], b: &[u8], x: &mut [u8], y: &mut [u8], _: &mut Rng) {
+            x.copy_from_slice(&[b[0], a[1]]);
+            y.copy_from_slice(&[a[0], b[1]]);
         }
         fn mutate(&mut self, g: &mut [u8], rng: &mut Rng) {
             let i = rng.below(2);

@@ -9,11 +9,13 @@
 //! fairest member. Jobs train at the batch their agent ([`super::agent`]) finds best, except
 //! ncf, fixed at 32768 on one GPU as in the original.
 
+use super::agent::Batches;
 use super::frame::{Allocator, JobView, Nodes};
 use super::job::{BatchRule, RESTART_SECONDS};
 use super::nsga2::{self, Chance, Problem, Rng, Settings};
 use super::profile::Application;
 use crate::core::{JobId, JobSpec};
+use rustc_hash::FxHashMap;
 
 /// Applications the original trains at a fixed total batch on one GPU under Pollux.
 const FIXED_BATCH_APPLICATIONS: [(&str, u32); 1] = [("ncf", 32768)];
@@ -37,8 +39,8 @@ pub struct PolluxScheduler {
     rng: Rng,
     /// The previous decision's first front and the job order of its rows.
     previous: Option<(Vec<Vec<u8>>, Vec<JobId>)>,
-    /// Per job of the current decision, goodput by (nodes, GPUs), reused buffer.
-    memo: Vec<f64>,
+    /// Per job of the current decision, its scores by (nodes, GPUs), reused buffer.
+    memo: Vec<Score>,
 }
 
 impl PolluxScheduler {
@@ -57,6 +59,20 @@ struct Row {
     restart_factor: f64,
 }
 
+/// What a row on one allocation adds to the objectives: its speedup, and its term of the power
+/// mean when its allocation is kept and when it changes (the restart's discount). Memoised per
+/// decision because a search scores each (row, nodes, GPUs) thousands of times; computed by the
+/// same operations in the same order as when scored directly, so the sums are bit for bit equal.
+#[derive(Debug, Clone, Copy)]
+struct Score {
+    speedup: f64,
+    kept: f64,
+    moved: f64,
+}
+
+/// A memo slot not computed yet.
+const UNSCORED: Score = Score { speedup: f64::NAN, kept: f64::NAN, moved: f64::NAN };
+
 /// One decision's problem: rows in the order of least attained service.
 struct Allocation<'a> {
     rows: Vec<Row>,
@@ -65,19 +81,72 @@ struct Allocation<'a> {
     fair_replicas: f64,
     base: Vec<u8>,
     avoid_interference: bool,
-    /// Goodput per (row, nodes, GPUs), NaN until computed.
-    memo: &'a mut Vec<f64>,
+    /// Scores per (row, nodes, GPUs), [`UNSCORED`] until computed.
+    memo: &'a mut Vec<Score>,
     stride: usize,
+    /// The agents' batch candidates by batch range (as bits), shared by the jobs of one
+    /// application.
+    batches: FxHashMap<(u64, u64), Batches>,
     /// Buffers reused across candidates.
     scratch_load: Vec<u32>,
     scratch_occupants: Vec<u32>,
-    scratch_taken: Vec<bool>,
+    scratch_taken: Vec<u8>,
     scratch_spanned: Vec<usize>,
     scratch_free: Vec<u8>,
-    scratch_used: Vec<bool>,
+    scratch_used: Vec<u8>,
 }
 
-impl Allocation<'_> {
+impl<'a> Allocation<'a> {
+    fn new(
+        rows: Vec<Row>,
+        nodes: usize,
+        gpus_per_node: u8,
+        fair_replicas: f64,
+        base: Vec<u8>,
+        avoid_interference: bool,
+        memo: &'a mut Vec<Score>,
+    ) -> Self {
+        // A repaired row spans at most every node and holds at most MAX_REPLICAS GPUs.
+        let stride = (nodes + 1) * (MAX_REPLICAS as usize + 1);
+        memo.clear();
+        memo.resize(rows.len() * stride, UNSCORED);
+        Self {
+            rows,
+            nodes,
+            gpus_per_node,
+            fair_replicas,
+            base,
+            avoid_interference,
+            memo,
+            stride,
+            batches: FxHashMap::default(),
+            scratch_load: Vec::new(),
+            scratch_occupants: Vec::new(),
+            scratch_taken: Vec::new(),
+            scratch_spanned: Vec::new(),
+            scratch_free: Vec::new(),
+            scratch_used: Vec::new(),
+        }
+    }
+
+    fn score(&mut self, j: usize, nodes: usize, replicas: usize) -> Score {
+        let at = j * self.stride + nodes * (MAX_REPLICAS as usize + 1) + replicas;
+        let memo = self.memo[at];
+        if !memo.speedup.is_nan() {
+            return memo;
+        }
+        let speedup = self.speedup(j, nodes, replicas);
+        // A share of one node's GPUs is a speedup of 1.
+        let share = speedup / f64::from(self.gpus_per_node);
+        let score = Score {
+            speedup,
+            kept: 1.0 / (share + MEAN_FLOOR),
+            moved: 1.0 / (share * self.rows[j].restart_factor + MEAN_FLOOR),
+        };
+        self.memo[at] = score;
+        score
+    }
+
     fn speedup(&mut self, j: usize, nodes: usize, replicas: usize) -> f64 {
         if replicas == 0 {
             return 0.0;
@@ -86,13 +155,12 @@ impl Allocation<'_> {
         let (Some(goodput), Some(baseline)) = (row.goodput, row.baseline) else {
             return replicas as f64 / self.fair_replicas;
         };
-        let at = j * self.stride + nodes * (MAX_REPLICAS as usize + 1) + replicas;
-        let mut value = self.memo[at];
-        if value.is_nan() {
-            value = goodput.optimize(nodes as u32, replicas as u32).0;
-            self.memo[at] = value;
-        }
-        value / baseline
+        let range = goodput.batch_range(replicas as u32);
+        let candidates = self
+            .batches
+            .entry((range.0.to_bits(), range.1.to_bits()))
+            .or_insert_with(|| super::agent::batches(range.0, range.1));
+        goodput.optimize_over(nodes as u32, replicas as u32, candidates).0 / baseline
     }
 }
 
@@ -103,31 +171,26 @@ impl Problem for Allocation<'_> {
 
     fn evaluate(&mut self, genome: &[u8]) -> [f64; 2] {
         let n = self.nodes;
+        // Per node, the OR of its cells: non-zero where some job is.
         let mut used = std::mem::take(&mut self.scratch_used);
         used.clear();
-        used.resize(n, false);
+        used.resize(n, 0);
         let (mut harmonic, mut speedups) = (0.0, 0.0);
         for j in 0..self.rows.len() {
             let row = &genome[j * n..(j + 1) * n];
+            // Branch-free, so that the compiler vectorises it.
             let (mut nodes, mut replicas) = (0, 0);
-            for (k, &g) in row.iter().enumerate() {
-                if g > 0 {
-                    nodes += 1;
-                    replicas += usize::from(g);
-                    used[k] = true;
-                }
+            for (u, &g) in used.iter_mut().zip(row) {
+                nodes += usize::from(g > 0);
+                replicas += usize::from(g);
+                *u |= g;
             }
-            let speedup = self.speedup(j, nodes, replicas);
-            speedups += speedup;
-            // A share of one node's GPUs is a speedup of 1.
-            let mut share = speedup / f64::from(self.gpus_per_node);
-            if row != &self.base[j * n..(j + 1) * n] {
-                share *= self.rows[j].restart_factor;
-            }
-            harmonic += 1.0 / (share + MEAN_FLOOR);
+            let score = self.score(j, nodes, replicas);
+            speedups += score.speedup;
+            harmonic += if row == &self.base[j * n..(j + 1) * n] { score.kept } else { score.moved };
         }
         let fairness = self.rows.len() as f64 / harmonic;
-        let nodes_used = used.iter().filter(|&&u| u).count();
+        let nodes_used = used.iter().filter(|&&u| u > 0).count();
         self.scratch_used = used;
         let utility =
             if nodes_used == 0 { 0.0 } else { speedups / (f64::from(self.gpus_per_node) * nodes_used as f64) };
@@ -135,21 +198,23 @@ impl Problem for Allocation<'_> {
     }
 
     /// One-point crossover over job rows: the children swap the rows before the point.
-    fn crossover(&mut self, a: &[u8], b: &[u8], rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+    fn crossover(&mut self, a: &[u8], b: &[u8], x: &mut [u8], y: &mut [u8], rng: &mut Rng) {
         let cut = rng.below(self.rows.len()) * self.nodes;
-        let mut x = b[..cut].to_vec();
-        x.extend_from_slice(&a[cut..]);
-        let mut y = a[..cut].to_vec();
-        y.extend_from_slice(&b[cut..]);
-        (x, y)
+        x[..cut].copy_from_slice(&b[..cut]);
+        x[cut..].copy_from_slice(&a[cut..]);
+        y[..cut].copy_from_slice(&a[..cut]);
+        y[cut..].copy_from_slice(&b[cut..]);
     }
 
     /// §5.5's three stages: rows reset to the current allocation, rows thinned, and on every
     /// node with a free GPU cells re-drawn upwards (each job with chance 1/J, a job already there
     /// also with chance 1/occupants, which together are the original's `p1 + p2 - p1·p2`).
-    fn mutate(&mut self, genome: &mut [u8], rng: &mut Rng) {
+    fn mutate(&mut self, genome: &mut [u8], shared: &mut Rng) {
         let n = self.nodes;
         let jobs = self.rows.len();
+        // A copy of the generator that the compiler keeps in registers through the loops below,
+        // written back at the end: the same draws in the same order.
+        let mut rng = shared.clone();
         let reset = Chance::new(RESET_CHANCE);
         let thin_row = Chance::new(THIN_ROW_CHANCE);
         let thin_cell = Chance::new(THIN_CELL_CHANCE);
@@ -158,6 +223,12 @@ impl Problem for Allocation<'_> {
                 row.copy_from_slice(base);
             }
         }
+        let g = self.gpus_per_node;
+        let (load, occupants) = (&mut self.scratch_load, &mut self.scratch_occupants);
+        load.clear();
+        load.resize(n, 0);
+        occupants.clear();
+        occupants.resize(n, 0);
         for row in genome.chunks_exact_mut(n) {
             if rng.hit(thin_row) {
                 for cell in row.iter_mut() {
@@ -166,15 +237,7 @@ impl Problem for Allocation<'_> {
                     }
                 }
             }
-        }
-        let g = self.gpus_per_node;
-        let (load, occupants) = (&mut self.scratch_load, &mut self.scratch_occupants);
-        load.clear();
-        load.resize(n, 0);
-        occupants.clear();
-        occupants.resize(n, 0);
-        for row in genome.chunks_exact(n) {
-            for ((l, o), &cell) in load.iter_mut().zip(occupants.iter_mut()).zip(row) {
+            for ((l, o), &cell) in load.iter_mut().zip(occupants.iter_mut()).zip(row.iter()) {
                 *l += u32::from(cell);
                 *o += u32::from(cell > 0);
             }
@@ -185,65 +248,57 @@ impl Problem for Allocation<'_> {
                 continue;
             }
             let present = Chance::new(if occupants[k] > 0 { 1.0 / f64::from(occupants[k]) } else { 0.0 });
-            for j in 0..jobs {
-                let cell = &mut genome[j * n + k];
+            for cell in genome[k..].iter_mut().step_by(n) {
                 let hit = rng.hit(any_job) | (*cell > 0 && rng.hit(present));
                 if hit {
                     *cell += rng.below(usize::from(g - *cell) + 1) as u8;
                 }
             }
         }
+        *shared = rng;
     }
 
     /// §5.6, in order: one distributed job per node (the first row wins), each job's GPU cap
-    /// over its nodes in random order, each node's GPUs (earlier rows first).
+    /// over its nodes in random order, each node's GPUs (earlier rows first). The three steps
+    /// run row by row in one pass: a row's steps depend only on itself and on earlier rows'
+    /// results, and only the cap draws, in row order, so the result and the draws are those of
+    /// three passes.
     fn repair(&mut self, genome: &mut [u8], rng: &mut Rng) {
         let n = self.nodes;
-        if self.avoid_interference {
-            let taken = &mut self.scratch_taken;
-            taken.clear();
-            taken.resize(n, false);
-            for row in genome.chunks_exact_mut(n) {
-                if row.iter().filter(|&&g| g > 0).count() < 2 {
-                    continue;
-                }
-                for (cell, taken) in row.iter_mut().zip(taken.iter_mut()) {
-                    if *cell > 0 {
-                        if *taken {
-                            *cell = 0;
-                        }
-                        *taken = true;
-                    }
-                }
-            }
-        }
-        let spanned = &mut self.scratch_spanned;
-        for (row, cells) in self.rows.iter().zip(genome.chunks_exact_mut(n)) {
-            let total: u32 = cells.iter().map(|&g| u32::from(g)).sum();
-            let within_nodes = n <= MAX_NODES_PER_JOB || cells.iter().filter(|&&g| g > 0).count() <= MAX_NODES_PER_JOB;
-            if total <= row.max_replicas && within_nodes {
-                continue;
-            }
-            spanned.clear();
-            spanned.extend((0..n).filter(|&k| cells[k] > 0));
-            rng.shuffle(spanned);
-            let (mut kept, mut nodes) = (0u32, 0usize);
-            for &k in spanned.iter() {
-                let keep = u32::from(cells[k]).min(row.max_replicas - kept);
-                if keep == 0 || nodes == MAX_NODES_PER_JOB {
-                    cells[k] = 0;
-                    continue;
-                }
-                cells[k] = keep as u8;
-                kept += keep;
-                nodes += 1;
-            }
-        }
-        let free = &mut self.scratch_free;
+        let (taken, free, spanned) = (&mut self.scratch_taken, &mut self.scratch_free, &mut self.scratch_spanned);
+        taken.clear();
+        taken.resize(n, 0);
         free.clear();
         free.resize(n, self.gpus_per_node);
-        for row in genome.chunks_exact_mut(n) {
-            for (cell, free) in row.iter_mut().zip(free.iter_mut()) {
+        for (row, cells) in self.rows.iter().zip(genome.chunks_exact_mut(n)) {
+            // Branch-free loops, so that the compiler vectorises them.
+            if self.avoid_interference && cells.iter().map(|&g| usize::from(g > 0)).sum::<usize>() >= 2 {
+                for (cell, taken) in cells.iter_mut().zip(taken.iter_mut()) {
+                    let present = u8::from(*cell > 0);
+                    *cell = if *taken > 0 { 0 } else { *cell };
+                    *taken |= present;
+                }
+            }
+            let total: u32 = cells.iter().map(|&g| u32::from(g)).sum();
+            let within_nodes =
+                n <= MAX_NODES_PER_JOB || cells.iter().map(|&g| usize::from(g > 0)).sum::<usize>() <= MAX_NODES_PER_JOB;
+            if total > row.max_replicas || !within_nodes {
+                spanned.clear();
+                spanned.extend((0..n).filter(|&k| cells[k] > 0));
+                rng.shuffle(spanned);
+                let (mut kept, mut nodes) = (0u32, 0usize);
+                for &k in spanned.iter() {
+                    let keep = u32::from(cells[k]).min(row.max_replicas - kept);
+                    if keep == 0 || nodes == MAX_NODES_PER_JOB {
+                        cells[k] = 0;
+                        continue;
+                    }
+                    cells[k] = keep as u8;
+                    kept += keep;
+                    nodes += 1;
+                }
+            }
+            for (cell, free) in cells.iter_mut().zip(free.iter_mut()) {
                 *cell = (*cell).min(*free);
                 *free -= *cell;
             }
@@ -319,25 +374,8 @@ impl Allocator for PolluxScheduler {
             None => vec![base.clone()],
             Some((front, previous_ids)) => adapt_front(front, previous_ids, &ids, n),
         };
-        let stride = (n + 1) * (MAX_REPLICAS as usize + 1);
-        self.memo.clear();
-        self.memo.resize(jobs.len() * stride, f64::NAN);
-        let mut problem = Allocation {
-            rows,
-            nodes: n,
-            gpus_per_node,
-            fair_replicas,
-            base,
-            avoid_interference: self.avoid_interference,
-            memo: &mut self.memo,
-            stride,
-            scratch_load: Vec::new(),
-            scratch_occupants: Vec::new(),
-            scratch_taken: Vec::new(),
-            scratch_spanned: Vec::new(),
-            scratch_free: Vec::new(),
-            scratch_used: Vec::new(),
-        };
+        let mut problem =
+            Allocation::new(rows, n, gpus_per_node, fair_replicas, base, self.avoid_interference, &mut self.memo);
         let front = nsga2::search(&mut problem, seeds, self.settings, &mut self.rng);
         let chosen = front
             .iter()
@@ -381,26 +419,12 @@ mod tests {
 
     /// A decision over `caps.len()` jobs on `nodes` nodes of 4 GPUs, every job without a model
     /// yet (speedup `r / fair share`), allocated nothing so far.
-    fn problem<'a>(memo: &'a mut Vec<f64>, caps: &[u32], nodes: usize, avoid_interference: bool) -> Allocation<'a> {
-        Allocation {
-            rows: caps
-                .iter()
-                .map(|&max_replicas| Row { goodput: None, baseline: None, max_replicas, restart_factor: 0.5 })
-                .collect(),
-            nodes,
-            gpus_per_node: 4,
-            fair_replicas: 2.0,
-            base: vec![0; caps.len() * nodes],
-            avoid_interference,
-            memo,
-            stride: 0,
-            scratch_load: Vec::new(),
-            scratch_occupants: Vec::new(),
-            scratch_taken: Vec::new(),
-            scratch_spanned: Vec::new(),
-            scratch_free: Vec::new(),
-            scratch_used: Vec::new(),
-        }
+    fn problem<'a>(memo: &'a mut Vec<Score>, caps: &[u32], nodes: usize, avoid_interference: bool) -> Allocation<'a> {
+        let rows = caps
+            .iter()
+            .map(|&max_replicas| Row { goodput: None, baseline: None, max_replicas, restart_factor: 0.5 })
+            .collect();
+        Allocation::new(rows, nodes, 4, 2.0, vec![0; caps.len() * nodes], avoid_interference, memo)
     }
 
     /// §5.6: with avoidance on, a node keeps only the first distributed job (in row order) of
