@@ -1105,6 +1105,16 @@ impl Spec {
                 };
                 return Err((w.referenced, message));
             }
+            if let (WorkloadSpec::PodList(p), Some(_)) = (&w.value, self.measure.horizon_h)
+                && !p.over_time
+            {
+                let message = format!(
+                    "workload `{}`: `measure.horizon_h` ends runs over time, and the paper's placement \
+                     experiment has no clock; drop it or set `over_time: true`",
+                    w.value.label()
+                );
+                return Err((w.referenced, message));
+            }
         }
         Ok(())
     }

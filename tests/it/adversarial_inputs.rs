@@ -495,6 +495,8 @@ fn pods_over_time_need_consistent_times_and_no_tuning() {
     assert_rejected_in(dir.path(), &spec("untimed.csv"), &["`tune_ratio` is required"]);
     let speedup = spec("untimed.csv, tune_ratio: 1.3, arrival_speedup: 4");
     assert_rejected_in(dir.path(), &speedup, &["`arrival_speedup` speeds up pods that come and go"]);
+    let untimed_horizon = spec("untimed.csv, tune_ratio: 1.3").replace("{track: all}", "{track: all, horizon_h: 5}");
+    assert_rejected_in(dir.path(), &untimed_horizon, &["s.yaml:5", "`measure.horizon_h` ends runs over time"]);
     let thinned = "name: small\npolicies: [{label: A, scheduler: fifo}]\nclusters: [{nodes: 2, gpus_per_node: 4, every_nth_node: 2}]\nworkloads: [{blox-philly-synthetic: {}}]\nloads: [1]\nmeasure: {track: {ids: [0, 1]}}\n";
     assert_rejected_in(dir.path(), thinned, &["`every_nth_node` thins a `node_list` cluster"]);
 }
