@@ -41,7 +41,8 @@ pub struct Client {
 impl Client {
     /// Reads `BLOX_SCHEDULER`, `BLOX_JOB_CREDENTIAL`, `BLOX_JOB_ID`, `BLOX_ATTEMPT`, `BLOX_RUN`
     /// and `BLOX_CHECKPOINT_DIR`. An error when `BLOX_SCHEDULER` is set but the credential, the
-    /// job or the attempt is not.
+    /// job or the attempt is not. In a job placed on several nodes only `NODE_RANK` 0 reports
+    /// (the others' reports are no-ops: they stop when their gang is stopped).
     pub fn from_env() -> Result<Client, String> {
         Client::from_vars(|name| std::env::var(name).ok())
     }
@@ -51,7 +52,8 @@ impl Client {
     pub fn from_vars(lookup: impl Fn(&str) -> Option<String>) -> Result<Client, String> {
         let var = |name: &str| lookup(name).ok_or_else(|| format!("BLOX_SCHEDULER is set but {name} is not"));
         let number = |name: &str| var(name)?.parse().map_err(|e| format!("{name}: {e}"));
-        let endpoint = match lookup("BLOX_SCHEDULER") {
+        let leader = lookup("NODE_RANK").is_none_or(|rank| rank.trim() == "0");
+        let endpoint = match lookup("BLOX_SCHEDULER").filter(|_| leader) {
             Some(scheduler) => Some(Endpoint {
                 scheduler,
                 credential: Key::from_hex(&var("BLOX_JOB_CREDENTIAL")?)
