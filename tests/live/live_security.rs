@@ -282,6 +282,8 @@ fn scheduler_here() -> Coordinator {
         grace_s: 1.0,
         wait_for_nodes: Duration::from_secs(1),
         env: Default::default(),
+        executor: Default::default(),
+        work_dir: std::env::temp_dir(),
     })
     .unwrap()
 }
