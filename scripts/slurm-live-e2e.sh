@@ -146,3 +146,32 @@ with open(out + "/live-slurm-simulated/compare-live-slurm/summary.csv") as f:
 sys.exit(1 if failed else 0)
 EOF
 echo "slurm live e2e: FIFO and LAS on Slurm agree with their simulation" >&2
+
+# A node drained mid-run: FIFO again, n3 drained while the four-GPU gang runs there. Its parts
+# are cancelled and counted lost, the gang waits for two whole free nodes, n3 comes back when
+# resumed, and every job still finishes.
+drained="$work/drained"
+"$blox" run specs/examples/live-slurm.yaml --out "$drained" --only label=FIFO --quiet 2> "$work/drained.log" &
+run=$!
+for _ in $(seq 600); do
+    squeue -h --states=RUNNING -o '%j %N' | grep -qE '^blox-3-[0-9]+-[0-9]+-.* n3$' && break
+    kill -0 "$run" 2>/dev/null || break
+    sleep 0.1
+done
+scontrol update nodename=n3 state=drain reason=blox-e2e
+sleep 6
+scontrol update nodename=n3 state=resume
+wait "$run" || { cat "$work/drained.log" >&2; exit 1; }
+grep -q "Slurm node n3 left the cluster" "$work/drained.log" || { echo "the drain went unseen" >&2; cat "$work/drained.log" >&2; exit 1; }
+python3 - "$drained/live-slurm" <<'EOF'
+import glob, sys
+import pyarrow.parquet as pq
+experiment = sys.argv[1]
+attempts = [r for f in glob.glob(experiment + "/attempts/*.parquet") for r in pq.read_table(f).to_pylist()]
+jobs = [r for f in glob.glob(experiment + "/jobs/*.parquet") for r in pq.read_table(f).to_pylist()]
+lost = [(a["job_id"], a["attempt"], a["node"]) for a in attempts if a["end"] == "lost"]
+unfinished = [j["job_id"] for j in jobs if j["finish_s"] is None]
+print(f"drained n3: lost attempts {lost}; {len(jobs) - len(unfinished)} of {len(jobs)} jobs finished")
+sys.exit(0 if lost and all("n3" in node for _, _, node in lost) and jobs and not unfinished else 1)
+EOF
+echo "slurm live e2e: a drained node took its jobs out and every job still finished" >&2

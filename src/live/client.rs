@@ -155,6 +155,16 @@ mod tests {
         assert!(malformed.contains("not 64 hexadecimal digits"), "{malformed}");
     }
 
+    /// The parts of a gang other than `NODE_RANK` 0 neither connect nor report.
+    #[test]
+    fn only_node_rank_0_of_a_gang_reports() {
+        let vars = [("BLOX_SCHEDULER", "127.0.0.1:1"), ("BLOX_JOB_CREDENTIAL", "zz"), ("BLOX_JOB_ID", "1")];
+        let mut other = client(&[&vars[..], &[("NODE_RANK", "1")]].concat()).unwrap();
+        assert_eq!(other.report(5), Ok(false));
+        let leader = client(&[&vars[..], &[("NODE_RANK", "0"), ("BLOX_ATTEMPT", "0")]].concat()).err().unwrap();
+        assert!(leader.contains("not 64 hexadecimal digits"), "{leader}");
+    }
+
     /// Who the stand-in accepted, and the reports it saw.
     type Seen = (Option<Peer>, Vec<u64>);
 
