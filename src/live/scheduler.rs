@@ -1,5 +1,6 @@
-//! The scheduler side of live mode: the round engine's decisions carried out by `blox node`
-//! agents, progress measured instead of simulated.
+//! The scheduler side of live mode: the round engine's decisions carried out on a real cluster,
+//! by `blox node` agents or by a cluster manager (the [`ClusterExecutor`] seam; Slurm in
+//! [`super::slurm`]), progress measured instead of simulated.
 //!
 //! One [`Coordinator`] listens for a whole sweep (agents stay connected from run to run); each run
 //! gets a [`LiveRun`], the [`Executor`] the round engine calls. The policies are the simulator's,
@@ -8,8 +9,10 @@
 //! - **Time** is the wall clock since the run began; round `k` starts at `k * round_s` seconds
 //!   (the engine's time), so a live run's times mean what a simulated run's do. A job that ends
 //!   mid-round is seen at the next round, as in the simulator.
-//! - **Nodes**: node `i` of the spec's cluster is the `i`-th connected agent by node name, using
-//!   its first slots. A run waits up to `wait_for_nodes_s` for enough agents.
+//! - **Nodes**: node `i` of the spec's cluster is the executor's `i`-th usable node by name (an
+//!   agent, a Slurm node), using its first slots. A run waits up to `wait_for_nodes_s` for
+//!   enough. A job placed on several nodes is an attempt of one part per node, a gang: started
+//!   together with the `torch.distributed` variables, stopped whole.
 //! - **Launch**: a new attempt (numbered per job across the sweep, so no two attempts of a sweep
 //!   share a number) with the command template filled in; it is sent only once the previous
 //!   attempts on its slots have exited (a preempted job may take its grace period), and that wait
