@@ -10,7 +10,8 @@ A training script under `blox node` reports its progress and learns when to chec
             sys.exit(0)
 
 Outside blox (BLOX_SCHEDULER unset) report() returns False and does nothing, so the same script
-runs anywhere. An unreachable scheduler is not an error either (a warning on stderr, False, and
+runs anywhere; so it does on the parts of a multi-node job other than NODE_RANK 0 (is_leader()
+is False there: only the leader reports and checkpoints). An unreachable scheduler is not an error either (a warning on stderr, False, and
 a new connection at the next report); a refusal, or a scheduler that cannot prove it knows this
 attempt's credential, raises BloxError.
 
@@ -48,7 +49,10 @@ class Client:
 
     def __init__(self, environ=None):
         env = os.environ if environ is None else environ
-        self.scheduler = env.get("BLOX_SCHEDULER") or None
+        # In a job placed on several nodes only NODE_RANK 0 reports; the other parts stop when
+        # their gang is stopped (SIGTERM).
+        self.leader = env.get("NODE_RANK", "0").strip() == "0"
+        self.scheduler = (env.get("BLOX_SCHEDULER") or None) if self.leader else None
         self._checkpoint_dir = env.get("BLOX_CHECKPOINT_DIR") or None
         self._sock = None
         self._reader = None
@@ -205,6 +209,12 @@ def _client():
 def report(iterations):
     """Reports progress with the process's client (from the environment); True: stop now."""
     return _client().report(iterations)
+
+
+def is_leader():
+    """False on the parts of a multi-node job other than NODE_RANK 0, which neither report nor
+    checkpoint."""
+    return _client().leader
 
 
 def checkpoint_dir():

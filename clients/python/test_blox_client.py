@@ -29,6 +29,15 @@ class NoOpOutsideBlox(unittest.TestCase):
                "BLOX_ATTEMPT": "0"}
         self.assertFalse(blox_client.Client(environ=env).report(1))
 
+    def test_only_node_rank_0_of_a_gang_reports(self):
+        env = {"BLOX_SCHEDULER": "127.0.0.1:1", "BLOX_JOB_CREDENTIAL": "zz", "BLOX_JOB_ID": "1", "BLOX_ATTEMPT": "0"}
+        other = blox_client.Client(environ=dict(env, NODE_RANK="1"))
+        self.assertFalse(other.leader)
+        self.assertIsNone(other.scheduler)
+        self.assertFalse(other.report(5))
+        with self.assertRaisesRegex(blox_client.BloxError, "64 hexadecimal digits"):
+            blox_client.Client(environ=dict(env, NODE_RANK="0"))
+
     def test_the_example_runs_outside_blox_and_resumes(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith("BLOX_")}
         with tempfile.TemporaryDirectory() as tmp:

@@ -384,6 +384,13 @@ fn spec_sections() -> Vec<Section> {
                     "live mode's scheduler and jobs",
                     "mode: live, live: {command: [python3, train.py]}",
                 ),
+                key(
+                    "executor",
+                    "`agents` or `slurm`",
+                    "`agents`",
+                    "live mode: what carries out the decisions: blox's node agents, or Slurm (srun per job and node)",
+                    "mode: live, executor: slurm, live: {command: [python3, train.py]}",
+                ),
             ],
         },
         Section {

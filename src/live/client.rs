@@ -41,7 +41,8 @@ pub struct Client {
 impl Client {
     /// Reads `BLOX_SCHEDULER`, `BLOX_JOB_CREDENTIAL`, `BLOX_JOB_ID`, `BLOX_ATTEMPT`, `BLOX_RUN`
     /// and `BLOX_CHECKPOINT_DIR`. An error when `BLOX_SCHEDULER` is set but the credential, the
-    /// job or the attempt is not.
+    /// job or the attempt is not. In a job placed on several nodes only `NODE_RANK` 0 reports
+    /// (the others' reports are no-ops: they stop when their gang is stopped).
     pub fn from_env() -> Result<Client, String> {
         Client::from_vars(|name| std::env::var(name).ok())
     }
@@ -51,7 +52,8 @@ impl Client {
     pub fn from_vars(lookup: impl Fn(&str) -> Option<String>) -> Result<Client, String> {
         let var = |name: &str| lookup(name).ok_or_else(|| format!("BLOX_SCHEDULER is set but {name} is not"));
         let number = |name: &str| var(name)?.parse().map_err(|e| format!("{name}: {e}"));
-        let endpoint = match lookup("BLOX_SCHEDULER") {
+        let leader = lookup("NODE_RANK").is_none_or(|rank| rank.trim() == "0");
+        let endpoint = match lookup("BLOX_SCHEDULER").filter(|_| leader) {
             Some(scheduler) => Some(Endpoint {
                 scheduler,
                 credential: Key::from_hex(&var("BLOX_JOB_CREDENTIAL")?)
@@ -151,6 +153,16 @@ mod tests {
         let vars = [("BLOX_SCHEDULER", "127.0.0.1:1"), ("BLOX_JOB_CREDENTIAL", "zz"), ("BLOX_JOB_ID", "1")];
         let malformed = self::client(&[&vars[..], &[("BLOX_ATTEMPT", "0")]].concat()).err().unwrap();
         assert!(malformed.contains("not 64 hexadecimal digits"), "{malformed}");
+    }
+
+    /// The parts of a gang other than `NODE_RANK` 0 neither connect nor report.
+    #[test]
+    fn only_node_rank_0_of_a_gang_reports() {
+        let vars = [("BLOX_SCHEDULER", "127.0.0.1:1"), ("BLOX_JOB_CREDENTIAL", "zz"), ("BLOX_JOB_ID", "1")];
+        let mut other = client(&[&vars[..], &[("NODE_RANK", "1")]].concat()).unwrap();
+        assert_eq!(other.report(5), Ok(false));
+        let leader = client(&[&vars[..], &[("NODE_RANK", "0"), ("BLOX_ATTEMPT", "0")]].concat()).err().unwrap();
+        assert!(leader.contains("not 64 hexadecimal digits"), "{leader}");
     }
 
     /// Who the stand-in accepted, and the reports it saw.

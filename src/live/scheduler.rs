@@ -1,5 +1,6 @@
-//! The scheduler side of live mode: the round engine's decisions carried out by `blox node`
-//! agents, progress measured instead of simulated.
+//! The scheduler side of live mode: the round engine's decisions carried out on a real cluster,
+//! by `blox node` agents or by a cluster manager (the [`ClusterExecutor`] seam; Slurm in
+//! [`super::slurm`]), progress measured instead of simulated.
 //!
 //! One [`Coordinator`] listens for a whole sweep (agents stay connected from run to run); each run
 //! gets a [`LiveRun`], the [`Executor`] the round engine calls. The policies are the simulator's,
@@ -8,8 +9,10 @@
 //! - **Time** is the wall clock since the run began; round `k` starts at `k * round_s` seconds
 //!   (the engine's time), so a live run's times mean what a simulated run's do. A job that ends
 //!   mid-round is seen at the next round, as in the simulator.
-//! - **Nodes**: node `i` of the spec's cluster is the `i`-th connected agent by node name, using
-//!   its first slots. A run waits up to `wait_for_nodes_s` for enough agents.
+//! - **Nodes**: node `i` of the spec's cluster is the executor's `i`-th usable node by name (an
+//!   agent, a Slurm node), using its first slots. A run waits up to `wait_for_nodes_s` for
+//!   enough. A job placed on several nodes is an attempt of one part per node, a gang: started
+//!   together with the `torch.distributed` variables, stopped whole.
 //! - **Launch**: a new attempt (numbered per job across the sweep, so no two attempts of a sweep
 //!   share a number) with the command template filled in; it is sent only once the previous
 //!   attempts on its slots have exited (a preempted job may take its grace period), and that wait
@@ -36,7 +39,7 @@ use crate::core::{
     ActiveJob, ClusterSpec, Executor, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime, StopFlag,
 };
 use crate::results::AttemptRow;
-use crate::spec::LiveCommand;
+use crate::spec::{LiveCommand, LiveExecutor};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -72,6 +75,11 @@ pub struct Settings {
     pub grace_s: f64,
     pub wait_for_nodes: Duration,
     pub env: BTreeMap<String, String>,
+    /// Where attempts run: blox's agents or a cluster manager.
+    pub executor: LiveExecutor,
+    /// Where an executor without agents keeps the jobs' checkpoints and output (a file system
+    /// the compute nodes share, as the experiment's directory usually is).
+    pub work_dir: std::path::PathBuf,
 }
 
 /// Live mode's coordinator: the listening scheduler process of a sweep, to which node agents and
@@ -80,10 +88,13 @@ pub struct Coordinator {
     shared: Arc<Shared>,
     address: SocketAddr,
     settings: Settings,
+    executor: Box<dyn ClusterExecutor>,
 }
 
-struct Shared {
+pub(super) struct Shared {
     state: Mutex<State>,
+    /// How long a gang's other parts have to stop when one of them ended.
+    grace_s: f64,
     token: String,
     closing: AtomicBool,
     next_connection: AtomicU64,
@@ -96,13 +107,21 @@ struct Shared {
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(super) fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
+    }
+
+    pub(super) fn grace_s(&self) -> f64 {
+        self.grace_s
+    }
+
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 #[derive(Default)]
-struct State {
+pub(super) struct State {
     /// The current run's clock; attempts' times are seconds since it.
     clock: Option<Instant>,
     agents: BTreeMap<String, Agent>,
@@ -118,6 +137,23 @@ struct State {
 impl State {
     fn seconds(&self) -> f64 {
         self.clock.map_or(0.0, |c| c.elapsed().as_secs_f64())
+    }
+
+    /// Part `node` of attempt `key` is running (its process started).
+    pub(super) fn part_started(&mut self, key: (u64, u32), node: &str) {
+        let now = self.seconds();
+        let Some(attempt) = self.attempts.get_mut(&key) else { return };
+        if let Some(index) = attempt.part_on(node) {
+            attempt.parts[index].started = true;
+        }
+        if attempt.parts.iter().all(|p| p.started) {
+            attempt.row.started.get_or_insert(now);
+        }
+    }
+
+    /// The attempts with a part running on `node`.
+    pub(super) fn running_on(&self, node: &str) -> Vec<(u64, u32)> {
+        self.attempts.iter().filter(|(_, a)| a.running_on(node)).map(|(&key, _)| key).collect()
     }
 }
 
@@ -167,10 +203,35 @@ enum Phase {
     Ended,
 }
 
-struct Attempt {
-    node: String,
-    slots: Vec<String>,
-    launch: Message,
+/// What an executor starts: one part of an attempt, on one node. A job placed on several nodes
+/// runs as a gang of parts, one per node, the first (`NODE_RANK` 0) reporting its progress.
+#[derive(Debug, Clone)]
+pub struct PartLaunch {
+    pub job: u64,
+    pub attempt: u32,
+    pub run: String,
+    pub argv: Argv,
+    /// The spec's `env` and, for a gang, the variables `torch.distributed` reads.
+    pub env: BTreeMap<String, String>,
+    pub node: String,
+    /// The node's slot ids it gets (an agent's slots; on Slurm, how many GPUs it asks for).
+    pub slots: Vec<String>,
+    /// CPUs and memory the policy allocated it on its node (0 when it allocates none).
+    pub cpus: f64,
+    pub memory_gb: f64,
+}
+
+struct Part {
+    launch: PartLaunch,
+    /// Started and not seen to end.
+    running: bool,
+    started: bool,
+}
+
+pub(super) struct Attempt {
+    run: String,
+    /// One per node, `NODE_RANK` order.
+    parts: Vec<Part>,
     phase: Phase,
     /// Whether blox asked it to stop (a preemption or the run's end).
     stopping: bool,
@@ -181,20 +242,256 @@ struct Attempt {
     over_reported: bool,
     /// Cumulative iterations reported by the job (any attempt's reports count on).
     iterations: Option<u64>,
+    /// How the attempt ended: its first part's end, unless another part failed before blox
+    /// asked the gang to stop (that failure is the attempt's).
     exit: Option<ExitReason>,
-    /// The node's agent went away while it ran (or before it was sent).
+    /// A part other than the first failed on its own, deciding the attempt's end.
+    failed_part: bool,
+    /// A node it ran on left the cluster while it ran.
     lost: bool,
+    /// A gang's `MASTER_PORT`, taken until the attempt ends.
+    master_port: Option<u16>,
+}
+
+/// How one part of an attempt ended.
+pub(super) struct PartEnd {
+    pub reason: ExitReason,
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stderr_tail: String,
+    /// Its node left the cluster (the part's end is not the job's doing).
+    pub lost: bool,
 }
 
 impl Attempt {
     fn occupies(&self, node: &str, slot: &str) -> bool {
-        self.phase == Phase::Sent && self.node == node && self.slots.iter().any(|s| s == slot)
+        self.phase == Phase::Sent
+            && self.parts.iter().any(|p| p.running && p.launch.node == node && p.launch.slots.iter().any(|s| s == slot))
+    }
+
+    fn part_on(&self, node: &str) -> Option<usize> {
+        self.parts.iter().position(|p| p.launch.node == node)
+    }
+
+    fn running_on(&self, node: &str) -> bool {
+        self.parts.iter().any(|p| p.running && p.launch.node == node)
+    }
+
+    /// Part `index` ended at `now`. Returns the nodes of the gang's parts still running that
+    /// must now be stopped: a gang runs whole or not at all (its other processes would wait for
+    /// the missing one forever), so the end of its first part (`NODE_RANK` 0, whose end is the
+    /// job's), or of any part that failed or was lost, stops the rest. Another part that
+    /// exited 0 only ran its iterations first: the first part decides.
+    fn part_ended(&mut self, index: usize, now: f64, end: PartEnd) -> Vec<String> {
+        let Some(part) = self.parts.get_mut(index).filter(|p| p.running) else { return Vec::new() };
+        part.running = false;
+        let failed = !(end.reason == ExitReason::Exited && end.code == Some(0));
+        let decides = if index == 0 {
+            !self.failed_part
+        } else if failed && !self.stopping && self.exit.is_none() {
+            self.failed_part = true;
+            true
+        } else {
+            false
+        };
+        if decides {
+            self.exit = Some(end.reason);
+            self.row.exit_code = end.code.and_then(|c| u32::try_from(c).ok());
+            self.row.signal = end.signal.and_then(|s| u32::try_from(s).ok());
+            self.row.stderr_tail = end.stderr_tail;
+        }
+        self.lost |= end.lost;
+        if self.parts.iter().all(|p| !p.running) {
+            self.phase = Phase::Ended;
+            self.row.ended = Some(now);
+            return Vec::new();
+        }
+        if (index != 0 && !failed && !end.lost) || std::mem::replace(&mut self.stopping, true) {
+            return Vec::new();
+        }
+        self.parts.iter().filter(|p| p.running).map(|p| p.launch.node.clone()).collect()
+    }
+}
+
+/// A node of the cluster as an executor offers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterNode {
+    pub name: String,
+    /// Its GPU slot ids, in order.
+    pub slots: Vec<String>,
+    /// The host name or address its processes reach it at (a gang's `MASTER_ADDR`).
+    pub address: String,
+}
+
+/// The seam between a live run and the cluster that runs its attempts: blox's own agents
+/// ([`Agents`]) or a cluster manager ([`super::slurm::Slurm`]). An executor learns of starts
+/// and ends on its own and records them in the [`State`] (with [`end_part`]); the run only
+/// launches, preempts and asks which nodes are usable.
+pub(super) trait ClusterExecutor: Send + Sync {
+    /// The nodes usable now, by name.
+    fn usable_nodes(&self, state: &State) -> Vec<ClusterNode>;
+    /// Starts one part; an error is why it cannot start.
+    fn launch(&self, state: &mut State, part: &PartLaunch) -> Result<(), String>;
+    /// Asks a running part to stop: a signal now, killed after `grace_s`.
+    fn preempt(&self, state: &mut State, job: u64, attempt: u32, node: &str, grace_s: f64);
+    /// Why a run that needs `wanted` nodes cannot start after waiting `waited`.
+    fn missing_nodes(&self, state: &State, wanted: usize, waited: Duration) -> String;
+}
+
+/// Part `node` of attempt `key` ended: recorded, and the rest of its gang stopped.
+pub(super) fn end_part(
+    state: &mut State,
+    executor: &dyn ClusterExecutor,
+    key: (u64, u32),
+    node: &str,
+    end: PartEnd,
+    grace_s: f64,
+) {
+    let now = state.seconds();
+    let Some(attempt) = state.attempts.get_mut(&key) else { return };
+    let Some(index) = attempt.part_on(node) else { return };
+    for other in attempt.part_ended(index, now, end) {
+        executor.preempt(state, key.0, key.1, &other, grace_s);
+    }
+}
+
+/// Stops an attempt the policy preempted: one still waiting for its slots ends at once (it
+/// holds none), one running is asked to stop, every part of it.
+fn preempt_attempt(state: &mut State, executor: &dyn ClusterExecutor, key: (u64, u32), wall: f64, grace_s: f64) {
+    let Some(attempt) = state.attempts.get_mut(&key) else { return };
+    attempt.stopping = true;
+    attempt.row.preempted = Some(wall);
+    attempt.row.end = "preempted".into();
+    match attempt.phase {
+        Phase::Waiting => {
+            attempt.phase = Phase::Ended;
+            attempt.row.ended = Some(wall);
+        }
+        Phase::Sent => {
+            let nodes: Vec<String> =
+                attempt.parts.iter().filter(|p| p.running).map(|p| p.launch.node.clone()).collect();
+            for node in nodes {
+                executor.preempt(state, key.0, key.1, &node, grace_s);
+            }
+        }
+        Phase::Ended => {}
+    }
+}
+
+/// Sends the waiting attempts whose every part's slots are free on a usable node: a gang
+/// starts whole.
+fn send_ready(state: &mut State, executor: &dyn ClusterExecutor) {
+    let mut waiting: Vec<(u64, u32)> =
+        state.attempts.iter().filter(|(_, a)| a.phase == Phase::Waiting).map(|(&key, _)| key).collect();
+    if waiting.is_empty() {
+        return;
+    }
+    waiting.sort_unstable();
+    let usable: HashSet<String> = executor.usable_nodes(state).into_iter().map(|n| n.name).collect();
+    for key in waiting {
+        let attempt = &state.attempts[&key];
+        let ready = attempt.parts.iter().all(|part| {
+            let node = &part.launch.node;
+            usable.contains(node)
+                && !part.launch.slots.iter().any(|slot| state.attempts.values().any(|o| o.occupies(node, slot)))
+        });
+        if !ready {
+            continue;
+        }
+        let parts: Vec<PartLaunch> = attempt.parts.iter().map(|p| p.launch.clone()).collect();
+        let attempt = state.attempts.get_mut(&key).expect("listed above");
+        attempt.phase = Phase::Sent;
+        for part in &mut attempt.parts {
+            part.running = true;
+        }
+        for part in parts {
+            if let Err(why) = executor.launch(state, &part) {
+                let end = PartEnd {
+                    reason: ExitReason::FailedToStart,
+                    code: None,
+                    signal: None,
+                    stderr_tail: why,
+                    lost: false,
+                };
+                end_part(state, executor, key, &part.node, end, 0.0);
+            }
+        }
+    }
+}
+
+/// blox's own node agents (`blox node`) as the executor: launches and preemptions are messages
+/// on their connections; their starts, exits and departures arrive on them.
+pub(super) struct Agents;
+
+impl ClusterExecutor for Agents {
+    fn usable_nodes(&self, state: &State) -> Vec<ClusterNode> {
+        let host =
+            |address: &str| address.parse::<SocketAddr>().map_or_else(|_| address.to_string(), |a| a.ip().to_string());
+        state
+            .agents
+            .iter()
+            .filter(|(_, a)| a.usable())
+            .map(|(name, a)| ClusterNode {
+                name: name.clone(),
+                slots: a.slots.iter().map(|s| s.id.clone()).collect(),
+                address: host(&a.address),
+            })
+            .collect()
+    }
+
+    fn launch(&self, state: &mut State, part: &PartLaunch) -> Result<(), String> {
+        let agent = state.agents.get_mut(&part.node).ok_or_else(|| format!("node {} has no agent", part.node))?;
+        agent.send(&Message::Launch {
+            job: part.job,
+            attempt: part.attempt,
+            argv: part.argv.clone(),
+            slots: part.slots.clone(),
+            env: part.env.clone(),
+            run: Some(part.run.clone()),
+        });
+        Ok(())
+    }
+
+    fn preempt(&self, state: &mut State, job: u64, attempt: u32, node: &str, grace_s: f64) {
+        if let Some(agent) = state.agents.get_mut(node) {
+            agent.send(&Message::Preempt { job, attempt, grace_s });
+        }
+    }
+
+    fn missing_nodes(&self, state: &State, wanted: usize, waited: Duration) -> String {
+        let connected: Vec<String> = state
+            .agents
+            .iter()
+            .filter(|(_, a)| a.writer.is_some())
+            .map(|(name, a)| format!("{name} ({} slots)", a.slots.len()))
+            .collect();
+        format!(
+            "live: the cluster has {wanted} nodes but {} agents are connected after {:.0} s{}{}",
+            connected.len(),
+            waited.as_secs_f64(),
+            if connected.is_empty() { "" } else { ": " },
+            connected.join(", "),
+        )
     }
 }
 
 impl Coordinator {
-    /// Listens on `settings.listen` and accepts agents and jobs on background threads.
+    /// Listens on `settings.listen` and accepts agents and jobs on background threads; the
+    /// attempts run on `settings.executor`.
     pub fn start(settings: Settings) -> Result<Coordinator, String> {
+        match settings.executor {
+            LiveExecutor::Agents => Coordinator::start_on(settings, |_, _| Ok(Box::new(Agents))),
+            LiveExecutor::Slurm => Coordinator::start_on(settings, |shared, settings| {
+                Ok(Box::new(super::slurm::Slurm::start(shared, settings)?))
+            }),
+        }
+    }
+
+    /// [`Coordinator::start`] with the executor `make` builds once the scheduler listens.
+    fn start_on(
+        settings: Settings,
+        make: impl FnOnce(Arc<Shared>, super::slurm::JobSettings) -> Result<Box<dyn ClusterExecutor>, String>,
+    ) -> Result<Coordinator, String> {
         let listener = TcpListener::bind(&settings.listen)
             .map_err(|e| format!("live: cannot listen on {}: {e}", settings.listen))?;
         let address = listener.local_addr().map_err(|e| format!("live: {e}"))?;
@@ -209,6 +506,7 @@ impl Coordinator {
         super::auth::nonce().map_err(|e| format!("live: {e}"))?;
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
+            grace_s: settings.grace_s,
             token: settings.token.clone(),
             closing: AtomicBool::new(false),
             next_connection: AtomicU64::new(0),
@@ -222,7 +520,13 @@ impl Coordinator {
             .name("live-accept".into())
             .spawn(move || accept(listener, acceptor))
             .map_err(|e| format!("live: cannot start the listener thread: {e}"))?;
-        Ok(Coordinator { shared, address, settings })
+        let job_settings = super::slurm::JobSettings {
+            scheduler: address.to_string(),
+            token: settings.token.clone(),
+            work_dir: settings.work_dir.clone(),
+        };
+        let executor = make(shared.clone(), job_settings)?;
+        Ok(Coordinator { shared, address, settings, executor })
     }
 
     /// The address agents and jobs connect to (with the port the system chose for port 0).
@@ -262,6 +566,7 @@ impl Coordinator {
         }
         Ok(LiveRun {
             coordinator: self,
+            executor: self.executor.as_ref(),
             run: run.to_string(),
             online: vec![true; nodes.len()],
             nodes,
@@ -276,45 +581,37 @@ impl Coordinator {
         })
     }
 
-    /// Node `i` of `cluster` -> (agent name, its slot ids used), once enough usable agents are
-    /// connected; an error when one can never fit.
-    fn bind(&self, cluster: &ClusterSpec) -> Result<Option<Vec<BoundNode>>, String> {
-        let state = self.shared.lock();
-        let usable: Vec<(&String, &Agent)> = state.agents.iter().filter(|(_, a)| a.usable()).collect();
+    /// Node `i` of `cluster` -> the `i`-th usable node by name, with the slot ids used, once
+    /// enough are usable; an error when one can never fit.
+    fn bind(&self, cluster: &ClusterSpec) -> Result<Option<Vec<ClusterNode>>, String> {
+        let mut usable = self.executor.usable_nodes(&self.shared.lock());
+        usable.sort_by(|a, b| a.name.cmp(&b.name));
         if usable.len() < cluster.nodes.len() {
             return Ok(None);
         }
         let mut nodes = Vec::new();
-        for (i, (node, (name, agent))) in cluster.nodes.iter().zip(usable).enumerate() {
-            if (agent.slots.len() as u32) < node.gpus {
+        for (i, (node, mut offered)) in cluster.nodes.iter().zip(usable).enumerate() {
+            if (offered.slots.len() as u32) < node.gpus {
                 return Err(format!(
-                    "live: node {i} of the cluster has {} GPUs but agent `{name}` (node {i} by name) offers {} slots",
+                    "live: node {i} of the cluster has {} GPUs but `{}` (node {i} by name) offers {}",
                     node.gpus,
-                    agent.slots.len()
+                    offered.name,
+                    offered.slots.len()
                 ));
             }
-            nodes.push((name.clone(), agent.slots[..node.gpus as usize].iter().map(|s| s.id.clone()).collect()));
+            offered.slots.truncate(node.gpus as usize);
+            nodes.push(offered);
         }
         Ok(Some(nodes))
     }
 
     fn missing_nodes(&self, cluster: &ClusterSpec) -> String {
         let state = self.shared.lock();
-        let connected: Vec<String> = state
-            .agents
-            .iter()
-            .filter(|(_, a)| a.writer.is_some())
-            .map(|(name, a)| format!("{name} ({} slots)", a.slots.len()))
-            .collect();
-        format!(
-            "live: the cluster has {} nodes but {} agents are connected after {:.0} s{}{}; start `blox node --scheduler {}` on each node",
-            cluster.nodes.len(),
-            connected.len(),
-            self.settings.wait_for_nodes.as_secs_f64(),
-            if connected.is_empty() { "" } else { ": " },
-            connected.join(", "),
-            self.address
-        )
+        let why = self.executor.missing_nodes(&state, cluster.nodes.len(), self.settings.wait_for_nodes);
+        match self.settings.executor {
+            LiveExecutor::Agents => format!("{why}; start `blox node --scheduler {}` on each node", self.address),
+            LiveExecutor::Slurm => why,
+        }
     }
 }
 
@@ -554,7 +851,7 @@ fn serve_agent(connection: Connection, shared: &Shared, address: String, node: S
         if let Some(first) = state.agents.get(&node).filter(|a| a.writer.is_some()) {
             if first.writer.as_ref().is_some_and(|w| closed_by_peer(w.stream())) {
                 // A restarted agent whose old connection's end is not read yet.
-                agent_gone(&mut state, &node);
+                agent_gone(&mut state, &node, shared.grace_s);
             } else {
                 eprintln!(
                     "live: refused a second agent named `{node}` (from {address}; the first is connected from {}): \
@@ -594,17 +891,22 @@ fn serve_agent(connection: Connection, shared: &Shared, address: String, node: S
         if state.agents.get(&node).is_none_or(|a| a.connection != id) {
             return;
         }
-        on_agent_message(&mut state, &node, message);
+        on_agent_message(&mut state, &node, message, shared.grace_s);
     }
     let mut state = shared.lock();
     if state.agents.get(&node).is_some_and(|a| a.connection == id) {
-        agent_gone(&mut state, &node);
+        agent_gone(&mut state, &node, shared.grace_s);
     }
 }
 
-/// The agent of `node` went away: its node leaves the cluster and its attempts are lost.
-fn agent_gone(state: &mut State, node: &str) {
-    let now = state.seconds();
+/// A part whose node left the cluster: its process is gone or out of reach.
+pub(super) fn lost_part() -> PartEnd {
+    PartEnd { reason: ExitReason::Killed, code: None, signal: None, stderr_tail: String::new(), lost: true }
+}
+
+/// The agent of `node` went away: its node leaves the cluster and its attempts' parts there are
+/// lost (their gangs' other parts are stopped).
+fn agent_gone(state: &mut State, node: &str, grace_s: f64) {
     if let Some(agent) = state.agents.get_mut(node) {
         if let Some(writer) = agent.writer.take() {
             writer.shutdown();
@@ -612,52 +914,34 @@ fn agent_gone(state: &mut State, node: &str) {
         agent.inventory = false;
     }
     eprintln!("live: node {node} is gone");
-    for attempt in state.attempts.values_mut().filter(|a| a.node == node && a.phase != Phase::Ended) {
-        attempt.phase = Phase::Ended;
-        attempt.lost = true;
-        attempt.row.ended = Some(now);
+    for key in state.running_on(node) {
+        end_part(state, &Agents, key, node, lost_part(), grace_s);
     }
 }
 
-fn on_agent_message(state: &mut State, node: &str, message: Message) {
-    let now = state.seconds();
+fn on_agent_message(state: &mut State, node: &str, message: Message, grace_s: f64) {
     match message {
-        Message::Started { job, attempt, .. } => {
-            if let Some(a) = state.attempts.get_mut(&(job, attempt)) {
-                a.row.started.get_or_insert(now);
-            }
-        }
+        Message::Started { job, attempt, .. } => state.part_started((job, attempt), node),
         Message::Exited { job, attempt, code, signal, reason, stderr_tail } => {
             if let Some(agent) = state.agents.get_mut(node) {
                 agent.leftovers.remove(&(job, attempt));
             }
-            if let Some(a) = state.attempts.get_mut(&(job, attempt)).filter(|a| a.node == node) {
-                if a.phase != Phase::Ended {
-                    a.phase = Phase::Ended;
-                    a.row.ended = Some(now);
-                }
-                a.exit = Some(reason);
-                a.row.exit_code = code.and_then(|c| u32::try_from(c).ok());
-                a.row.signal = signal.and_then(|s| u32::try_from(s).ok());
-                a.row.stderr_tail = stderr_tail;
-            }
+            let end = PartEnd { reason, code, signal, stderr_tail, lost: false };
+            end_part(state, &Agents, (job, attempt), node, end, grace_s);
         }
         Message::Running { jobs } => {
             // What the agent no longer runs and never reported ended (its `exited` came before
             // `running`) was lost with an earlier connection: a replaced agent process, a
             // message lost in a broken connection.
-            for (key, a) in state.attempts.iter_mut() {
-                if a.node == node && a.phase == Phase::Sent && !jobs.iter().any(|j| (j.job, j.attempt) == *key) {
-                    a.phase = Phase::Ended;
-                    a.lost = true;
-                    a.row.ended = Some(now);
+            for key in state.running_on(node) {
+                if !jobs.iter().any(|j| (j.job, j.attempt) == key) {
+                    end_part(state, &Agents, key, node, lost_part(), grace_s);
                 }
             }
             let Some(agent) = state.agents.get_mut(node) else { return };
             agent.inventory = true;
             for RunningJob { job, attempt, .. } in jobs {
-                let wanted =
-                    state.attempts.get(&(job, attempt)).is_some_and(|a| a.node == node && a.phase == Phase::Sent);
+                let wanted = state.attempts.get(&(job, attempt)).is_some_and(|a| a.running_on(node));
                 if !wanted {
                     // An attempt of before the agent went away, or of an earlier scheduler.
                     eprintln!(
@@ -726,15 +1010,16 @@ fn report_progress(connection: &mut Connection, shared: &Shared, job: u64, attem
     }
 }
 
-/// A cluster node as a live run uses it: its agent's name and the slot ids of its GPUs.
-type BoundNode = (String, Vec<String>);
+/// The ports a gang's `MASTER_PORT` is chosen from (torch.distributed's default is the first).
+const MASTER_PORTS: std::ops::RangeInclusive<u16> = 29500..=30499;
 
-/// One live run: the round engine's [`Executor`] on the scheduler's agents.
+/// One live run: the round engine's [`Executor`] on the scheduler's cluster.
 pub struct LiveRun<'a> {
     coordinator: &'a Coordinator,
+    executor: &'a dyn ClusterExecutor,
     run: String,
-    /// Cluster node -> its agent.
-    nodes: Vec<BoundNode>,
+    /// Cluster node -> the executor's node (its first slots).
+    nodes: Vec<ClusterNode>,
     online: Vec<bool>,
     /// Cluster GPU id -> (node, index into its slot ids).
     gpu_slot: Vec<(usize, usize)>,
@@ -747,7 +1032,7 @@ pub struct LiveRun<'a> {
     counted_seconds: HashMap<(u64, u32), f64>,
     /// Jobs the engine has running, by the cluster node they run on: a node leaves the cluster
     /// only once none is left there (the engine releases their GPUs as it sees them interrupted).
-    holding: HashMap<u64, usize>,
+    holding: HashMap<u64, Vec<usize>>,
     stop: StopFlag,
     /// Whether every attempt was stopped (the run ended, or is dropped).
     ended: bool,
@@ -769,24 +1054,6 @@ impl LiveRun<'_> {
             .collect();
         rows.sort_by_key(|r| (r.job_id, r.attempt));
         rows
-    }
-
-    /// Sends the waiting launches whose slots are free on a usable node.
-    fn send_ready(&self, state: &mut State) {
-        let waiting: Vec<(u64, u32)> =
-            state.attempts.iter().filter(|(_, a)| a.phase == Phase::Waiting).map(|(&key, _)| key).collect();
-        for key in waiting {
-            let attempt = &state.attempts[&key];
-            let busy =
-                attempt.slots.iter().any(|slot| state.attempts.values().any(|o| o.occupies(&attempt.node, slot)));
-            let node = attempt.node.clone();
-            if busy || !state.agents.get(&node).is_some_and(Agent::usable) {
-                continue;
-            }
-            let launch = attempt.launch.clone();
-            state.agents.get_mut(&node).expect("usable above").send(&launch);
-            state.attempts.get_mut(&key).expect("listed above").phase = Phase::Sent;
-        }
     }
 
     fn command(&self, job: &ActiveJob, attempt: u32, iterations: u64) -> Argv {
@@ -831,16 +1098,16 @@ impl LiveRun<'_> {
                             a.stopping = true;
                             a.row.preempted.get_or_insert(now);
                             a.row.end = "stopped_at_end".into();
-                            preempts.push((a.node.clone(), job, attempt));
+                            preempts.extend(
+                                a.parts.iter().filter(|p| p.running).map(|p| (p.launch.node.clone(), job, attempt)),
+                            );
                         }
                         Phase::Ended => {}
                     }
                 }
             }
             for (node, job, attempt) in preempts {
-                if let Some(agent) = state.agents.get_mut(&node) {
-                    agent.send(&Message::Preempt { job, attempt, grace_s: grace });
-                }
+                self.executor.preempt(&mut state, job, attempt, &node, grace);
             }
         }
         let deadline = Instant::now() + Duration::from_secs_f64(grace + 5.0);
@@ -888,10 +1155,7 @@ impl LiveRun<'_> {
 
 impl Attempt {
     fn launch_run(&self) -> Option<&str> {
-        match &self.launch {
-            Message::Launch { run, .. } => run.as_deref(),
-            _ => None,
-        }
+        Some(&self.run)
     }
 }
 
@@ -901,7 +1165,7 @@ impl Executor for LiveRun<'_> {
         loop {
             {
                 let mut state = self.coordinator.shared.lock();
-                self.send_ready(&mut state);
+                send_ready(&mut state, self.executor);
             }
             let elapsed = clock.elapsed().as_secs_f64();
             if elapsed >= now {
@@ -984,10 +1248,11 @@ impl Executor for LiveRun<'_> {
     }
 
     fn node_changes(&mut self, changes: &mut Vec<NodeChange>) {
-        let state = self.coordinator.shared.lock();
-        for (node, (name, _)) in self.nodes.iter().enumerate() {
-            let online = state.agents.get(name).is_some_and(Agent::usable);
-            let still_held = self.holding.values().any(|&n| n == node);
+        let usable: HashSet<String> =
+            self.executor.usable_nodes(&self.coordinator.shared.lock()).into_iter().map(|n| n.name).collect();
+        for (node, ClusterNode { name, .. }) in self.nodes.iter().enumerate() {
+            let online = usable.contains(name);
+            let still_held = self.holding.values().any(|nodes| nodes.contains(&node));
             if online != self.online[node] && (online || !still_held) {
                 self.online[node] = online;
                 changes.push(NodeChange { node, online });
@@ -1007,63 +1272,89 @@ impl Executor for LiveRun<'_> {
         let settings = &self.coordinator.settings;
         let mut state = self.coordinator.shared.lock();
         let wall = state.seconds();
-        for launch in &decisions.launch {
-            let node = self.gpu_slot[launch.gpus[0] as usize].0;
-            if launch.gpus.iter().any(|&g| self.gpu_slot[g as usize].0 != node) {
-                return Err(format!(
-                    "live: job {} was placed across nodes, but live mode runs each job on one node; \
-                     use `placement: consolidated` or jobs no larger than a node",
-                    jobs[launch.job].spec.id
-                ));
-            }
-        }
         for &slot in &decisions.preempt {
             let id = jobs[slot].spec.id;
             self.holding.remove(&id);
-            let Some(&n) = self.current.get(&id) else { continue };
-            let Some(attempt) = state.attempts.get_mut(&(id, n)) else { continue };
-            attempt.stopping = true;
-            attempt.row.preempted = Some(wall);
-            attempt.row.end = "preempted".into();
-            match attempt.phase {
-                Phase::Waiting => {
-                    attempt.phase = Phase::Ended;
-                    attempt.row.ended = Some(wall);
-                }
-                Phase::Sent => {
-                    let node = attempt.node.clone();
-                    if let Some(agent) = state.agents.get_mut(&node) {
-                        agent.send(&Message::Preempt { job: id, attempt: n, grace_s: settings.grace_s });
-                    }
-                }
-                Phase::Ended => {}
+            if let Some(&n) = self.current.get(&id) {
+                preempt_attempt(&mut state, self.executor, (id, n), wall, settings.grace_s);
             }
         }
         for launch in &decisions.launch {
             let job = &jobs[launch.job];
             let id = job.spec.id;
+            // One part per node, in node order: the first node's part is NODE_RANK 0.
+            let mut by_node: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+            for &g in &launch.gpus {
+                let (node, index) = self.gpu_slot[g as usize];
+                by_node.entry(node).or_default().push(self.nodes[node].slots[index].clone());
+            }
+            let master_port = if by_node.len() > 1 {
+                let taken: HashSet<u16> =
+                    state.attempts.values().filter(|a| a.phase != Phase::Ended).filter_map(|a| a.master_port).collect();
+                let port = MASTER_PORTS.clone().find(|p| !taken.contains(p)).ok_or_else(|| {
+                    format!(
+                        "live: job {id} spans nodes but every MASTER_PORT of {}-{} is taken by a running gang",
+                        MASTER_PORTS.start(),
+                        MASTER_PORTS.end()
+                    )
+                })?;
+                Some(port)
+            } else {
+                None
+            };
             let next = state.next_attempt.entry(id).or_insert(0);
             let attempt_number = *next;
             *next += 1;
-            let node = self.gpu_slot[launch.gpus[0] as usize].0;
-            let (name, slot_ids) = &self.nodes[node];
-            let slots: Vec<String> =
-                launch.gpus.iter().map(|&g| slot_ids[self.gpu_slot[g as usize].1].clone()).collect();
             let iterations_before = self.counted_iterations.get(&id).copied().unwrap_or(0);
             let iterations = self.iterations(job);
-            let message = Message::Launch {
-                job: id,
-                attempt: attempt_number,
-                argv: self.command(job, attempt_number, iterations),
-                slots: slots.clone(),
-                env: settings.env.clone(),
-                run: Some(self.run.clone()),
-            };
+            let argv = self.command(job, attempt_number, iterations);
+            let master = by_node.keys().next().map(|&n| self.nodes[n].address.clone()).unwrap_or_default();
+            let nnodes = by_node.len();
+            let parts: Vec<Part> = by_node
+                .iter()
+                .enumerate()
+                .map(|(rank, (&node, slots))| {
+                    let mut env = settings.env.clone();
+                    if let Some(port) = master_port {
+                        // One process per node (a launcher such as torchrun starts its workers
+                        // from NNODES and NODE_RANK); WORLD_SIZE and RANK count those processes.
+                        for (name, value) in [
+                            ("MASTER_ADDR", master.clone()),
+                            ("MASTER_PORT", port.to_string()),
+                            ("WORLD_SIZE", nnodes.to_string()),
+                            ("NNODES", nnodes.to_string()),
+                            ("NODE_RANK", rank.to_string()),
+                            ("RANK", rank.to_string()),
+                            ("LOCAL_RANK", "0".to_string()),
+                        ] {
+                            env.insert(name.to_string(), value);
+                        }
+                    }
+                    let host = launch.host.iter().find(|h| h.node as usize == node);
+                    Part {
+                        launch: PartLaunch {
+                            job: id,
+                            attempt: attempt_number,
+                            run: self.run.clone(),
+                            argv: argv.clone(),
+                            env,
+                            node: self.nodes[node].name.clone(),
+                            slots: slots.clone(),
+                            cpus: host.map_or(0.0, |h| h.cpus),
+                            memory_gb: host.map_or(0.0, |h| h.memory_gb),
+                        },
+                        running: false,
+                        started: false,
+                    }
+                })
+                .collect();
+            let names: Vec<&str> = parts.iter().map(|p| p.launch.node.as_str()).collect();
+            let slots: Vec<String> = parts.iter().map(|p| p.launch.slots.join(",")).collect();
             let row = AttemptRow {
                 job_id: id,
                 attempt: attempt_number,
-                node: name.clone(),
-                slots: slots.join(","),
+                node: names.join(","),
+                slots: slots.join(";"),
                 launched: wall,
                 iterations_before,
                 iterations_after: iterations_before,
@@ -1072,9 +1363,8 @@ impl Executor for LiveRun<'_> {
             state.attempts.insert(
                 (id, attempt_number),
                 Attempt {
-                    node: name.clone(),
-                    slots,
-                    launch: message,
+                    run: self.run.clone(),
+                    parts,
                     phase: Phase::Waiting,
                     stopping: false,
                     row,
@@ -1082,13 +1372,15 @@ impl Executor for LiveRun<'_> {
                     over_reported: false,
                     iterations: None,
                     exit: None,
+                    failed_part: false,
                     lost: false,
+                    master_port,
                 },
             );
             self.current.insert(id, attempt_number);
-            self.holding.insert(id, node);
+            self.holding.insert(id, by_node.keys().copied().collect());
         }
-        self.send_ready(&mut state);
+        send_ready(&mut state, self.executor);
         Ok(())
     }
 
@@ -1111,6 +1403,152 @@ impl Drop for LiveRun<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An executor that records what it is asked to do; every node is usable.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl Recorder {
+        fn take(&self) -> Vec<String> {
+            std::mem::take(&mut *self.0.lock().unwrap())
+        }
+    }
+
+    impl ClusterExecutor for Recorder {
+        fn usable_nodes(&self, _state: &State) -> Vec<ClusterNode> {
+            ["a", "b"]
+                .map(|name| ClusterNode {
+                    name: name.into(),
+                    slots: vec!["0".into(), "1".into()],
+                    address: name.into(),
+                })
+                .into()
+        }
+        fn launch(&self, _state: &mut State, part: &PartLaunch) -> Result<(), String> {
+            self.0.lock().unwrap().push(format!("launch {}/{} on {}", part.job, part.attempt, part.node));
+            Ok(())
+        }
+        fn preempt(&self, _state: &mut State, job: u64, attempt: u32, node: &str, _grace_s: f64) {
+            self.0.lock().unwrap().push(format!("preempt {job}/{attempt} on {node}"));
+        }
+        fn missing_nodes(&self, _state: &State, _wanted: usize, _waited: Duration) -> String {
+            String::new()
+        }
+    }
+
+    /// A decided attempt of `job`, one part per `(node, slots)`, waiting for its slots.
+    fn decided(state: &mut State, job: u64, parts: &[(&str, &[&str])]) {
+        let parts = parts
+            .iter()
+            .map(|(node, slots)| Part {
+                launch: PartLaunch {
+                    job,
+                    attempt: 0,
+                    run: "r".into(),
+                    argv: Argv::Exec(vec!["true".into()]),
+                    env: BTreeMap::new(),
+                    node: node.to_string(),
+                    slots: slots.iter().map(|s| s.to_string()).collect(),
+                    cpus: 0.0,
+                    memory_gb: 0.0,
+                },
+                running: false,
+                started: false,
+            })
+            .collect();
+        let attempt = Attempt {
+            run: "r".into(),
+            parts,
+            phase: Phase::Waiting,
+            stopping: false,
+            row: AttemptRow::default(),
+            total_iterations: 10,
+            over_reported: false,
+            iterations: None,
+            exit: None,
+            failed_part: false,
+            lost: false,
+            master_port: None,
+        };
+        state.attempts.insert((job, 0), attempt);
+    }
+
+    fn exited(code: i32) -> PartEnd {
+        PartEnd { reason: ExitReason::Exited, code: Some(code), signal: None, stderr_tail: String::new(), lost: false }
+    }
+
+    /// A launch preempted while it waited for its slots (an earlier attempt there still in its
+    /// grace period) ends at once, is never sent, and holds nothing: the next launch on those
+    /// slots starts as soon as the earlier attempt is gone.
+    #[test]
+    fn a_launch_preempted_before_it_was_sent_holds_no_slots() {
+        let executor = Recorder::default();
+        let mut state = State::default();
+        decided(&mut state, 1, &[("a", &["0"])]);
+        send_ready(&mut state, &executor);
+        assert_eq!(executor.take(), ["launch 1/0 on a"]);
+        decided(&mut state, 2, &[("a", &["0"])]);
+        send_ready(&mut state, &executor);
+        assert!(executor.take().is_empty(), "slot 0 of a is busy");
+        preempt_attempt(&mut state, &executor, (2, 0), 3.0, 5.0);
+        assert!(executor.take().is_empty(), "nothing to signal: it never ran");
+        assert_eq!(state.attempts[&(2, 0)].phase, Phase::Ended);
+        assert_eq!(state.attempts[&(2, 0)].row.end, "preempted");
+        decided(&mut state, 3, &[("a", &["0"])]);
+        end_part(&mut state, &executor, (1, 0), "a", exited(0), 5.0);
+        send_ready(&mut state, &executor);
+        assert_eq!(executor.take(), ["launch 3/0 on a"]);
+    }
+
+    /// A gang starts whole (one part's busy slot holds back all its parts), a failed part stops
+    /// the others and is the attempt's end, and a part other than the first that exits 0 waits
+    /// for the first, whose end is the job's.
+    #[test]
+    fn a_gang_starts_whole_and_stops_whole() {
+        let executor = Recorder::default();
+        let mut state = State::default();
+        decided(&mut state, 4, &[("b", &["0"])]);
+        send_ready(&mut state, &executor);
+        decided(&mut state, 5, &[("a", &["0", "1"]), ("b", &["0"])]);
+        send_ready(&mut state, &executor);
+        assert_eq!(executor.take(), ["launch 4/0 on b"]);
+        end_part(&mut state, &executor, (4, 0), "b", exited(0), 5.0);
+        send_ready(&mut state, &executor);
+        assert_eq!(executor.take(), ["launch 5/0 on a", "launch 5/0 on b"]);
+        assert!(state.attempts[&(5, 0)].occupies("a", "1") && state.attempts[&(5, 0)].occupies("b", "0"));
+        end_part(&mut state, &executor, (5, 0), "b", exited(1), 5.0);
+        assert_eq!(executor.take(), ["preempt 5/0 on a"]);
+        assert_eq!(state.attempts[&(5, 0)].phase, Phase::Sent, "its first part is still stopping");
+        let stopped = PartEnd { reason: ExitReason::Preempted, ..exited(0) };
+        end_part(&mut state, &executor, (5, 0), "a", stopped, 5.0);
+        let gang = &state.attempts[&(5, 0)];
+        assert_eq!((gang.phase, gang.exit, gang.row.exit_code), (Phase::Ended, Some(ExitReason::Exited), Some(1)));
+
+        decided(&mut state, 6, &[("a", &["0"]), ("b", &["1"])]);
+        send_ready(&mut state, &executor);
+        assert_eq!(executor.take(), ["launch 6/0 on a", "launch 6/0 on b"]);
+        end_part(&mut state, &executor, (6, 0), "b", exited(0), 5.0);
+        assert!(executor.take().is_empty(), "the first part goes on");
+        end_part(&mut state, &executor, (6, 0), "a", exited(0), 5.0);
+        let gang = &state.attempts[&(6, 0)];
+        assert_eq!((gang.phase, gang.exit, gang.row.exit_code), (Phase::Ended, Some(ExitReason::Exited), Some(0)));
+    }
+
+    /// A node lost under one part of a gang stops the rest, and the attempt counts as lost.
+    #[test]
+    fn a_lost_node_stops_its_gangs_elsewhere() {
+        let executor = Recorder::default();
+        let mut state = State::default();
+        decided(&mut state, 7, &[("a", &["0"]), ("b", &["0"])]);
+        send_ready(&mut state, &executor);
+        executor.take();
+        for key in state.running_on("b") {
+            end_part(&mut state, &executor, key, "b", lost_part(), 5.0);
+        }
+        assert_eq!(executor.take(), ["preempt 7/0 on a"]);
+        assert!(state.attempts[&(7, 0)].lost);
+        assert!(state.running_on("b").is_empty() && !state.running_on("a").is_empty());
+    }
 
     /// The acceptor's error path, step by step: at the descriptor limit every accept fails at
     /// once (EMFILE), and the loop must wait between tries instead of spinning, then resume

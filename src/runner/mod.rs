@@ -235,7 +235,10 @@ impl<'a> Sweep<'a> {
         let set_aside = store::tidy(&experiment_dir, &keys).map_err(|e| e.to_string())?;
         // Live runs share one real cluster: one at a time, through one listening scheduler.
         let live = match spec.engine.live.as_ref().filter(|_| spec.engine.mode == EngineMode::Live) {
-            Some(live) if !selected.is_empty() => Some(start_live(&live.value, &source.base_dir, &experiment_dir)?),
+            Some(live) if !selected.is_empty() => {
+                let executor = spec.engine.executor.as_ref().map(|e| e.value).unwrap_or_default();
+                Some(start_live(&live.value, executor, &source.base_dir, &experiment_dir)?)
+            }
             _ => None,
         };
         Ok(Sweep {
@@ -444,7 +447,12 @@ pub fn render_figures(spec: &Spec, experiment_dir: &Path, rows: &[RunRow]) -> Ve
 
 /// Starts the scheduler of a live sweep and says where it listens (on stderr and in
 /// `<experiment>/live-address`, for scripts that start agents).
-fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result<live::scheduler::Coordinator, String> {
+fn start_live(
+    live: &LiveSpec,
+    executor: crate::spec::LiveExecutor,
+    base_dir: &Path,
+    experiment_dir: &Path,
+) -> Result<live::scheduler::Coordinator, String> {
     let token_file = live.token_file.as_ref().map(|f| base_dir.join(f));
     let token = live::protocol::read_token(token_file.as_deref()).map_err(|e| format!("live: {e}"))?;
     let coordinator = live::scheduler::Coordinator::start(live::scheduler::Settings {
@@ -455,6 +463,8 @@ fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result
         grace_s: live.grace_s,
         wait_for_nodes: std::time::Duration::from_secs_f64(live.wait_for_nodes_s),
         env: live.env.clone(),
+        executor,
+        work_dir: experiment_dir.join("live-jobs"),
     })?;
     let address = coordinator.address().to_string();
     eprintln!(

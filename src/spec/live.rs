@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 /// The placeholders a job's command may hold, filled in per attempt.
 pub const PLACEHOLDERS: [&str; 5] = ["job", "attempt", "gpus", "iterations", "work_s"];
 
-/// Variables the agent sets for each job, which `env` cannot give (its value would be
-/// overridden, or, for `BLOX_TOKEN`, jobs never get the cluster's token).
-pub const JOB_VARIABLES: [&str; 9] = [
+/// Variables blox sets for each job, which `env` cannot give (its value would be overridden,
+/// or, for `BLOX_TOKEN`, jobs never get the cluster's token): the agent's, and the
+/// `torch.distributed` ones of a job placed on several nodes.
+pub const JOB_VARIABLES: [&str; 16] = [
     "CUDA_VISIBLE_DEVICES",
     "BLOX_SLOTS",
     "BLOX_SCHEDULER",
@@ -26,6 +27,13 @@ pub const JOB_VARIABLES: [&str; 9] = [
     "BLOX_CHECKPOINT_DIR",
     "BLOX_RUN",
     "BLOX_TOKEN",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    "WORLD_SIZE",
+    "NNODES",
+    "NODE_RANK",
+    "RANK",
+    "LOCAL_RANK",
 ];
 
 /// `engine.live`: how the scheduler of a live run listens and what a job's process is.
@@ -56,6 +64,17 @@ pub struct LiveSpec {
     /// Extra environment for every job.
     #[serde(default, deserialize_with = "job_env")]
     pub env: BTreeMap<String, String>,
+}
+
+/// `engine.executor`: what carries out a live run's launches and preemptions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LiveExecutor {
+    /// blox's own node agents (`blox node`), connected to the scheduler.
+    #[default]
+    Agents,
+    /// Slurm: each part of an attempt is an `srun` job pinned to its node; no agent runs.
+    Slurm,
 }
 
 /// A live job's command, before its placeholders are filled in.

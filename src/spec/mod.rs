@@ -11,7 +11,7 @@ pub mod inputs;
 mod live;
 pub mod placements;
 
-pub use live::{LiveCommand, LiveSpec};
+pub use live::{LiveCommand, LiveExecutor, LiveSpec};
 
 use crate::core::{ClusterSpec, GpuType, JobSpec, NodeGroup, NodeSpec};
 use crate::figures::declare::FigureSpec;
@@ -230,6 +230,9 @@ pub struct EngineSpec {
     /// Live mode: the real cluster's scheduler side (`docs/live-protocol.md`).
     #[serde(default)]
     pub live: Option<Spanned<LiveSpec>>,
+    /// Live mode: what carries out the decisions (`agents`, the default, or `slurm`).
+    #[serde(default)]
+    pub executor: Option<Spanned<LiveExecutor>>,
 }
 
 impl Default for EngineSpec {
@@ -241,6 +244,7 @@ impl Default for EngineSpec {
             starvation_guard_h: default_guard(),
             overhead: default_overhead(),
             live: None,
+            executor: None,
         }
     }
 }
@@ -1121,6 +1125,9 @@ impl Spec {
 
     fn validate_engine(&self) -> Result<(), (serde_saphyr::Location, String)> {
         let mode = self.engine.mode;
+        if let Some(executor) = self.engine.executor.as_ref().filter(|_| mode != EngineMode::Live) {
+            return Err((executor.referenced, "`engine.executor` is for `engine.mode: live`".into()));
+        }
         match (&self.engine.live, mode) {
             (None, EngineMode::Live) => {
                 return Err((

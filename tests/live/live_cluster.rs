@@ -448,3 +448,68 @@ fn a_restarted_scheduler_keeps_complete_runs_and_redoes_the_interrupted_one() {
         assert!(!checkpoint_resumed(&dir.path().join("work"), first_attempt), "{first_attempt:?}");
     }
 }
+
+/// A job wider than a node runs as a gang on the agents: one process per node, started
+/// together with the variables torch.distributed reads, the first reporting for the job; the
+/// job finishes as one attempt on both nodes.
+#[test]
+fn a_job_on_two_nodes_runs_as_a_gang_on_the_agents() {
+    if !python3() {
+        return;
+    }
+    let _cluster = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("token"), format!("{TOKEN}\n")).unwrap();
+    std::fs::write(dir.path().join("trace.csv"), "job_id,arrival_s,gpus,duration_s\n0,0,4,2\n1,0,1,1\n").unwrap();
+    let train = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/python/examples/train.py");
+    let spec = format!(
+        "name: live
+engine:
+  mode: live
+  round_s: 1
+  live:
+    listen: 127.0.0.1:0
+    token_file: token
+    command: >-
+      env | grep -E '^(MASTER_ADDR|MASTER_PORT|WORLD_SIZE|NNODES|NODE_RANK|RANK|LOCAL_RANK)=' | sort
+      > job{{job}}-rank$NODE_RANK.env; exec python3 {} --iterations {{iterations}} --ms-per-iteration 100
+    iterations_per_s: 10
+    grace_s: 5
+    wait_for_nodes_s: 60
+policies:
+  - {{label: FIFO, scheduler: fifo, placement: consolidated}}
+clusters:
+  - {{nodes: 3, gpus_per_node: 2}}
+workloads:
+  - csv: {{path: trace.csv}}
+measure:
+  track: all
+",
+        train.display()
+    );
+    std::fs::write(dir.path().join("live.yaml"), spec).unwrap();
+    let mut scheduler = start_scheduler(dir.path());
+    let address = scheduler_address(dir.path());
+    let _agents: Vec<Guard> = (0..3).map(|i| start_agent(dir.path(), &address, &format!("node{i}"), "work")).collect();
+    wait_for(&mut scheduler, dir.path(), Duration::from_secs(120));
+
+    let experiment = dir.path().join("out/live");
+    let run = &read_runs(&experiment).unwrap()[0];
+    let records = read_jobs(&experiment, &run.info.run_key).unwrap();
+    assert!(records.iter().all(|r| r.finish.is_some()), "{records:?}");
+    let attempts = read_attempts(&experiment, &run.info.run_key).unwrap();
+    let gang: Vec<&AttemptRow> = attempts.iter().filter(|a| a.job_id == 0).collect();
+    assert_eq!(gang.len(), 1, "{attempts:?}");
+    assert_eq!((gang[0].node.as_str(), gang[0].slots.as_str()), ("node0,node1", "0,1;0,1"), "{gang:?}");
+    assert_eq!((gang[0].end.as_str(), gang[0].iterations_after), ("finished", 20), "{gang:?}");
+    for rank in 0..2 {
+        let env = std::fs::read_to_string(dir.path().join(format!("job0-rank{rank}.env"))).unwrap();
+        let expected = format!(
+            "LOCAL_RANK=0\nMASTER_ADDR=127.0.0.1\nMASTER_PORT=29500\nNNODES=2\nNODE_RANK={rank}\nRANK={rank}\nWORLD_SIZE=2\n"
+        );
+        assert_eq!(env, expected, "rank {rank}");
+    }
+    // A job on one node gets none of them.
+    let single = std::fs::read_to_string(dir.path().join("job1-rank.env")).unwrap();
+    assert_eq!(single, "", "{single}");
+}

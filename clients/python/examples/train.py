@@ -48,6 +48,8 @@ def main():
         print("resumed from iteration %d" % start, flush=True)
 
     def save(iteration, why):
+        if not blox_client.is_leader():
+            return  # the part of NODE_RANK 0 keeps the job's checkpoint
         with open(path + ".tmp", "w") as f:
             f.write(str(iteration))
         os.replace(path + ".tmp", path)  # a crash mid-write leaves the previous checkpoint
