@@ -31,4 +31,5 @@ pub mod auth;
 pub mod client;
 pub mod protocol;
 pub mod scheduler;
+pub mod status;
 pub mod supervisor;

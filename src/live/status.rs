@@ -1,0 +1,742 @@
+//! Live mode's status page: what the scheduler runs right now, for a browser, served on the
+//! scheduler's own listener. A connection whose first byte is an ASCII capital letter is an HTTP
+//! request (`GET /`); a protocol peer's first byte is the `{` of its hello.
+//!
+//! - `GET /` is the page: the nodes (their agents' health and the jobs on their slots), the run
+//!   and its round, the queue in the policy's order and the recent decisions (launches,
+//!   preemptions, ends with their reason). A small inline script, pinned by its hash in the
+//!   Content-Security-Policy, polls `GET /status.json` (the same snapshot as JSON) and redraws
+//!   the tables; nothing else may load.
+//! - Read-only: `GET` and `HEAD` only, no request body, one request per connection. The
+//!   request's head is bounded ([`MAX_HEAD`] bytes, [`MAX_HEADERS`] lines) and must arrive
+//!   within the handshake's deadline, as a protocol peer's hello must.
+//! - Authentication is HTTP Digest (RFC 7616, SHA-256, `qop=auth`) with the live token as the
+//!   password and any user name: a browser asks for it and the token never crosses the wire,
+//!   as in the protocol's handshake. Nonces carry their time and an HMAC under a key derived
+//!   from the token, so they need no state and expire after [`NONCE_LIFETIME`]. The threat
+//!   model is in `docs/live-protocol.md` ("Status page").
+//! - The page holds no secret: no token, no job credential, no command line or environment.
+//!   It is built from a [`StatusSnapshot`] the scheduler copies under its lock, so a slow
+//!   browser never holds the lock.
+
+use super::auth;
+use crate::core::{JobSlot, JobTable, SimTime};
+use crate::results::AttemptRow;
+use crate::text::escape_markup;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The largest request head (request line and headers) read: a browser's is well under 2 KiB.
+pub const MAX_HEAD: usize = 8 << 10;
+
+/// The most header lines a request may have.
+pub const MAX_HEADERS: usize = 48;
+
+/// How long a nonce answers a challenge; a browser given `stale=true` retries with a fresh one.
+pub const NONCE_LIFETIME: Duration = Duration::from_secs(300);
+
+/// How long writing the answer to a slow reader may block.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The most queue rows and decisions the page shows (the JSON says how many were left out).
+const MAX_ROWS: usize = 200;
+
+/// The realm browsers show in their password dialog.
+const REALM: &str = "blox live";
+
+/// How often the page asks for a new snapshot.
+const REFRESH_MS: u32 = 2000;
+
+/// What the scheduler keeps of the current run for the page, under its lock: the run's name,
+/// its nodes, and the round engine's last booked round (its time and the policy's order).
+#[derive(Debug, Default)]
+pub struct RunBoard {
+    run: Option<String>,
+    /// Agent name of each cluster node.
+    cluster_nodes: Vec<String>,
+    round: u64,
+    time_s: SimTime,
+    ended: bool,
+    queue: Vec<QueuedJob>,
+}
+
+impl RunBoard {
+    /// Run `run` begins on the agents `cluster_nodes` (cluster node `i` is the `i`-th).
+    pub fn begin(&mut self, run: &str, cluster_nodes: Vec<String>) {
+        *self = RunBoard { run: Some(run.to_string()), cluster_nodes, ..RunBoard::default() };
+    }
+
+    /// The round engine booked round `round` at `time_s`: `order` is the policy's order of every
+    /// active job.
+    pub fn booked(&mut self, round: u64, time_s: SimTime, jobs: &JobTable, order: &[JobSlot]) {
+        self.round = round;
+        self.time_s = time_s;
+        self.queue.clear();
+        self.queue.extend(order.iter().map(|&slot| {
+            let job = &jobs[slot];
+            let done = if job.spec.work > 0.0 { (job.life.executed_work / job.spec.work).clamp(0.0, 1.0) } else { 0.0 };
+            QueuedJob { job: job.spec.id, gpus: job.spec.gpus, running: job.is_running(), done }
+        }));
+    }
+
+    pub fn end(&mut self) {
+        self.ended = true;
+    }
+
+    pub fn run(&self) -> Option<&str> {
+        self.run.as_deref()
+    }
+}
+
+/// An agent as the scheduler sees it.
+#[derive(Debug, Clone)]
+pub struct AgentState {
+    pub name: String,
+    pub slots: Vec<String>,
+    pub connected: bool,
+    /// Whether its inventory arrived since it connected.
+    pub inventory: bool,
+    /// Processes of unwanted attempts still running there.
+    pub leftovers: usize,
+    pub last_heard: Instant,
+}
+
+/// Where an attempt of the current run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttemptPhase {
+    /// Decided; waits for its slots.
+    Waiting,
+    Running,
+    /// Asked to stop (preempted, or the run ends).
+    Stopping,
+    Ended,
+}
+
+/// An attempt of the current run, as the scheduler holds it.
+#[derive(Debug, Clone)]
+pub struct AttemptState {
+    pub row: AttemptRow,
+    pub phase: AttemptPhase,
+    pub iterations: Option<u64>,
+    pub total_iterations: u64,
+}
+
+/// Everything the page shows, copied from the scheduler's state at one instant.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusSnapshot {
+    pub run: Option<RunStatus>,
+    pub nodes: Vec<NodeStatus>,
+    /// Active jobs in the policy's order (running ones included), at most [`MAX_ROWS`].
+    pub queue: Vec<QueuedJob>,
+    pub queue_left_out: usize,
+    /// The most recent decisions first, at most [`MAX_ROWS`].
+    pub decisions: Vec<Decision>,
+    pub decisions_left_out: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunStatus {
+    pub name: String,
+    /// The last round the engine booked, and its time in the run's seconds.
+    pub round: u64,
+    pub round_time_s: f64,
+    /// Seconds since the run began.
+    pub clock_s: f64,
+    pub ended: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeStatus {
+    pub name: String,
+    /// Which node of the run's cluster the agent is, if the run uses it.
+    pub cluster_node: Option<usize>,
+    pub health: Health,
+    /// Seconds since the agent's last message (it sends a heartbeat every 5 s).
+    pub last_heard_s: f64,
+    pub slots: Vec<String>,
+    /// The current run's attempts on its slots, waiting or running.
+    pub jobs: Vec<PlacedJob>,
+}
+
+/// An agent's health.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Health {
+    /// Connected and usable.
+    Connected,
+    /// Connected; its inventory has not arrived yet.
+    Syncing,
+    /// Connected; attempts it should no longer run are still ending there.
+    Draining,
+    /// Its connection ended or it fell silent: its node is out of the cluster.
+    Lost,
+}
+
+impl Health {
+    fn label(self) -> &'static str {
+        match self {
+            Health::Connected => "connected",
+            Health::Syncing => "syncing",
+            Health::Draining => "draining",
+            Health::Lost => "lost",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PlacedJob {
+    pub job: u64,
+    pub attempt: u32,
+    pub slots: Vec<String>,
+    pub phase: AttemptPhase,
+    pub iterations: Option<u64>,
+    pub total_iterations: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QueuedJob {
+    pub job: u64,
+    pub gpus: u32,
+    pub running: bool,
+    /// Share of its work done, 0 to 1.
+    pub done: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Decision {
+    /// Seconds since the run began.
+    pub at_s: f64,
+    pub event: String,
+    pub job: u64,
+    pub attempt: u32,
+    pub node: String,
+    pub slots: String,
+    /// Why it ended, for an end: exit status and the last line of its stderr.
+    pub reason: String,
+}
+
+impl StatusSnapshot {
+    /// The snapshot of `board`'s run at `clock_s` seconds, from the agents and the run's
+    /// attempts.
+    pub fn new(board: &RunBoard, clock_s: f64, agents: Vec<AgentState>, attempts: Vec<AttemptState>) -> StatusSnapshot {
+        let now = Instant::now();
+        let nodes = agents
+            .into_iter()
+            .map(|agent| {
+                let mut jobs: Vec<PlacedJob> = attempts
+                    .iter()
+                    .filter(|a| a.row.node == agent.name && a.phase != AttemptPhase::Ended)
+                    .map(|a| PlacedJob {
+                        job: a.row.job_id,
+                        attempt: a.row.attempt,
+                        slots: a.row.slots.split(',').map(str::to_string).collect(),
+                        phase: a.phase,
+                        iterations: a.iterations,
+                        total_iterations: a.total_iterations,
+                    })
+                    .collect();
+                jobs.sort_by_key(|j| (j.job, j.attempt));
+                let health = match agent {
+                    AgentState { connected: false, .. } => Health::Lost,
+                    AgentState { inventory: false, .. } => Health::Syncing,
+                    AgentState { leftovers: 1.., .. } => Health::Draining,
+                    _ => Health::Connected,
+                };
+                NodeStatus {
+                    cluster_node: board.cluster_nodes.iter().position(|n| *n == agent.name),
+                    health,
+                    last_heard_s: now.saturating_duration_since(agent.last_heard).as_secs_f64(),
+                    slots: agent.slots,
+                    name: agent.name,
+                    jobs,
+                }
+            })
+            .collect();
+        let mut decisions: Vec<Decision> = attempts.iter().flat_map(decisions_of).collect();
+        decisions.sort_by(|a, b| b.at_s.total_cmp(&a.at_s).then(b.job.cmp(&a.job)));
+        let decisions_left_out = decisions.len().saturating_sub(MAX_ROWS);
+        decisions.truncate(MAX_ROWS);
+        let queue_left_out = board.queue.len().saturating_sub(MAX_ROWS);
+        StatusSnapshot {
+            run: board.run.as_ref().map(|name| RunStatus {
+                name: name.clone(),
+                round: board.round,
+                round_time_s: board.time_s,
+                clock_s,
+                ended: board.ended,
+            }),
+            nodes,
+            queue: board.queue.iter().take(MAX_ROWS).cloned().collect(),
+            queue_left_out,
+            decisions,
+            decisions_left_out,
+        }
+    }
+}
+
+/// An attempt's launch, its preemption and its end, as far as they happened.
+fn decisions_of(attempt: &AttemptState) -> Vec<Decision> {
+    let row = &attempt.row;
+    let decision = |at_s: f64, event: &str, reason: String| Decision {
+        at_s,
+        event: event.to_string(),
+        job: row.job_id,
+        attempt: row.attempt,
+        node: row.node.clone(),
+        slots: row.slots.clone(),
+        reason,
+    };
+    let mut out = vec![decision(row.launched, "launch", String::new())];
+    if let Some(at) = row.preempted.filter(|_| row.end != "stopped_at_end") {
+        out.push(decision(at, "preempt", String::new()));
+    }
+    if let (Some(at), AttemptPhase::Ended) = (row.ended, attempt.phase) {
+        let event = if row.end.is_empty() { "exited" } else { row.end.as_str() };
+        let mut reason = match (row.exit_code, row.signal) {
+            (Some(code), _) => format!("exit status {code}"),
+            (None, Some(signal)) => format!("signal {signal}"),
+            (None, None) => String::new(),
+        };
+        if let Some(line) = row.stderr_tail.lines().rev().find(|l| !l.trim().is_empty()) {
+            let line: String = line.chars().take(200).collect();
+            reason = if reason.is_empty() { line } else { format!("{reason}: {line}") };
+        }
+        out.push(decision(at, &event.replace('_', " "), reason));
+    }
+    out
+}
+
+/// Whether the connection carries HTTP: waits until `deadline` for its first byte, without
+/// consuming it. `Ok(false)` for a protocol peer and for a connection closed before a byte.
+pub fn is_http(stream: &TcpStream, deadline: Instant) -> io::Result<bool> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(io::Error::new(io::ErrorKind::TimedOut, "the deadline passed"));
+    }
+    stream.set_read_timeout(Some(left))?;
+    let mut first = [0u8; 1];
+    let n = stream.peek(&mut first)?;
+    Ok(n == 1 && first[0].is_ascii_uppercase())
+}
+
+/// A request's head as far as the page needs it.
+#[derive(Debug, PartialEq)]
+struct Request {
+    method: String,
+    target: String,
+    authorization: Option<String>,
+}
+
+/// Why a request is not answered with the page.
+#[derive(Debug, PartialEq)]
+enum Refusal {
+    BadRequest(&'static str),
+    HeadTooLarge,
+    MethodNotAllowed,
+    /// Read timed out or the peer went away: nothing is answered.
+    Gone,
+}
+
+/// Serves one HTTP request on `stream`, whose head must arrive by `deadline`; `snapshot` is
+/// called only for an authenticated request.
+pub fn serve(mut stream: TcpStream, token: &str, deadline: Instant, snapshot: impl FnOnce() -> StatusSnapshot) {
+    let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
+    let request = read_head(&mut stream, deadline).and_then(|head| parse_head(&head));
+    let response = match request {
+        Err(Refusal::Gone) => return,
+        Err(Refusal::BadRequest(why)) => Response::text(400, "Bad Request", why),
+        Err(Refusal::HeadTooLarge) => Response::text(431, "Request Header Fields Too Large", "request head too large"),
+        Err(Refusal::MethodNotAllowed) => {
+            let mut response = Response::text(405, "Method Not Allowed", "the status page is read-only: GET or HEAD");
+            response.headers.push(("Allow".into(), "GET, HEAD".into()));
+            response
+        }
+        Ok(request) => match check_authorization(&request, token, unix_seconds()) {
+            Err(stale) => {
+                let mut response = Response::text(401, "Unauthorized", "the live token is the password");
+                response.headers.push(("WWW-Authenticate".into(), challenge(token, unix_seconds(), stale)));
+                response
+            }
+            Ok(()) => route(&request, snapshot),
+        },
+    };
+    let _ = response.write(&mut stream);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+}
+
+fn route(request: &Request, snapshot: impl FnOnce() -> StatusSnapshot) -> Response {
+    let path = request.target.split('?').next().unwrap_or("");
+    let mut response = match path {
+        "/" => Response::html(page(&snapshot())),
+        "/status.json" => match serde_json::to_vec(&snapshot()) {
+            Ok(json) => Response { status: 200, reason: "OK", headers: Vec::new(), content_type: "application/json", body: json },
+            Err(e) => Response::text(500, "Internal Server Error", &e.to_string()),
+        },
+        _ => Response::text(404, "Not Found", "no such page: the status page is / and its data /status.json"),
+    };
+    if request.method == "HEAD" {
+        response.headers.push(("Content-Length".into(), response.body.len().to_string()));
+        response.body.clear();
+    }
+    response
+}
+
+/// Reads up to the blank line ending the head, within `deadline` and [`MAX_HEAD`] bytes.
+fn read_head(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, Refusal> {
+    let mut head = Vec::with_capacity(1024);
+    let mut buf = [0u8; 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return Err(Refusal::Gone);
+        }
+        // Peek, then consume only up to the end of the head: a body is never read.
+        let n = match stream.peek(&mut buf) {
+            Ok(0) | Err(_) => return Err(Refusal::Gone),
+            Ok(n) => n,
+        };
+        let before = head.len();
+        head.extend_from_slice(&buf[..n]);
+        let end = find_end_of_head(&head, before);
+        let take = end.map_or(n, |end| end - before);
+        if stream.read_exact(&mut buf[..take]).is_err() {
+            return Err(Refusal::Gone);
+        }
+        if let Some(end) = end {
+            head.truncate(end);
+            return if end > MAX_HEAD { Err(Refusal::HeadTooLarge) } else { Ok(head) };
+        }
+        if head.len() > MAX_HEAD {
+            return Err(Refusal::HeadTooLarge);
+        }
+    }
+}
+
+/// Where the head ends (just after its blank line), looking from a little before `from`.
+fn find_end_of_head(head: &[u8], from: usize) -> Option<usize> {
+    let start = from.saturating_sub(3);
+    (start..head.len()).find_map(|i| {
+        if head[i..].starts_with(b"\r\n\r\n") {
+            Some(i + 4)
+        } else if head[i..].starts_with(b"\n\n") {
+            Some(i + 2)
+        } else {
+            None
+        }
+    })
+}
+
+fn parse_head(head: &[u8]) -> Result<Request, Refusal> {
+    let text = std::str::from_utf8(head).map_err(|_| Refusal::BadRequest("the request head is not UTF-8"))?;
+    let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).filter(|l| !l.is_empty());
+    let request_line = lines.next().ok_or(Refusal::BadRequest("no request line"))?;
+    let mut parts = request_line.split(' ');
+    let (Some(method), Some(target), Some(version), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(Refusal::BadRequest("a request line is METHOD TARGET HTTP/1.1"));
+    };
+    if !matches!(version, "HTTP/1.0" | "HTTP/1.1") {
+        return Err(Refusal::BadRequest("only HTTP/1.0 and HTTP/1.1"));
+    }
+    if !target.starts_with('/') {
+        return Err(Refusal::BadRequest("the target must be a path"));
+    }
+    let mut authorization = None;
+    for (count, line) in lines.enumerate() {
+        if count >= MAX_HEADERS {
+            return Err(Refusal::HeadTooLarge);
+        }
+        let (name, value) = line.split_once(':').ok_or(Refusal::BadRequest("a header line without a colon"))?;
+        let value = value.trim();
+        match name.to_ascii_lowercase().as_str() {
+            "authorization" => {
+                if authorization.replace(value.to_string()).is_some() {
+                    return Err(Refusal::BadRequest("two Authorization headers"));
+                }
+            }
+            "content-length" if value != "0" => return Err(Refusal::BadRequest("the status page takes no body")),
+            "transfer-encoding" => return Err(Refusal::BadRequest("the status page takes no body")),
+            _ => {}
+        }
+    }
+    if !matches!(method, "GET" | "HEAD") {
+        return Err(Refusal::MethodNotAllowed);
+    }
+    Ok(Request { method: method.to_string(), target: target.to_string(), authorization })
+}
+
+fn unix_seconds() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// A nonce issued at `time`: the time and its MAC, so that it can be checked without state.
+fn nonce(token: &str, time: u64) -> String {
+    let stamp = format!("{time:016x}");
+    // The MAC's key is the token under a label of its own, so it stands for nothing else.
+    format!("{stamp}{}", auth::hex(&auth::hmac(token.as_bytes(), &[b"blox-live-2 status nonce\0", stamp.as_bytes()])))
+}
+
+/// The `WWW-Authenticate` value of a Digest challenge.
+fn challenge(token: &str, time: u64, stale: bool) -> String {
+    let stale = if stale { ", stale=true" } else { "" };
+    format!(
+        "Digest realm=\"{REALM}\", qop=\"auth\", algorithm=SHA-256, nonce=\"{}\", charset=UTF-8{stale}",
+        nonce(token, time)
+    )
+}
+
+/// Whether `request` carries a Digest answer made with the token; `Err(true)` for a right answer
+/// to an expired nonce (the browser retries with a fresh one without asking).
+fn check_authorization(request: &Request, token: &str, now: u64) -> Result<(), bool> {
+    let header = request.authorization.as_deref().ok_or(false)?;
+    let params = header.strip_prefix("Digest ").map(digest_params).ok_or(false)?;
+    let get = |name: &str| params.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
+    let (Some(user), Some(nonce_text), Some(uri), Some(response), Some(nc), Some(cnonce)) =
+        (get("username"), get("nonce"), get("uri"), get("response"), get("nc"), get("cnonce"))
+    else {
+        return Err(false);
+    };
+    if get("realm") != Some(REALM)
+        || get("qop") != Some("auth")
+        || !get("algorithm").is_some_and(|a| a.eq_ignore_ascii_case("SHA-256"))
+        || uri != request.target
+    {
+        return Err(false);
+    }
+    let issued = nonce_text.get(..16).and_then(|t| u64::from_str_radix(t, 16).ok()).ok_or(false)?;
+    if !auth::same_bytes(nonce_text.as_bytes(), nonce(token, issued).as_bytes()) {
+        return Err(false);
+    }
+    let expected = digest_response(user, token, &request.method, uri, nonce_text, nc, cnonce);
+    if !auth::same_bytes(response.as_bytes(), expected.as_bytes()) {
+        return Err(false);
+    }
+    if now.saturating_sub(issued) > NONCE_LIFETIME.as_secs() || issued > now + 60 {
+        return Err(true);
+    }
+    Ok(())
+}
+
+/// RFC 7616's `response` for `qop=auth` and SHA-256.
+pub fn digest_response(user: &str, password: &str, method: &str, uri: &str, nonce: &str, nc: &str, cnonce: &str) -> String {
+    let h = |text: String| crate::digest::hex(&Sha256::digest(text.as_bytes()));
+    let ha1 = h(format!("{user}:{REALM}:{password}"));
+    let ha2 = h(format!("{method}:{uri}"));
+    h(format!("{ha1}:{nonce}:{nc}:{cnonce}:auth:{ha2}"))
+}
+
+/// The `name=value` pairs of a Digest header, values quoted or bare.
+fn digest_params(text: &str) -> Vec<(String, String)> {
+    let mut params = Vec::new();
+    let mut rest = text.trim_start();
+    while let Some((name, after)) = rest.split_once('=') {
+        let name = name.trim().trim_start_matches(',').trim().to_string();
+        let after = after.trim_start();
+        let (value, tail) = if let Some(quoted) = after.strip_prefix('"') {
+            let mut value = String::new();
+            let mut chars = quoted.char_indices();
+            let mut end = quoted.len();
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some((_, escaped)) = chars.next() {
+                            value.push(escaped);
+                        }
+                    }
+                    '"' => {
+                        end = i + 1;
+                        break;
+                    }
+                    c => value.push(c),
+                }
+            }
+            (value, &quoted[end..])
+        } else {
+            let end = after.find(',').unwrap_or(after.len());
+            (after[..end].trim().to_string(), &after[end..])
+        };
+        params.push((name, value));
+        rest = tail.trim_start().trim_start_matches(',').trim_start();
+    }
+    params
+}
+
+struct Response {
+    status: u16,
+    reason: &'static str,
+    headers: Vec<(String, String)>,
+    content_type: &'static str,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn text(status: u16, reason: &'static str, text: &str) -> Response {
+        Response { status, reason, headers: Vec::new(), content_type: "text/plain; charset=utf-8", body: format!("{text}\n").into_bytes() }
+    }
+
+    fn html(page: String) -> Response {
+        let headers = vec![("Content-Security-Policy".into(), content_security_policy())];
+        Response { status: 200, reason: "OK", headers, content_type: "text/html; charset=utf-8", body: page.into_bytes() }
+    }
+
+    fn write(&self, stream: &mut TcpStream) -> io::Result<()> {
+        let mut head = format!("HTTP/1.1 {} {}\r\nContent-Type: {}\r\n", self.status, self.reason, self.content_type);
+        if !self.headers.iter().any(|(n, _)| n == "Content-Length") {
+            let _ = write!(head, "Content-Length: {}\r\n", self.body.len());
+        }
+        for (name, value) in &self.headers {
+            let _ = write!(head, "{name}: {value}\r\n");
+        }
+        head.push_str(
+            "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n\
+             X-Frame-Options: DENY\r\nConnection: close\r\n\r\n",
+        );
+        let mut bytes = head.into_bytes();
+        bytes.extend_from_slice(&self.body);
+        stream.write_all(&bytes)?;
+        stream.flush()
+    }
+}
+
+const STYLE: &str = "\
+body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem;color:#1b1b1b;background:#fff}\
+h1{font-size:1.4rem;margin:0 0 .3rem}h2{font-size:1.1rem;margin:1.5rem 0 .4rem}\
+table{border-collapse:collapse;min-width:40%}caption{text-align:left;color:#444;padding:.2rem 0}\
+th,td{border-bottom:1px solid #ccc;padding:.25rem .6rem;text-align:left;vertical-align:top}\
+th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+.lost{color:#a00000;font-weight:600}.connected{color:#005a1e}\
+p.meta{color:#444;margin:.2rem 0}";
+
+/// Redraws the tables from `/status.json` every [`REFRESH_MS`]; the URL is the page's origin
+/// (never its credentials), and the browser answers the Digest challenge from its cache.
+const SCRIPT: &str = include_str!("status.js");
+
+fn script() -> String {
+    SCRIPT.replace("REFRESH", &REFRESH_MS.to_string())
+}
+
+fn content_security_policy() -> String {
+    let hash = |text: &str| crate::report::base64(&Sha256::digest(text.as_bytes()));
+    format!(
+        "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; connect-src 'self'; base-uri 'none'; \
+         form-action 'none'; frame-ancestors 'none'",
+        hash(&script()),
+        hash(STYLE)
+    )
+}
+
+fn run_line(run: Option<&RunStatus>) -> String {
+    match run {
+        None => "No run has begun.".into(),
+        Some(r) => format!(
+            "Run {}, round {} ({:.1} s), {:.1} s since it began{}",
+            r.name,
+            r.round,
+            r.round_time_s,
+            r.clock_s,
+            if r.ended { "; ended." } else { "." }
+        ),
+    }
+}
+
+/// One table: its id, caption, column headers and rows of cell text (escaped here).
+fn table(out: &mut String, id: &str, caption: &str, headers: &[&str], rows: impl Iterator<Item = Vec<String>>) {
+    let _ = write!(out, "<table id=\"{id}\"><caption>{}</caption><thead><tr>", escape_markup(caption));
+    for header in headers {
+        let _ = write!(out, "<th scope=\"col\">{}</th>", escape_markup(header));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in rows {
+        out.push_str("<tr>");
+        for cell in row {
+            let _ = write!(out, "<td>{}</td>", escape_markup(&cell));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// The page, drawn from `snapshot` (the script redraws the same tables from the JSON).
+pub fn page(snapshot: &StatusSnapshot) -> String {
+    let mut out = String::with_capacity(16 << 10);
+    let title = match &snapshot.run {
+        Some(run) => format!("blox live: {}", run.name),
+        None => "blox live".into(),
+    };
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n\
+         <p class=\"meta\" id=\"run\">{}</p>\n<p class=\"meta\" id=\"refreshed\" aria-live=\"polite\">As loaded; \
+         refreshed every {} s.</p>\n</header>\n<main>\n<h2>Nodes</h2>\n",
+        escape_markup(&title),
+        escape_markup(&title),
+        escape_markup(&run_line(snapshot.run.as_ref())),
+        REFRESH_MS / 1000
+    );
+    table(
+        &mut out,
+        "nodes",
+        "Each agent, the cluster node it is in this run, its health and the jobs on its slots",
+        &["Node", "Cluster node", "Health", "Last heard", "Slots", "Jobs"],
+        snapshot.nodes.iter().map(|n| {
+            vec![
+                n.name.clone(),
+                n.cluster_node.map_or("not used".into(), |i| i.to_string()),
+                n.health.label().into(),
+                format!("{:.1} s ago", n.last_heard_s),
+                n.slots.join(", "),
+                n.jobs
+                    .iter()
+                    .map(|j| {
+                        let phase = serde_json::to_value(j.phase).ok().and_then(|v| v.as_str().map(str::to_string));
+                        format!("job {} attempt {} on {} ({})", j.job, j.attempt, j.slots.join(","), phase.unwrap_or_default())
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ]
+        }),
+    );
+    out.push_str("<h2>Queue</h2>\n");
+    table(
+        &mut out,
+        "queue",
+        "Active jobs in the policy's order at the last round",
+        &["Position", "Job", "GPUs", "State", "Done"],
+        snapshot.queue.iter().enumerate().map(|(i, q)| {
+            vec![
+                (i + 1).to_string(),
+                q.job.to_string(),
+                q.gpus.to_string(),
+                if q.running { "running" } else { "waiting" }.into(),
+                format!("{} %", (q.done * 100.0).round()),
+            ]
+        }),
+    );
+    out.push_str("<h2>Recent decisions</h2>\n");
+    table(
+        &mut out,
+        "decisions",
+        "Launches, preemptions and ends of this run's attempts, the latest first (times in seconds since the run began)",
+        &["Time (s)", "Event", "Job", "Attempt", "Node", "Slots", "Reason"],
+        snapshot.decisions.iter().map(|d| {
+            vec![
+                format!("{:.1}", d.at_s),
+                d.event.clone(),
+                d.job.to_string(),
+                d.attempt.to_string(),
+                d.node.clone(),
+                d.slots.clone(),
+                d.reason.clone(),
+            ]
+        }),
+    );
+    let _ = write!(out, "</main>\n<script>{}</script>\n</body>\n</html>\n", script());
+    out
+}
