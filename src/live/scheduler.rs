@@ -34,7 +34,8 @@
 use super::protocol::{self, Argv, Connection, ExitReason, Message, MessageWriter, Peer, Rejected, RunningJob, Slot};
 use super::status::{self, StatusSnapshot};
 use crate::core::{
-    ActiveJob, ClusterSpec, Executor, JobSlot, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime, StopFlag,
+    ActiveJob, ClusterSpec, Executor, JobSlot, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime,
+    StopFlag,
 };
 use crate::results::AttemptRow;
 use crate::spec::LiveCommand;
@@ -719,7 +720,12 @@ fn status_snapshot(state: &State) -> StatusSnapshot {
             Phase::Sent => status::AttemptPhase::Running,
             Phase::Ended => status::AttemptPhase::Ended,
         };
-        status::AttemptState { row: a.row.clone(), phase, iterations: a.iterations, total_iterations: a.total_iterations }
+        status::AttemptState {
+            row: a.row.clone(),
+            phase,
+            iterations: a.iterations,
+            total_iterations: a.total_iterations,
+        }
     });
     StatusSnapshot::new(&state.board, state.seconds(), agents.collect(), attempts.collect())
 }

@@ -347,7 +347,8 @@ enum Refusal {
 pub fn serve(mut stream: TcpStream, token: &str, deadline: Instant, snapshot: impl FnOnce() -> StatusSnapshot) {
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
     let request = read_head(&mut stream, deadline).and_then(|head| parse_head(&head));
-    let response = match request {
+    let head_only = request.as_ref().is_ok_and(|r| r.method == "HEAD");
+    let mut response = match request {
         Err(Refusal::Gone) => return,
         Err(Refusal::BadRequest(why)) => Response::text(400, "Bad Request", why),
         Err(Refusal::HeadTooLarge) => Response::text(431, "Request Header Fields Too Large", "request head too large"),
@@ -365,25 +366,50 @@ pub fn serve(mut stream: TcpStream, token: &str, deadline: Instant, snapshot: im
             Ok(()) => route(&request, snapshot),
         },
     };
+    if head_only {
+        response.headers.push(("Content-Length".into(), response.body.len().to_string()));
+        response.body.clear();
+    }
     let _ = response.write(&mut stream);
     let _ = stream.shutdown(std::net::Shutdown::Write);
+    drain(&mut stream);
+}
+
+/// Reads and drops what the client still sends (a body, the rest of an oversized head), for a
+/// moment and up to a bound: closing with unread input resets the connection, and the client
+/// could lose the answer.
+fn drain(stream: &mut TcpStream) {
+    let until = Instant::now() + Duration::from_millis(500);
+    let mut buf = [0u8; 4096];
+    let mut left = 4 * MAX_HEAD;
+    while left > 0 {
+        let wait = until.saturating_duration_since(Instant::now());
+        if wait.is_zero() || stream.set_read_timeout(Some(wait)).is_err() {
+            return;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => left = left.saturating_sub(n),
+        }
+    }
 }
 
 fn route(request: &Request, snapshot: impl FnOnce() -> StatusSnapshot) -> Response {
     let path = request.target.split('?').next().unwrap_or("");
-    let mut response = match path {
+    match path {
         "/" => Response::html(page(&snapshot())),
         "/status.json" => match serde_json::to_vec(&snapshot()) {
-            Ok(json) => Response { status: 200, reason: "OK", headers: Vec::new(), content_type: "application/json", body: json },
+            Ok(json) => Response {
+                status: 200,
+                reason: "OK",
+                headers: Vec::new(),
+                content_type: "application/json",
+                body: json,
+            },
             Err(e) => Response::text(500, "Internal Server Error", &e.to_string()),
         },
         _ => Response::text(404, "Not Found", "no such page: the status page is / and its data /status.json"),
-    };
-    if request.method == "HEAD" {
-        response.headers.push(("Content-Length".into(), response.body.len().to_string()));
-        response.body.clear();
     }
-    response
 }
 
 /// Reads up to the blank line ending the head, within `deadline` and [`MAX_HEAD`] bytes.
@@ -512,7 +538,8 @@ fn check_authorization(request: &Request, token: &str, now: u64) -> Result<(), b
     if !auth::same_bytes(nonce_text.as_bytes(), nonce(token, issued).as_bytes()) {
         return Err(false);
     }
-    let expected = digest_response(user, token, &request.method, uri, nonce_text, nc, cnonce);
+    let ha1 = sha256_hex(&format!("{user}:{REALM}:{token}"));
+    let expected = digest_response(&ha1, &request.method, uri, nonce_text, nc, cnonce);
     if !auth::same_bytes(response.as_bytes(), expected.as_bytes()) {
         return Err(false);
     }
@@ -522,12 +549,15 @@ fn check_authorization(request: &Request, token: &str, now: u64) -> Result<(), b
     Ok(())
 }
 
-/// RFC 7616's `response` for `qop=auth` and SHA-256.
-pub fn digest_response(user: &str, password: &str, method: &str, uri: &str, nonce: &str, nc: &str, cnonce: &str) -> String {
-    let h = |text: String| crate::digest::hex(&Sha256::digest(text.as_bytes()));
-    let ha1 = h(format!("{user}:{REALM}:{password}"));
-    let ha2 = h(format!("{method}:{uri}"));
-    h(format!("{ha1}:{nonce}:{nc}:{cnonce}:auth:{ha2}"))
+fn sha256_hex(text: &str) -> String {
+    crate::digest::hex(&Sha256::digest(text.as_bytes()))
+}
+
+/// RFC 7616's `response` for `qop=auth` and SHA-256, from `ha1` = SHA-256 of
+/// `user:realm:password`.
+fn digest_response(ha1: &str, method: &str, uri: &str, nonce: &str, nc: &str, cnonce: &str) -> String {
+    let ha2 = sha256_hex(&format!("{method}:{uri}"));
+    sha256_hex(&format!("{ha1}:{nonce}:{nc}:{cnonce}:auth:{ha2}"))
 }
 
 /// The `name=value` pairs of a Digest header, values quoted or bare.
@@ -576,12 +606,24 @@ struct Response {
 
 impl Response {
     fn text(status: u16, reason: &'static str, text: &str) -> Response {
-        Response { status, reason, headers: Vec::new(), content_type: "text/plain; charset=utf-8", body: format!("{text}\n").into_bytes() }
+        Response {
+            status,
+            reason,
+            headers: Vec::new(),
+            content_type: "text/plain; charset=utf-8",
+            body: format!("{text}\n").into_bytes(),
+        }
     }
 
     fn html(page: String) -> Response {
         let headers = vec![("Content-Security-Policy".into(), content_security_policy())];
-        Response { status: 200, reason: "OK", headers, content_type: "text/html; charset=utf-8", body: page.into_bytes() }
+        Response {
+            status: 200,
+            reason: "OK",
+            headers,
+            content_type: "text/html; charset=utf-8",
+            body: page.into_bytes(),
+        }
     }
 
     fn write(&self, stream: &mut TcpStream) -> io::Result<()> {
@@ -696,7 +738,13 @@ pub fn page(snapshot: &StatusSnapshot) -> String {
                     .iter()
                     .map(|j| {
                         let phase = serde_json::to_value(j.phase).ok().and_then(|v| v.as_str().map(str::to_string));
-                        format!("job {} attempt {} on {} ({})", j.job, j.attempt, j.slots.join(","), phase.unwrap_or_default())
+                        format!(
+                            "job {} attempt {} on {} ({})",
+                            j.job,
+                            j.attempt,
+                            j.slots.join(","),
+                            phase.unwrap_or_default()
+                        )
                     })
                     .collect::<Vec<_>>()
                     .join("; "),
@@ -739,4 +787,154 @@ pub fn page(snapshot: &StatusSnapshot) -> String {
     );
     let _ = write!(out, "</main>\n<script>{}</script>\n</body>\n</html>\n", script());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOKEN: &str = "a-token-long-enough-to-use";
+
+    /// RFC 7616 section 3.9.1's example, SHA-256.
+    #[test]
+    fn digest_responses_match_rfc_7616() {
+        let ha1 = sha256_hex("Mufasa:http-auth@example.org:Circle of Life");
+        let response = digest_response(
+            &ha1,
+            "GET",
+            "/dir/index.html",
+            "7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v",
+            "00000001",
+            "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ",
+        );
+        assert_eq!(response, "753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1");
+    }
+
+    #[test]
+    fn digest_parameters_are_read_quoted_or_bare() {
+        let params = digest_params(r#"username="a \"b\", c", realm="blox live",nc=00000001 , qop=auth, uri="/""#);
+        let get = |name: &str| params.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+        assert_eq!(get("username"), Some(r#"a "b", c"#));
+        assert_eq!(get("realm"), Some("blox live"));
+        assert_eq!(get("nc"), Some("00000001"));
+        assert_eq!(get("qop"), Some("auth"));
+        assert_eq!(get("uri"), Some("/"));
+        assert!(digest_params("").is_empty());
+        assert_eq!(digest_params(r#"x=""#), [("x".to_string(), String::new())]);
+    }
+
+    fn answered(issued: u64, user: &str, password: &str, uri: &str, target: &str) -> Request {
+        let nonce = nonce(TOKEN, issued);
+        let ha1 = sha256_hex(&format!("{user}:{REALM}:{password}"));
+        let response = digest_response(&ha1, "GET", uri, &nonce, "00000001", "abc");
+        Request {
+            method: "GET".into(),
+            target: target.into(),
+            authorization: Some(format!(
+                "Digest username=\"{user}\", realm=\"{REALM}\", nonce=\"{nonce}\", uri=\"{uri}\", algorithm=SHA-256, \
+                 response=\"{response}\", qop=auth, nc=00000001, cnonce=\"abc\""
+            )),
+        }
+    }
+
+    #[test]
+    fn only_an_answer_made_with_the_token_to_a_fresh_nonce_of_ours_passes() {
+        let now = 1_800_000_000;
+        assert_eq!(check_authorization(&answered(now, "anyone", TOKEN, "/", "/"), TOKEN, now), Ok(()));
+        assert_eq!(check_authorization(&answered(now - 10, "blox", TOKEN, "/x", "/x"), TOKEN, now), Ok(()));
+        // Another password, another target than the one answered for, no header at all.
+        assert_eq!(check_authorization(&answered(now, "blox", "guess", "/", "/"), TOKEN, now), Err(false));
+        assert_eq!(check_authorization(&answered(now, "blox", TOKEN, "/", "/status.json"), TOKEN, now), Err(false));
+        let mut bare = answered(now, "blox", TOKEN, "/", "/");
+        bare.authorization = None;
+        assert_eq!(check_authorization(&bare, TOKEN, now), Err(false));
+        // The token itself, as Basic would send it, is not accepted.
+        bare.authorization = Some(format!("Basic {}", crate::report::base64(format!("blox:{TOKEN}").as_bytes())));
+        assert_eq!(check_authorization(&bare, TOKEN, now), Err(false));
+        // A nonce not ours (its MAC made with another token), and an expired one: stale.
+        let foreign = answered(now, "blox", TOKEN, "/", "/");
+        assert_eq!(check_authorization(&foreign, "another-token-long-enough", now), Err(false));
+        let old = now - NONCE_LIFETIME.as_secs() - 1;
+        assert_eq!(check_authorization(&answered(old, "blox", TOKEN, "/", "/"), TOKEN, now), Err(true));
+    }
+
+    fn head(text: &str) -> Result<Request, Refusal> {
+        parse_head(text.as_bytes())
+    }
+
+    #[test]
+    fn request_heads_are_parsed_strictly() {
+        let request = head("GET /status.json HTTP/1.1\r\nHost: x\r\nAuthorization: Digest a=b\r\n\r\n").unwrap();
+        assert_eq!(request.target, "/status.json");
+        assert_eq!(request.authorization.as_deref(), Some("Digest a=b"));
+        assert_eq!(head("HEAD / HTTP/1.0\n\n").unwrap().method, "HEAD");
+        assert_eq!(head("POST / HTTP/1.1\r\n\r\n"), Err(Refusal::MethodNotAllowed));
+        assert!(matches!(head("GET / HTTP/1.1\r\nContent-Length: 3\r\n\r\n"), Err(Refusal::BadRequest(_))));
+        assert!(matches!(head("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"), Err(Refusal::BadRequest(_))));
+        assert!(matches!(head("GET / HTTP/2\r\n\r\n"), Err(Refusal::BadRequest(_))));
+        assert!(matches!(head("GET http://elsewhere/ HTTP/1.1\r\n\r\n"), Err(Refusal::BadRequest(_))));
+        assert!(matches!(head("GET  / HTTP/1.1\r\n\r\n"), Err(Refusal::BadRequest(_))));
+        assert!(matches!(head("GARBAGE\r\n\r\n"), Err(Refusal::BadRequest(_))));
+        assert!(matches!(head("GET / HTTP/1.1\r\nno colon\r\n\r\n"), Err(Refusal::BadRequest(_))));
+        let two = "GET / HTTP/1.1\r\nAuthorization: a\r\nauthorization: b\r\n\r\n";
+        assert!(matches!(head(two), Err(Refusal::BadRequest(_))));
+        let many = format!("GET / HTTP/1.1\r\n{}\r\n", "X: y\r\n".repeat(MAX_HEADERS + 1));
+        assert_eq!(head(&many), Err(Refusal::HeadTooLarge));
+        assert!(parse_head(b"GET / HTTP/1.1\r\nX: \xff\r\n\r\n").is_err());
+    }
+
+    #[test]
+    fn the_end_of_a_head_is_found_across_reads() {
+        assert_eq!(find_end_of_head(b"GET / HTTP/1.1\r\n\r\nbody", 0), Some(18));
+        assert_eq!(find_end_of_head(b"GET / HTTP/1.1\r\n\r\n", 16), Some(18));
+        assert_eq!(find_end_of_head(b"GET / HTTP/1.1\n\n", 15), Some(16));
+        assert_eq!(find_end_of_head(b"GET / HTTP/1.1\r\n", 0), None);
+    }
+
+    /// The page escapes what agents and jobs chose (node names, stderr), and its script is the
+    /// one the policy pins.
+    #[test]
+    fn the_page_escapes_what_peers_chose_and_pins_its_script() {
+        let mut board = RunBoard::default();
+        board.begin("run-1", vec!["<b>n</b>".into()]);
+        let agent = AgentState {
+            name: "<b>n</b>".into(),
+            slots: vec!["0".into()],
+            connected: true,
+            inventory: true,
+            leftovers: 0,
+            last_heard: Instant::now(),
+        };
+        let row = AttemptRow {
+            job_id: 4,
+            attempt: 1,
+            node: "<b>n</b>".into(),
+            slots: "0".into(),
+            launched: 1.0,
+            ended: Some(2.0),
+            end: "failed".into(),
+            exit_code: Some(3),
+            stderr_tail: "Traceback\n<script>alert(1)</script>\n".into(),
+            ..AttemptRow::default()
+        };
+        let attempt = AttemptState { row, phase: AttemptPhase::Ended, iterations: None, total_iterations: 10 };
+        let snapshot = StatusSnapshot::new(&board, 2.5, vec![agent], vec![attempt]);
+        assert_eq!(snapshot.nodes[0].cluster_node, Some(0));
+        assert_eq!(snapshot.nodes[0].health, Health::Connected);
+        assert_eq!(snapshot.decisions.len(), 2);
+        assert_eq!(snapshot.decisions[0].event, "failed");
+        assert_eq!(snapshot.decisions[0].reason, "exit status 3: <script>alert(1)</script>");
+        let html = page(&snapshot);
+        assert!(!html.contains("<b>n</b>") && html.contains("&lt;b&gt;n&lt;/b&gt;"));
+        assert!(!html.contains("<script>alert") && html.contains("&lt;script&gt;alert(1)"));
+        assert_eq!(html.matches("<script>").count(), 1);
+        let script_start = html.find("<script>").unwrap() + "<script>".len();
+        let script_end = html[script_start..].find("</script>").unwrap() + script_start;
+        let hash = crate::report::base64(&Sha256::digest(&html.as_bytes()[script_start..script_end]));
+        assert!(content_security_policy().contains(&format!("script-src 'sha256-{hash}'")));
+        let style_start = html.find("<style>").unwrap() + "<style>".len();
+        let style_end = html.find("</style>").unwrap();
+        let hash = crate::report::base64(&Sha256::digest(&html.as_bytes()[style_start..style_end]));
+        assert!(content_security_policy().contains(&format!("style-src 'sha256-{hash}'")));
+    }
 }

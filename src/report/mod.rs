@@ -25,8 +25,8 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-pub use compare::is_compare_dir;
 pub(crate) use compare::base64;
+pub use compare::is_compare_dir;
 pub use drill::DrillBudget;
 
 /// What a written report holds, for the command's one-line summary.

@@ -458,7 +458,8 @@ fn start_live(live: &LiveSpec, base_dir: &Path, experiment_dir: &Path) -> Result
     })?;
     let address = coordinator.address().to_string();
     eprintln!(
-        "live: listening on {address}; on each node: blox node --scheduler HOST:{}",
+        "live: listening on {address}; on each node: blox node --scheduler HOST:{}; status page: http://{address}/ \
+         (any user name, the token as password)",
         coordinator.address().port()
     );
     store::write_file_atomically(&experiment_dir.join("live-address"), format!("{address}\n").as_bytes())
