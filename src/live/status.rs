@@ -480,11 +480,8 @@ fn parse_head(head: &[u8]) -> Result<Request, Refusal> {
         let (name, value) = line.split_once(':').ok_or(Refusal::BadRequest("a header line without a colon"))?;
         let value = value.trim();
         match name.to_ascii_lowercase().as_str() {
-            "authorization" => {
-                if authorization.replace(value.to_string()).is_some() {
-                    return Err(Refusal::BadRequest("two Authorization headers"));
-                }
-            }
+            "authorization" if authorization.is_some() => return Err(Refusal::BadRequest("two Authorization headers")),
+            "authorization" => authorization = Some(value.to_string()),
             "content-length" if value != "0" => return Err(Refusal::BadRequest("the status page takes no body")),
             "transfer-encoding" => return Err(Refusal::BadRequest("the status page takes no body")),
             _ => {}
@@ -650,8 +647,7 @@ body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem;color:#1b1b1b;background:
 h1{font-size:1.4rem;margin:0 0 .3rem}h2{font-size:1.1rem;margin:1.5rem 0 .4rem}\
 table{border-collapse:collapse;min-width:40%}caption{text-align:left;color:#444;padding:.2rem 0}\
 th,td{border-bottom:1px solid #ccc;padding:.25rem .6rem;text-align:left;vertical-align:top}\
-th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-.lost{color:#a00000;font-weight:600}.connected{color:#005a1e}\
+th{background:#f0f0f0}\
 p.meta{color:#444;margin:.2rem 0}";
 
 /// Redraws the tables from `/status.json` every [`REFRESH_MS`]; the URL is the page's origin
