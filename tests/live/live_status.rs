@@ -5,7 +5,10 @@
 //! stays connected; the admission caps hold for HTTP as for the protocol; and the page opened
 //! in headless Chromium.
 
+// One live cluster at a time, shared with the comparison of tests/live/live_cluster.rs, whose
+// wall-clock JCTs a concurrent cluster (or a browser) would slow down.
 use crate::common::browser::{body_rows, check_screenshot, chromium, element, open_url, start_tags};
+use crate::live_cluster::exclusive;
 use blox::live::scheduler::{Coordinator, HANDSHAKE_TIMEOUT, MAX_UNAUTHENTICATED, Settings};
 use blox::live::status::{MAX_HEAD, MAX_HEADERS};
 use blox::spec::LiveCommand;
@@ -20,13 +23,6 @@ use std::time::{Duration, Instant};
 const BLOX: &str = env!("CARGO_BIN_EXE_blox");
 const TOKEN: &str = "live-status-test-token";
 const PATIENCE: Duration = Duration::from_secs(60);
-
-/// One live cluster at a time: each is several processes on a small machine.
-static ONE_CLUSTER_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn exclusive() -> std::sync::MutexGuard<'static, ()> {
-    ONE_CLUSTER_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// Kills a child process when dropped, so a failing test leaves nothing running.
 struct Guard(Child);
