@@ -292,6 +292,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             self.executor.carry_out(now, &self.jobs, &self.decisions).map_err(RunError::Executor)?;
             self.apply_decisions(now);
             let last_quantum_end = self.start_quanta(now, timing);
+            self.executor.booked(round_index, now, &self.jobs, &self.order);
             if timing != RoundTiming::UntilLastQuantum {
                 self.busy_gpu_seconds += f64::from(self.cluster.total_gpus() - self.cluster.free_gpus()) * round;
             }

@@ -7,7 +7,7 @@
 //! an executor at three points of a round: before step 1 (`begin_round`, then `observe` per
 //! running job and `node_changes`), and between the decision and its booking (`carry_out`).
 
-use super::{ActiveJob, JobTable, PlacementDecisions, Quantum, SimTime};
+use super::{ActiveJob, JobSlot, JobTable, PlacementDecisions, Quantum, SimTime};
 
 /// What a running job did in the round that just ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,6 +41,10 @@ pub trait Executor {
     /// Carries out the round's decisions at `now`, before the engine books them (`jobs` still
     /// shows preempted jobs on their GPUs and launched jobs waiting).
     fn carry_out(&mut self, now: SimTime, jobs: &JobTable, decisions: &PlacementDecisions) -> Result<(), String>;
+
+    /// Round `round` at `now` is booked: `jobs` hold their new GPUs and `order` is the policy's
+    /// order of every active job. For an executor that shows the run (live mode's status page).
+    fn booked(&mut self, _round: u64, _now: SimTime, _jobs: &JobTable, _order: &[JobSlot]) {}
 
     /// The run ended at `now` with `jobs` still active: stop what still runs.
     fn end(&mut self, _now: SimTime, _jobs: &JobTable) -> Result<(), String> {
@@ -84,6 +88,10 @@ impl<E: Executor + ?Sized> Executor for &mut E {
 
     fn carry_out(&mut self, now: SimTime, jobs: &JobTable, decisions: &PlacementDecisions) -> Result<(), String> {
         (**self).carry_out(now, jobs, decisions)
+    }
+
+    fn booked(&mut self, round: u64, now: SimTime, jobs: &JobTable, order: &[JobSlot]) {
+        (**self).booked(round, now, jobs, order)
     }
 
     fn end(&mut self, now: SimTime, jobs: &JobTable) -> Result<(), String> {

@@ -24,6 +24,9 @@
 //! - Job -> scheduler: `progress {iterations}` (of its own attempt only), answered `ack {stop}`;
 //!   `stop: true` asks the job to checkpoint and exit 0 (cooperative preemption).
 //!
+//! - HTTP on the same port ([`status`]): a read-only status page of the current run and its JSON,
+//!   for whoever proves the token with HTTP Digest.
+//!
 //! Nothing here is used by the simulator; [`crate::core`] stays free of I/O.
 
 pub mod agent;
@@ -32,4 +35,5 @@ pub mod client;
 pub mod protocol;
 pub mod scheduler;
 pub mod slurm;
+pub mod status;
 pub mod supervisor;

@@ -35,8 +35,10 @@
 //!   process may open), and accept errors back off instead of spinning.
 
 use super::protocol::{self, Argv, Connection, ExitReason, Message, MessageWriter, Peer, Rejected, RunningJob, Slot};
+use super::status::{self, StatusSnapshot};
 use crate::core::{
-    ActiveJob, ClusterSpec, Executor, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime, StopFlag,
+    ActiveJob, ClusterSpec, Executor, JobSlot, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime,
+    StopFlag,
 };
 use crate::results::AttemptRow;
 use crate::spec::{LiveCommand, LiveExecutor};
@@ -132,6 +134,8 @@ pub(super) struct State {
     /// Each job's next attempt number: attempts count on across the sweep, so that no two
     /// attempts of a sweep (and no late report of an earlier run's) share a number.
     next_attempt: HashMap<u64, u32>,
+    /// The current run as the status page shows it.
+    board: status::RunBoard,
 }
 
 impl State {
@@ -170,6 +174,8 @@ struct Agent {
     /// Processes of attempts blox no longer wants that still run there; the node is not used
     /// until they have exited.
     leftovers: HashSet<(u64, u32)>,
+    /// When its last message arrived, for the status page.
+    last_heard: Instant,
 }
 
 impl Agent {
@@ -559,7 +565,11 @@ impl Coordinator {
             }
             std::thread::sleep(Duration::from_millis(50));
         };
-        self.shared.lock().clock = Some(Instant::now());
+        {
+            let mut state = self.shared.lock();
+            state.clock = Some(Instant::now());
+            state.board.begin(run, nodes.iter().map(|node| node.name.clone()).collect());
+        }
         let mut gpu_slot = Vec::new();
         for (n, node) in cluster.nodes.iter().enumerate() {
             gpu_slot.extend((0..node.gpus as usize).map(|i| (n, i)));
@@ -809,11 +819,22 @@ fn admit(stream: TcpStream, shared: &Arc<Shared>) {
     }
 }
 
-/// One connection: the handshake, then the agent's or the job's messages until it ends.
+/// One connection: the handshake, then the agent's or the job's messages until it ends; or one
+/// request for the status page, under the same deadline and still counted unauthenticated.
 fn serve(stream: TcpStream, shared: &Shared, _open: Ticket, unauthenticated: Ticket) {
+    let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+    match status::is_http(&stream, deadline) {
+        Ok(true) => return status::serve(stream, &shared.token, deadline, || status_snapshot(&shared.lock())),
+        Ok(false) => {}
+        Err(e) => {
+            let address = stream.peer_addr().map_or_else(|_| "?".into(), |a| a.to_string());
+            return shared.noise.log(|| format!("live: a connection from {address} sent nothing: {e}"));
+        }
+    }
     let Ok(mut connection) = Connection::new(stream) else { return };
     let address = connection.peer_address();
-    let peer = match connection.accept(&shared.token, HANDSHAKE_TIMEOUT) {
+    let timeout = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+    let peer = match connection.accept(&shared.token, timeout) {
         Ok(peer) => peer,
         Err(Rejected::Refused(reason)) => {
             return shared.noise.log(|| format!("live: refused a connection from {address}: {reason}"));
@@ -874,8 +895,15 @@ fn serve_agent(connection: Connection, shared: &Shared, address: String, node: S
             return;
         }
         eprintln!("live: node {node} connected ({} slots) from {address}", slots.len());
-        let agent =
-            Agent { connection: id, writer: Some(writer), address, slots, inventory: false, leftovers: HashSet::new() };
+        let agent = Agent {
+            connection: id,
+            writer: Some(writer),
+            address,
+            slots,
+            inventory: false,
+            leftovers: HashSet::new(),
+            last_heard: Instant::now(),
+        };
         state.agents.insert(node.clone(), agent);
     }
     loop {
@@ -888,8 +916,9 @@ fn serve_agent(connection: Connection, shared: &Shared, address: String, node: S
             }
         };
         let mut state = shared.lock();
-        if state.agents.get(&node).is_none_or(|a| a.connection != id) {
-            return;
+        match state.agents.get_mut(&node) {
+            Some(agent) if agent.connection == id => agent.last_heard = Instant::now(),
+            _ => return,
         }
         on_agent_message(&mut state, &node, message, shared.grace_s);
     }
@@ -955,6 +984,34 @@ fn on_agent_message(state: &mut State, node: &str, message: Message, grace_s: f6
         Message::Heartbeat {} => {}
         other => eprintln!("live: node {node} sent an unexpected {} message", other.kind()),
     }
+}
+
+/// What the status page shows, copied under the lock so that the page is written without it.
+fn status_snapshot(state: &State) -> StatusSnapshot {
+    let agents = state.agents.iter().map(|(name, a)| status::AgentState {
+        name: name.clone(),
+        slots: a.slots.iter().map(|s| s.id.clone()).collect(),
+        connected: a.writer.is_some(),
+        inventory: a.inventory,
+        leftovers: a.leftovers.len(),
+        last_heard: a.last_heard,
+    });
+    let run = state.board.run();
+    let attempts = state.attempts.values().filter(|a| run.is_some() && a.launch_run() == run).map(|a| {
+        let phase = match a.phase {
+            Phase::Waiting => status::AttemptPhase::Waiting,
+            Phase::Sent if a.stopping => status::AttemptPhase::Stopping,
+            Phase::Sent => status::AttemptPhase::Running,
+            Phase::Ended => status::AttemptPhase::Ended,
+        };
+        status::AttemptState {
+            row: a.row.clone(),
+            phase,
+            iterations: a.iterations,
+            total_iterations: a.total_iterations,
+        }
+    });
+    StatusSnapshot::new(&state.board, state.seconds(), agents.collect(), attempts.collect())
 }
 
 /// A job attempt's connection: its progress reports, each answered with whether to stop. The
@@ -1384,6 +1441,10 @@ impl Executor for LiveRun<'_> {
         Ok(())
     }
 
+    fn booked(&mut self, round: u64, now: SimTime, jobs: &JobTable, order: &[JobSlot]) {
+        self.coordinator.shared.lock().board.booked(round, now, jobs, order);
+    }
+
     fn end(&mut self, _now: SimTime, _jobs: &JobTable) -> Result<(), String> {
         self.stop_all();
         self.check_something_ran()
@@ -1396,7 +1457,9 @@ impl Drop for LiveRun<'_> {
     fn drop(&mut self) {
         self.stop_all();
         let run = Some(self.run.as_str());
-        self.coordinator.shared.lock().attempts.retain(|_, a| a.phase != Phase::Ended || a.launch_run() != run);
+        let mut state = self.coordinator.shared.lock();
+        state.attempts.retain(|_, a| a.phase != Phase::Ended || a.launch_run() != run);
+        state.board.end();
     }
 }
 

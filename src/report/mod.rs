@@ -25,6 +25,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub(crate) use compare::base64;
 pub use compare::is_compare_dir;
 pub use drill::DrillBudget;
 

@@ -468,7 +468,8 @@ fn start_live(
     })?;
     let address = coordinator.address().to_string();
     eprintln!(
-        "live: listening on {address}; on each node: blox node --scheduler HOST:{}",
+        "live: listening on {address}; on each node: blox node --scheduler HOST:{}; status page: http://{address}/ \
+         (any user name, the token as password)",
         coordinator.address().port()
     );
     store::write_file_atomically(&experiment_dir.join("live-address"), format!("{address}\n").as_bytes())

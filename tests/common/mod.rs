@@ -5,6 +5,7 @@
 
 #![allow(dead_code)] // each test binary uses part of it
 
+pub mod browser;
 mod cli;
 mod data;
 

@@ -16,7 +16,7 @@ const TOKEN: &str = "live-test-token-of-the-cluster";
 /// and the comparison with the simulation measures how long real processes take.
 static ONE_CLUSTER_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn exclusive() -> std::sync::MutexGuard<'static, ()> {
     ONE_CLUSTER_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

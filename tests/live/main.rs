@@ -8,3 +8,4 @@ mod common;
 mod live_agent;
 mod live_cluster;
 mod live_security;
+mod live_status;
