@@ -136,6 +136,18 @@ pub(super) struct State {
     next_attempt: HashMap<u64, u32>,
     /// The current run as the status page shows it.
     board: status::RunBoard,
+    /// The nodes a cluster manager offers (Slurm's, at its executor's last look), for the status
+    /// page; none under agents, which the page shows themselves.
+    pub(super) managed_nodes: Vec<ManagedNode>,
+}
+
+/// A node of a cluster manager as its executor last saw it.
+pub(super) struct ManagedNode {
+    pub name: String,
+    pub slots: Vec<String>,
+    /// Whether it may run parts now (not drained, down or unresponsive).
+    pub usable: bool,
+    pub seen: Instant,
 }
 
 impl State {
@@ -996,6 +1008,16 @@ fn status_snapshot(state: &State) -> StatusSnapshot {
         leftovers: a.leftovers.len(),
         last_heard: a.last_heard,
     });
+    // A managed node is "connected" while its manager offers it and "lost" once it does not.
+    let managed = state.managed_nodes.iter().map(|node| status::AgentState {
+        name: node.name.clone(),
+        slots: node.slots.clone(),
+        connected: node.usable,
+        inventory: true,
+        leftovers: 0,
+        last_heard: node.seen,
+    });
+    let agents = agents.chain(managed);
     let run = state.board.run();
     let attempts = state.attempts.values().filter(|a| run.is_some() && a.launch_run() == run).map(|a| {
         let phase = match a.phase {
@@ -1538,6 +1560,24 @@ mod tests {
 
     fn exited(code: i32) -> PartEnd {
         PartEnd { reason: ExitReason::Exited, code: Some(code), signal: None, stderr_tail: String::new(), lost: false }
+    }
+
+    /// The status page shows a cluster manager's nodes with the health of the agents' words: a
+    /// node Slurm offers is connected, one it drained is lost, and the jobs on each are listed.
+    #[test]
+    fn managed_nodes_appear_on_the_status_page_with_their_health() {
+        let mut state = State::default();
+        let node = |name: &str, usable| ManagedNode {
+            name: name.into(),
+            slots: vec!["0".into(), "1".into()],
+            usable,
+            seen: Instant::now(),
+        };
+        state.managed_nodes = vec![node("n1", true), node("n2", false)];
+        let snapshot = status_snapshot(&state);
+        let health: Vec<_> = snapshot.nodes.iter().map(|n| (n.name.as_str(), n.health)).collect();
+        assert_eq!(health, [("n1", status::Health::Connected), ("n2", status::Health::Lost)]);
+        assert_eq!(snapshot.nodes[0].slots, ["0", "1"]);
     }
 
     /// A launch preempted while it waited for its slots (an earlier attempt there still in its

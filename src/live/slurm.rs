@@ -17,7 +17,9 @@
 
 use super::auth::Key;
 use super::protocol::{Argv, ExitReason};
-use super::scheduler::{ClusterExecutor, ClusterNode, PartEnd, PartLaunch, Shared, State, end_part, lost_part};
+use super::scheduler::{
+    ClusterExecutor, ClusterNode, ManagedNode, PartEnd, PartLaunch, Shared, State, end_part, lost_part,
+};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -93,6 +95,9 @@ impl Slurm {
             let waiting = lock(&self.inner).parts.values().any(|p| !p.started);
             let running = if waiting { squeue().ok() } else { None };
             let mut state = self.shared.lock();
+            if let Ok(seen) = &looked {
+                state.managed_nodes = managed(seen);
+            }
             let gone: Vec<String> = {
                 let mut inner = lock(&self.inner);
                 match looked {
@@ -336,6 +341,18 @@ fn usable(nodes: &[NodeLine]) -> Vec<ClusterNode> {
             address: n.address.clone(),
         })
         .collect()
+}
+
+/// Every node Slurm lists, usable or not, as the status page shows it.
+fn managed(nodes: &[NodeLine]) -> Vec<ManagedNode> {
+    let seen = std::time::Instant::now();
+    let node = |n: &NodeLine| ManagedNode {
+        name: n.name.clone(),
+        slots: (0..n.gpus).map(|i| i.to_string()).collect(),
+        usable: is_usable(&n.state),
+        seen,
+    };
+    nodes.iter().map(node).collect()
 }
 
 fn states(nodes: &[NodeLine]) -> BTreeMap<String, String> {

@@ -173,7 +173,8 @@ pub enum Health {
     Syncing,
     /// Connected; attempts it should no longer run are still ending there.
     Draining,
-    /// Its connection ended or it fell silent: its node is out of the cluster.
+    /// Its connection ended or it fell silent (an agent), or its cluster manager no longer offers
+    /// it (a Slurm node drained, down or not responding): its node is out of the cluster.
     Lost,
 }
 

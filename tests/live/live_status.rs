@@ -342,6 +342,8 @@ fn status_requests_are_capped_like_handshakes() {
         grace_s: 1.0,
         wait_for_nodes: Duration::from_secs(1),
         env: Default::default(),
+        executor: Default::default(),
+        work_dir: std::env::temp_dir(),
     })
     .unwrap();
     let address = scheduler.address().to_string();
