@@ -237,6 +237,13 @@ fn spec_sections() -> Vec<Section> {
         key("x_range", "`[from, to]`, percent", "all (0 to 130)", "arrived percentages shown", "x_range: [75, 120]"),
         key("y_range", "`[from, to]`", "fitted", "fixed y limits", "y_range: [0, 25]"),
         key("y_label", "text", "the measure's caption", "y axis label", "y_label: Unallocated GPUs"),
+        key(
+            "over_seeds",
+            "`mean` or `median`",
+            "`mean`",
+            "a point over the seeds: the mean with min-max bars, or the median with 25th-75th percentile bars (FGD's figures)",
+            "over_seeds: median",
+        ),
     ];
     figure_common(&mut arrived);
     let mut arrived_bars = vec![

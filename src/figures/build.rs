@@ -11,7 +11,8 @@
 //! filters never reshuffle them.
 
 use super::declare::{
-    ArrivedAxisFigure, ArrivedBarsFigure, BarsFigure, CdfFigure, FigureSpec, GridAxis, MetricVsFigure, TimelineFigure,
+    ArrivedAxisFigure, ArrivedBarsFigure, BarsFigure, CdfFigure, FigureSpec, GridAxis, MetricVsFigure, OverSeeds,
+    TimelineFigure,
 };
 use super::render::{Axis, BarChart, BarSeries, LineChart, Scale, Series, Spread, Style};
 use crate::core::placements::axis::LAST_COLUMN;
@@ -215,6 +216,24 @@ fn spread_of(values: &[f64]) -> Option<Spread> {
     let min = v.iter().copied().fold(f64::INFINITY, f64::min);
     let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     Some(Spread { min, max, sd, n })
+}
+
+/// The median of finite `values` with their 25th and 75th percentiles as the spread's range
+/// (linear interpolation between order statistics, numpy's and pandas' default; the standard
+/// deviation kept for the figure's CSV).
+fn median_and_quartiles(values: &[f64]) -> Point {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if sorted.is_empty() {
+        return Point { y: f64::NAN, spread: None };
+    }
+    sorted.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        let rank = q * (sorted.len() - 1) as f64;
+        let (low, high) = (rank.floor() as usize, rank.ceil() as usize);
+        sorted[low] + (sorted[high] - sorted[low]) * (rank - low as f64)
+    };
+    let spread = spread_of(&sorted).map(|s| Spread { min: at(0.25), max: at(0.75), ..s });
+    Point { y: at(0.5), spread }
 }
 
 /// "1, 2 and 3", "1-10": the seeds behind a figure, for its notes.
@@ -688,8 +707,12 @@ fn arrived_axis(
             .enumerate()
             .filter(|(column, values)| !values.is_empty() && (from..=to).contains(&(*column as f64)))
             .map(|(column, values)| {
-                let spread = spread_of(values).filter(|_| group.len() > 1);
-                (column as f64, Point { y: mean(values.iter().copied()), spread })
+                let point = match f.over_seeds {
+                    OverSeeds::Mean => Point { y: mean(values.iter().copied()), spread: spread_of(values) },
+                    OverSeeds::Median => median_and_quartiles(values),
+                };
+                let spread = point.spread.filter(|_| group.len() > 1);
+                (column as f64, Point { spread, ..point })
             })
             .collect();
         series.push(Series {
@@ -701,7 +724,11 @@ fn arrived_axis(
     }
     let seeds = distinct(rows, GridAxis::Seed).len();
     let notes = if seeds > 1 {
-        vec![format!("Mean over seeds {} with min-max bars.", describe_seeds(rows))]
+        let statistic = match f.over_seeds {
+            OverSeeds::Mean => "Mean over seeds {} with min-max bars.",
+            OverSeeds::Median => "Median over seeds {} with bars from the 25th to the 75th percentile.",
+        };
+        vec![statistic.replace("{}", &describe_seeds(rows))]
     } else {
         Vec::new()
     };
@@ -851,6 +878,20 @@ mod tests {
         assert_eq!(style(&all, "C"), Style::nth(2));
         assert_eq!(style(&one, "C"), Style::nth(2));
         assert_eq!(all.x.ticks_at, [1.0, 2.0]);
+    }
+
+    /// numpy's `percentile` with linear interpolation: [1, 2, 3, 4] has quartiles 1.75 and 3.25
+    /// and median 2.5; non-finite values are left out, and one value is its own range.
+    #[test]
+    fn medians_come_with_the_quartiles_numpy_gives() {
+        let point = median_and_quartiles(&[4.0, 1.0, f64::NAN, 3.0, 2.0]);
+        let spread = point.spread.unwrap();
+        assert_eq!((point.y, spread.min, spread.max, spread.n), (2.5, 1.75, 3.25, 4));
+        let odd = median_and_quartiles(&[10.0, 0.0, 5.0, 7.0, 1.0]);
+        assert_eq!((odd.y, odd.spread.unwrap().min, odd.spread.unwrap().max), (5.0, 1.0, 7.0));
+        let one = median_and_quartiles(&[3.0]);
+        assert_eq!((one.y, one.spread.unwrap().min, one.spread.unwrap().max), (3.0, 3.0, 3.0));
+        assert!(median_and_quartiles(&[]).y.is_nan());
     }
 
     #[test]

@@ -309,8 +309,8 @@ pub struct BarsFigure {
 }
 
 /// `arrived-axis`: the placement engine's discrete axis ([`AxisMeasure`], averaged per whole
-/// percent of GPU capacity arrived as FGD's analysis does) for every run, then the mean over
-/// seeds per policy.
+/// percent of GPU capacity arrived as FGD's analysis does) for every run, then over seeds per
+/// policy as `over_seeds` says.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArrivedAxisFigure {
@@ -318,6 +318,10 @@ pub struct ArrivedAxisFigure {
     #[serde(default)]
     pub title: Option<String>,
     pub y: AxisMeasure,
+    /// A point over the seeds: their mean with min-max bars (default), or their median with the
+    /// 25-75 % percentile range as bars (FGD's figures).
+    #[serde(default)]
+    pub over_seeds: OverSeeds,
     /// Arrived percentages shown, `[from, to]` (default: all, 0 to 130).
     #[serde(default)]
     pub x_range: Option<[f64; 2]>,
@@ -332,6 +336,18 @@ pub struct ArrivedAxisFigure {
     pub size: Size,
     #[serde(default)]
     pub select: Selection,
+}
+
+/// How a figure summarises the seeds at one point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OverSeeds {
+    /// The mean, with the minimum and maximum as bars.
+    #[default]
+    Mean,
+    /// The median, with the 25th and 75th percentiles (linear interpolation, numpy's default) as
+    /// bars.
+    Median,
 }
 
 /// `arrived-bars`: each run's [`AxisMeasure`] at one column of the arrived axis (FGD's

@@ -164,7 +164,10 @@ fn names_parse_bare_or_with_options_and_errors_list_the_registered_names() {
         "{unknown}"
     );
     let unknown = parse::<PlacementSpec>("{packed: {}}").unwrap_err();
-    assert!(unknown.contains("unknown placement `packed`, expected one of scattered, consolidated, shares, yarn"), "{unknown}");
+    assert!(
+        unknown.contains("unknown placement `packed`, expected one of scattered, consolidated, shares, yarn"),
+        "{unknown}"
+    );
     for bad in [
         "{tiresias: {knob: 8}}",
         "{tiresias: {gittins: {}}}",

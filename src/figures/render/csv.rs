@@ -4,9 +4,11 @@
 //! Line charts: `series,x,y,y_min,y_max,y_sd,n` with one row per point in drawing order
 //! (CDF and timeline points after thinning, exactly as drawn). Bars:
 //! `series,category,y,y_min,y_max,y_sd,n` with one row per bar. `y` is what is drawn (a mean over
-//! `n` seeds where seeds were averaged); `y_min`/`y_max` are the error bar (minimum and maximum
-//! over the seeds) and `y_sd` their sample standard deviation; the three are empty where no
-//! seeds were averaged, and `y_sd` is empty for a single seed. Missing values are empty.
+//! `n` seeds where seeds were averaged, or their median where the figure says `over_seeds:
+//! median`); `y_min`/`y_max` are the error bar (minimum and maximum over the seeds, or their 25th
+//! and 75th percentiles beside a median) and `y_sd` their sample standard deviation; the three are
+//! empty where no seeds were averaged, and `y_sd` is empty for a single seed. Missing values are
+//! empty.
 
 use super::{BarChart, LineChart, Spread};
 

@@ -80,9 +80,11 @@ impl Style {
     }
 }
 
-/// How a plotted value (a mean over seeds) spreads over the seeds behind it.
+/// How a plotted value (a mean or a median over seeds) spreads over the seeds behind it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spread {
+    /// The bar's ends: the least and greatest value, or the 25th and 75th percentiles beside a
+    /// median.
     pub min: f64,
     pub max: f64,
     /// Sample standard deviation (n - 1); NaN for a single value.
