@@ -12,7 +12,7 @@
 //! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §3.3.
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
-use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};
+use crate::core::{Cluster, GpuId, JobSlot, JobSpec, JobTable, Placement, PlacementDecisions};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -41,7 +41,8 @@ fn best_fit(cluster: &Cluster, needed: u32, excluded: &[usize]) -> Option<usize>
 }
 
 impl GpuChooser for FewestNodes {
-    fn choose(&self, cluster: &Cluster, needed: u32, out: &mut Vec<GpuId>) -> bool {
+    fn choose(&self, cluster: &Cluster, job: &JobSpec, out: &mut Vec<GpuId>) -> bool {
+        let needed = job.gpus;
         out.clear();
         if cluster.free_gpus() < needed || needed == 0 {
             return false;
@@ -96,7 +97,7 @@ mod tests {
 
     fn choose(c: &Cluster, needed: u32) -> Option<Vec<GpuId>> {
         let mut out = Vec::new();
-        FewestNodes.choose(c, needed, &mut out).then_some(out)
+        FewestNodes.choose(c, &JobSpec { gpus: needed, ..JobSpec::default() }, &mut out).then_some(out)
     }
 
     #[test]

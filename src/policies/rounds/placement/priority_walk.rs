@@ -10,17 +10,20 @@
 //! How GPUs are picked for one job is the only thing placements differ in.
 //! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §3.1.
 
-use crate::core::{Cluster, GpuId, JobSlot, JobTable, Launch, PlacementDecisions};
+use crate::core::{Cluster, GpuId, JobSlot, JobSpec, JobTable, Launch, PlacementDecisions};
 
-/// Picks `needed` GPUs among the free ones of `cluster` into `out`; false if impossible.
+/// Picks the GPUs `job` asks for (`job.gpus` of them, whole or, with `job.gpu_milli`, a share of
+/// each) among those of `cluster` with room into `out`; false if impossible.
 pub trait GpuChooser {
-    fn choose(&self, cluster: &Cluster, needed: u32, out: &mut Vec<GpuId>) -> bool;
+    fn choose(&self, cluster: &Cluster, job: &JobSpec, out: &mut Vec<GpuId>) -> bool;
 }
 
 /// Reusable buffers of the walk.
 #[derive(Default)]
 pub struct PriorityWalk {
     running_positions: Vec<usize>,
+    /// Whether the job at each position was preempted by this walk (it may be placed again).
+    preempted: Vec<bool>,
 }
 
 impl PriorityWalk {
@@ -35,28 +38,35 @@ impl PriorityWalk {
         // Jobs holding GPUs when the walk starts, by position; victims come off the back.
         self.running_positions.clear();
         self.running_positions.extend(order.iter().enumerate().filter(|(_, s)| jobs[**s].is_running()).map(|(i, _)| i));
+        self.preempted.clear();
+        self.preempted.resize(order.len(), false);
         let mut gpus = Vec::new();
         for (idx, &slot) in order.iter().enumerate() {
             let job = &jobs[slot];
-            if job.is_running() && cluster.owner(job.gpus[0]) == Some(slot) {
+            if job.is_running() && !self.preempted[idx] {
                 continue;
             }
-            let mut found = chooser.choose(cluster, job.spec.gpus, &mut gpus);
+            let mut found = chooser.choose(cluster, &job.spec, &mut gpus);
             while !found {
                 let Some(&victim_pos) = self.running_positions.last() else { break };
                 if victim_pos <= idx {
                     break;
                 }
                 self.running_positions.pop();
+                self.preempted[victim_pos] = true;
                 let victim = order[victim_pos];
-                cluster.release(&jobs[victim].gpus, victim);
+                let held = &jobs[victim];
+                cluster.release_holding(&held.gpus, held.spec.milli_per_gpu(), victim);
                 decisions.preempt.push(victim);
-                found = chooser.choose(cluster, job.spec.gpus, &mut gpus);
+                found = chooser.choose(cluster, &job.spec, &mut gpus);
             }
             if !found {
                 break;
             }
-            cluster.assign(&gpus, slot);
+            match job.spec.gpu_milli {
+                Some(milli) => gpus.iter().for_each(|&gpu| cluster.assign_share(gpu, milli)),
+                None => cluster.assign(&gpus, slot),
+            }
             decisions.launch.push(Launch::gpus(slot, std::mem::take(&mut gpus)));
         }
     }

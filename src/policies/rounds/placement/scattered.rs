@@ -9,7 +9,7 @@
 //! The Blox rule in full, with blox's differences: `docs/blox-semantics.md` §3.2.
 
 use super::priority_walk::{GpuChooser, PriorityWalk};
-use crate::core::{Cluster, GpuId, JobSlot, JobTable, Placement, PlacementDecisions};
+use crate::core::{Cluster, GpuId, JobSlot, JobSpec, JobTable, Placement, PlacementDecisions};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -31,7 +31,8 @@ pub struct Scattered {
 struct FirstFree;
 
 impl GpuChooser for FirstFree {
-    fn choose(&self, cluster: &Cluster, needed: u32, out: &mut Vec<GpuId>) -> bool {
+    fn choose(&self, cluster: &Cluster, job: &JobSpec, out: &mut Vec<GpuId>) -> bool {
+        let needed = job.gpus;
         out.clear();
         if cluster.free_gpus() < needed {
             return false;

@@ -2,9 +2,9 @@
 //! `gpu_milli`, carried by traces as [`crate::core::JobSpec::gpu_milli`]), so that such traces
 //! run on the round engine as they asked instead of each share taking a whole GPU.
 //!
-//! Rule: walk the jobs in priority order as [`super::priority_walk`] does (running jobs keep
-//! their GPUs; a waiting job that does not fit preempts running jobs from the lowest priority
-//! upwards, only below itself; one that still does not fit ends the walk). A job asking for a
+//! Rule: Blox's priority walk ([`super::priority_walk`]: running jobs keep their GPUs; a waiting
+//! job that does not fit preempts running jobs from the lowest priority upwards, only below
+//! itself; one that still does not fit ends the walk), with these GPUs. A job asking for a
 //! share of each of its GPUs takes, for each, the GPU of a model it accepts with the least free
 //! milli that still fits the share (a used GPU before a free one, lowest id on ties: the
 //! binpacking device choice of Alibaba's GPU-share scheduler, which FGD's `best` selection also
@@ -13,8 +13,8 @@
 //! were measured on shared GPUs, and no interference model is assumed.
 //! Source: blox's own (no seed simulator shares GPUs in fractions on a clock).
 
-use crate::core::ActiveJob;
-use crate::core::{Cluster, GpuId, JobSlot, JobTable, Launch, MILLI_PER_GPU, Placement, PlacementDecisions};
+use super::priority_walk::{GpuChooser, PriorityWalk};
+use crate::core::{Cluster, GpuId, JobSlot, JobSpec, JobTable, MILLI_PER_GPU, Placement, PlacementDecisions};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -28,90 +28,54 @@ pub const INFO: PolicyInfo = PolicyInfo {
     parse: &|node| without_options(node, || Built::Placement(Box::new(Shares::default()))),
 };
 
-/// Reusable buffers of the walk.
 #[derive(Default)]
 pub struct Shares {
-    /// Positions in the order of the jobs running when the walk starts; victims come off the back.
-    running_positions: Vec<usize>,
-    /// Whether the job at each position was preempted by this walk.
-    preempted: Vec<bool>,
-    gpus: Vec<GpuId>,
+    walk: PriorityWalk,
+}
+
+struct FullestThatFits;
+
+impl GpuChooser for FullestThatFits {
+    fn choose(&self, cluster: &Cluster, job: &JobSpec, out: &mut Vec<GpuId>) -> bool {
+        out.clear();
+        let needed = job.gpus as usize;
+        let accepts = |gpu: GpuId| job.accepts_model(&cluster.spec().nodes[cluster.node_of(gpu)].gpu_type);
+        match job.gpu_milli {
+            Some(milli) => {
+                let mut fitting: Vec<(u32, GpuId)> = (0..cluster.total_gpus())
+                    .filter(|&g| accepts(g))
+                    .map(|g| (cluster.free_milli(g), g))
+                    .filter(|&(free, _)| free >= milli)
+                    .collect();
+                if fitting.len() < needed {
+                    return false;
+                }
+                fitting.sort_unstable();
+                out.extend(fitting.iter().take(needed).map(|&(_, g)| g));
+            }
+            None => {
+                let free = (0..cluster.total_gpus()).filter(|&g| cluster.free_milli(g) == MILLI_PER_GPU && accepts(g));
+                out.extend(free.take(needed));
+                if out.len() < needed {
+                    out.clear();
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 impl Placement for Shares {
     fn place(&mut self, jobs: &JobTable, order: &[JobSlot], cluster: &mut Cluster, decisions: &mut PlacementDecisions) {
-        self.running_positions.clear();
-        self.running_positions.extend((0..order.len()).filter(|&i| jobs[order[i]].is_running()));
-        self.preempted.clear();
-        self.preempted.resize(order.len(), false);
-        for (idx, &slot) in order.iter().enumerate() {
-            let job = &jobs[slot];
-            if job.is_running() && !self.preempted[idx] {
-                continue;
-            }
-            let mut found = choose(cluster, job, &mut self.gpus);
-            while !found {
-                let Some(&victim_pos) = self.running_positions.last() else { break };
-                if victim_pos <= idx {
-                    break;
-                }
-                self.running_positions.pop();
-                self.preempted[victim_pos] = true;
-                let victim = order[victim_pos];
-                let held = &jobs[victim];
-                cluster.release_holding(&held.gpus, held.spec.milli_per_gpu(), victim);
-                decisions.preempt.push(victim);
-                found = choose(cluster, job, &mut self.gpus);
-            }
-            if !found {
-                break;
-            }
-            match job.spec.gpu_milli {
-                Some(milli) => self.gpus.iter().for_each(|&g| cluster.assign_share(g, milli)),
-                None => cluster.assign(&self.gpus, slot),
-            }
-            decisions.launch.push(Launch::gpus(slot, std::mem::take(&mut self.gpus)));
-        }
+        self.walk.place(&FullestThatFits, jobs, order, cluster, decisions);
     }
-}
-
-/// `job`'s GPUs on `cluster` as it is now, into `out`; false if they are not there.
-fn choose(cluster: &Cluster, job: &ActiveJob, out: &mut Vec<GpuId>) -> bool {
-    out.clear();
-    let needed = job.spec.gpus as usize;
-    let accepts = |gpu: GpuId| job.spec.accepts_model(&cluster.spec().nodes[cluster.node_of(gpu)].gpu_type);
-    match job.spec.gpu_milli {
-        Some(milli) => {
-            let mut fitting: Vec<(u32, GpuId)> = (0..cluster.total_gpus())
-                .filter(|&g| accepts(g))
-                .map(|g| (cluster.free_milli(g), g))
-                .filter(|&(free, _)| free >= milli)
-                .collect();
-            if fitting.len() < needed {
-                return false;
-            }
-            fitting.sort_unstable();
-            out.extend(fitting.iter().take(needed).map(|&(_, g)| g));
-        }
-        None => {
-            out.extend(
-                (0..cluster.total_gpus())
-                    .filter(|&g| cluster.free_milli(g) == MILLI_PER_GPU && accepts(g))
-                    .take(needed),
-            );
-            if out.len() < needed {
-                out.clear();
-                return false;
-            }
-        }
-    }
-    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{ClusterSpec, GpuType, JobSpec, NodeSpec};
+    use crate::core::{ActiveJob, ClusterSpec, GpuType, NodeSpec};
 
     fn job(id: u64, gpus: u32, milli: Option<u32>) -> ActiveJob {
         let spec = JobSpec { id, gpus, gpu_milli: milli, work: 100.0, ..JobSpec::default() };
