@@ -88,12 +88,26 @@ fn setup(jobs: usize, nodes: u32) -> tempfile::TempDir {
 }
 
 /// Kills a child process when dropped, so a failing test leaves nothing running.
-struct Guard(Child);
+pub(crate) struct Guard(pub(crate) Child);
 
 impl Drop for Guard {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+impl Guard {
+    /// Waits for the process to exit within `limit`; its status code.
+    pub(crate) fn wait(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "a process did not exit within {limit:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }
 

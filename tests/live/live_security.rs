@@ -4,6 +4,7 @@
 //! The adversarial cases of issue 32; the agent's side (a fake scheduler, a man in the middle)
 //! is in tests/live_agent.rs.
 
+use crate::live_cluster::{Guard, exclusive};
 use blox::live::auth::{self, Key, Transcript};
 use blox::live::client::Client;
 use blox::live::protocol::{Connection, Handshake, Message, Peer, Slot, SlotKind};
@@ -15,19 +16,12 @@ use std::io::Write;
 use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BLOX: &str = env!("CARGO_BIN_EXE_blox");
 const TOKEN: &str = "live-security-test-token";
 const PATIENCE: Duration = Duration::from_secs(60);
-
-/// One live cluster at a time: each is several busy processes on a small machine.
-static ONE_CLUSTER_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn exclusive() -> std::sync::MutexGuard<'static, ()> {
-    ONE_CLUSTER_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// A live spec: `nodes` nodes of 2 slots, the jobs of `trace.csv`, 10 iterations per second of
 /// work, rounds of 1 s, jobs running `command` (YAML).
@@ -67,30 +61,6 @@ fn setup(nodes: u32, jobs: usize, duration_s: u32, command: &str) -> tempfile::T
     std::fs::write(dir.path().join("trace.csv"), trace).unwrap();
     std::fs::write(dir.path().join("live.yaml"), spec(nodes, command)).unwrap();
     dir
-}
-
-/// Kills a child process when dropped, so a failing test leaves nothing running.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Guard {
-    /// Waits for the process to exit; its status code.
-    fn wait(&mut self, limit: Duration) -> Option<i32> {
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Some(status) = self.0.try_wait().unwrap() {
-                return status.code();
-            }
-            assert!(Instant::now() < deadline, "a process did not exit within {limit:?}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
 }
 
 /// `blox run live.yaml`, its stderr in `scheduler.err`; with at most `descriptors` open files.

@@ -8,7 +8,7 @@
 // One live cluster at a time, shared with the comparison of tests/live/live_cluster.rs, whose
 // wall-clock JCTs a concurrent cluster (or a browser) would slow down.
 use crate::common::browser::{body_rows, check_screenshot, chromium, element, open_url, start_tags};
-use crate::live_cluster::exclusive;
+use crate::live_cluster::{Guard, exclusive};
 use blox::live::scheduler::{Coordinator, HANDSHAKE_TIMEOUT, MAX_UNAUTHENTICATED, Settings};
 use blox::live::status::{MAX_HEAD, MAX_HEADERS};
 use blox::spec::LiveCommand;
@@ -17,22 +17,12 @@ use sha2::{Digest, Sha256};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BLOX: &str = env!("CARGO_BIN_EXE_blox");
 const TOKEN: &str = "live-status-test-token";
 const PATIENCE: Duration = Duration::from_secs(60);
-
-/// Kills a child process when dropped, so a failing test leaves nothing running.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// A running experiment: one node of two slots, FIFO, jobs 0 and 1 (one slot each) running,
 /// job 2 (two slots) and job 3 waiting behind them.
