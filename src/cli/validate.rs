@@ -148,7 +148,7 @@ pub(super) fn check_workloads(source: &SpecSource, spec: &Spec) -> Result<String
             cluster_gpus: cluster.total_gpus(),
         };
         let point_name = |cluster: &ClusterEntry, load: Option<f64>, seed: u64| {
-            let load = load.map(|l| format!("load {}, ", crate::spec::grid::fmt_number(l))).unwrap_or_default();
+            let load = load.map(|l| format!("load {}, ", crate::text::fmt_number(l))).unwrap_or_default();
             format!("{load}seed {seed}, cluster `{}`", cluster.label())
         };
         let checks = |cluster: &ClusterEntry, load, seed| JobChecks::new(source, spec, &files, cluster, load, seed);
@@ -454,7 +454,7 @@ impl<'a> JobChecks<'a> {
 
 /// Seconds as a spec author writes them, short even when huge (`1e15`, not 16 digits).
 fn seconds(s: f64) -> String {
-    if s.abs() >= 1e12 || !s.is_finite() { format!("{s:e}") } else { crate::spec::grid::fmt_number(s) }
+    if s.abs() >= 1e12 || !s.is_finite() { format!("{s:e}") } else { crate::text::fmt_number(s) }
 }
 
 /// A tracking window must select some job of a finite workload of `count` jobs; otherwise every
