@@ -41,7 +41,92 @@
 
 use super::blox_synthetic::{draw_unused_model_class, poisson_inter_arrival_s};
 use super::python_random::PyRandom;
+use super::{JobStream, Workload, WorkloadContext, WorkloadError};
 use crate::core::{JobId, JobSpec};
+use crate::policies::Positive;
+use crate::text::fmt_number;
+use serde::{Deserialize, Serialize};
+use std::num::NonZeroU64;
+
+/// What `blox list` says about `blox-bursty`.
+pub const SUMMARY: &str = "10-24 h 1-GPU jobs at the load plus int({burst_multiplier: 4} x load) short jobs every {burst_interval_s: 14400} (Blox Figure 15a)";
+
+/// Parameters of `blox-bursty`; the defaults are Blox Figure 15a's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BurstyParams {
+    /// Short jobs per burst per unit of load: a burst has `int(burst_multiplier x load)` jobs.
+    #[serde(default = "default_burst_multiplier")]
+    pub burst_multiplier: Positive,
+    /// Seconds between bursts, the first at time 0; the round length must divide it.
+    #[serde(default = "default_burst_interval_s")]
+    pub burst_interval_s: NonZeroU64,
+}
+
+impl Default for BurstyParams {
+    fn default() -> Self {
+        Self { burst_multiplier: default_burst_multiplier(), burst_interval_s: default_burst_interval_s() }
+    }
+}
+
+fn default_burst_multiplier() -> Positive {
+    Positive(DEFAULT_BURST_MULTIPLIER)
+}
+
+fn default_burst_interval_s() -> NonZeroU64 {
+    NonZeroU64::new(DEFAULT_BURST_INTERVAL_S).expect("the default burst interval is positive")
+}
+
+impl Workload for BurstyParams {
+    fn label(&self) -> Option<String> {
+        (*self != BurstyParams::default())
+            .then(|| format!("blox-bursty-x{}-every{}s", self.burst_multiplier.0, self.burst_interval_s))
+    }
+
+    fn needs_load(&self) -> bool {
+        true
+    }
+
+    fn is_endless(&self) -> bool {
+        true
+    }
+
+    /// A burst is generated whole.
+    fn check_size(&self, max_load: f64, max_jobs: u64) -> Result<(), String> {
+        if self.burst_multiplier.0 * max_load > max_jobs as f64 {
+            return Err(format!(
+                "blox-bursty: burst_multiplier {} x load {} gives bursts of more than {max_jobs} jobs, the most a run generates",
+                fmt_number(self.burst_multiplier.0),
+                fmt_number(max_load)
+            ));
+        }
+        Ok(())
+    }
+
+    fn jobs_per_hour(&self, load: f64) -> f64 {
+        load + (self.burst_multiplier.0 * load).floor() * 3600.0 / self.burst_interval_s.get() as f64
+    }
+
+    fn check_round(&self, round_s: f64) -> Result<(), String> {
+        let interval = self.burst_interval_s.get() as f64;
+        if (interval / round_s).fract() != 0.0 {
+            return Err(format!(
+                "blox-bursty injects bursts at round boundaries: its burst_interval_s ({interval}) must be a multiple of engine.round_s ({round_s})"
+            ));
+        }
+        Ok(())
+    }
+
+    fn jobs(&self, context: &WorkloadContext<'_>) -> Result<JobStream, WorkloadError> {
+        let jobs_per_hour = context.jobs_per_hour("blox-bursty")?;
+        Ok(JobStream::generated(BloxBursty::new(
+            context.seed,
+            jobs_per_hour,
+            self.burst_multiplier.0,
+            self.burst_interval_s.get(),
+        )))
+    }
+}
 
 /// Blox's burst size per unit of load: `int(4 * current_load)` jobs per burst.
 pub const DEFAULT_BURST_MULTIPLIER: f64 = 4.0;

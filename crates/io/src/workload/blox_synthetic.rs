@@ -18,7 +18,33 @@
 //! the fresh stream reproduced here.
 
 use super::python_random::PyRandom;
+use super::{JobStream, Workload, WorkloadContext, WorkloadError};
 use crate::core::{JobId, JobSpec};
+use serde::{Deserialize, Serialize};
+
+/// What `blox list` says about `blox-philly-synthetic`.
+pub const SUMMARY: &str =
+    "1-GPU jobs, Gavel-like durations, Poisson arrivals at the load; exact Blox stream (Figures 6, 7, 12)";
+
+/// Parameters of `blox-philly-synthetic`: none besides the grid's load and seed.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhillySyntheticParams {}
+
+impl Workload for PhillySyntheticParams {
+    fn needs_load(&self) -> bool {
+        true
+    }
+
+    fn is_endless(&self) -> bool {
+        true
+    }
+
+    fn jobs(&self, context: &WorkloadContext<'_>) -> Result<JobStream, WorkloadError> {
+        let jobs_per_hour = context.jobs_per_hour("blox-philly-synthetic")?;
+        Ok(JobStream::generated(BloxPhillySynthetic::new(context.seed, jobs_per_hour)))
+    }
+}
 
 /// Infinite, lazily generated job stream; see the module documentation for the rule.
 pub struct BloxPhillySynthetic {

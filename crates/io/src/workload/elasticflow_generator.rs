@@ -34,6 +34,7 @@
 //! simulator reads back.
 
 use super::python_random::PyRandom;
+use super::{JobStream, Workload, WorkloadContext};
 use super::{LoadedTrace, WorkloadError};
 use crate::core::JobSpec;
 use crate::profiles::ThroughputTable;
@@ -43,6 +44,35 @@ use std::fmt;
 use std::io::{self, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+
+/// What `blox list` says about `elasticflow-generator`.
+pub const SUMMARY: &str = "ElasticFlow's generate_trace.py: {num_jobs} A100 jobs {lam_s} s apart on average, deadlines {min_ddl: 0.5}-{max_ddl: 1.5} x duration, {best_effort_share: 0} best-effort (Figures 9-11)";
+
+impl Workload for ElasticflowGeneratorParams {
+    fn label(&self) -> Option<String> {
+        Some(ElasticflowGeneratorParams::label(self))
+    }
+
+    fn explicit_label(&self) -> Option<&str> {
+        self.label.as_deref()
+    }
+
+    fn needs_load(&self) -> bool {
+        false
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        ElasticflowGeneratorParams::validate(self).map_err(|e| e.to_string())
+    }
+
+    fn job_count(&self) -> Option<u64> {
+        Some(self.num_jobs.get() as u64)
+    }
+
+    fn jobs(&self, context: &WorkloadContext<'_>) -> Result<JobStream, WorkloadError> {
+        Ok(JobStream::generated(job_stream(self, context.seed)?))
+    }
+}
 
 /// `job_table.JobTable`: (model, global batch), in the original's order, which `choice` indexes.
 pub const JOB_TABLE: [(&str, u32); 14] = [

@@ -27,13 +27,56 @@
 
 use super::WorkloadError;
 use super::python_random::PyRandom;
+use super::{JobStream, Workload, WorkloadContext};
 use crate::core::JobSpec;
 use crate::data;
+use crate::policies::InputSource;
 pub use crate::profiles::gavel::ThroughputFile;
 use crate::profiles::gavel::{GavelThroughputs, JobKey};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::num::NonZeroUsize;
+
+/// What `blox list` says about `gavel-generator`.
+pub const SUMMARY: &str = "Gavel's generate_job: {arrivals: static|poisson} (poisson at the load), {num_jobs}, {multi_gpu: false}, {job_table: head|osdi20}; steps from the V100 rates of gavel-throughputs";
+
+impl Workload for GavelGeneratorParams {
+    fn label(&self) -> Option<String> {
+        Some(GavelGeneratorParams::label(self))
+    }
+
+    fn explicit_label(&self) -> Option<&str> {
+        self.label.as_deref()
+    }
+
+    fn needs_load(&self) -> bool {
+        GavelGeneratorParams::needs_load(self)
+    }
+
+    fn is_endless(&self) -> bool {
+        GavelGeneratorParams::is_endless(self)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        GavelGeneratorParams::validate(self)
+    }
+
+    /// The throughput table its steps come from.
+    fn reads(&self) -> Option<InputSource> {
+        Some(InputSource::Dataset(self.throughputs.dataset_reference().to_string()))
+    }
+
+    fn job_count(&self) -> Option<u64> {
+        self.num_jobs.map(|n| n.get() as u64)
+    }
+
+    fn jobs(&self, context: &WorkloadContext<'_>) -> Result<JobStream, WorkloadError> {
+        let jobs_per_hour =
+            if self.arrivals == Arrivals::Poisson { context.jobs_per_hour("gavel-generator")? } else { 0.0 };
+        let table = read_throughputs(self.throughputs)?;
+        Ok(JobStream::generated(job_stream(self, context.seed, jobs_per_hour, &table)?))
+    }
+}
 
 /// The V100 rates define a job's steps (`reference_worker_type='v100'`).
 pub const REFERENCE_GPU: &str = "v100";

@@ -6,342 +6,214 @@
 //! the same seed gives the same jobs as Blox's `random.seed(seed)`. Traces are read by
 //! [`crate::trace`], transformed by [`transform`] and numbered in arrival order.
 //!
-//! [`WorkloadSpec`] is the registry: the spec parser, `blox list` and the runner all read it.
+//! [`WorkloadSpec`] lists the kinds (the spec parser, `blox list` and the runner read it); each
+//! kind answers the questions of [`Workload`] in its own file.
 
 pub mod blox_bursty;
 pub mod blox_synthetic;
 pub mod elasticflow_generator;
 pub mod gavel_generator;
+pub mod pod_list;
 pub use crate::core::python_random;
 pub mod synergy_generator;
 pub mod trace_workload;
 pub mod transform;
 
-pub use blox_bursty::BloxBursty;
-pub use blox_synthetic::BloxPhillySynthetic;
+pub use blox_bursty::{BloxBursty, BurstyParams};
+pub use blox_synthetic::{BloxPhillySynthetic, PhillySyntheticParams};
 pub use elasticflow_generator::ElasticflowGeneratorParams;
 pub use gavel_generator::GavelGeneratorParams;
+pub use pod_list::PodListParams;
 pub use python_random::PyRandom;
 pub use synergy_generator::SynergyGeneratorParams;
-pub use trace_workload::{CutShort, LoadedTrace, TraceJobs, TraceParams, check_simulable, describe_read};
+pub use trace_workload::{CsvParams, CutShort, LoadedTrace, TraceJobs, TraceParams, check_simulable, describe_read};
 
-use crate::core::JobSpec;
-use crate::policies::{Entry, Positive};
+use crate::core::{ClusterSpec, JobSpec};
+use crate::policies::{Entry, InputSource};
 use crate::trace::TraceError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::num::NonZeroU64;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// One entry of a spec's `workloads:` list, e.g. `blox-bursty: {burst_multiplier: 4}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub enum WorkloadSpec {
-    BloxPhillySynthetic(PhillySyntheticParams),
-    BloxBursty(BurstyParams),
-    ElasticflowGenerator(ElasticflowGeneratorParams),
-    GavelGenerator(GavelGeneratorParams),
-    SynergyGenerator(SynergyGeneratorParams),
-    Csv(CsvParams),
-    Trace(TraceParams),
-    PodList(PodListParams),
-}
-
-/// Parameters of `pod-list`: a placement experiment's requests (`engine: {mode: placements}`),
-/// read from a pod-list file ([`crate::trace::pod_list`]) by `path` or `dataset`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PodListParams {
-    /// The file, relative to the spec file's directory unless absolute.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<PathBuf>,
-    /// A registered dataset file, `NAME/PATH`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dataset: Option<String>,
-    /// The workload's name in tables and figures (default `pod-list-<file stem>`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    /// The requests, shuffled by the run's seed, are copied (or removed) at random until their
-    /// GPU request is this multiple of the cluster's GPU capacity (FGD's `tune`; the paper: 1.3).
-    /// Required unless `over_time`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tune_ratio: Option<Positive>,
-    /// The pods arrive at their creation times and leave after the time they ran in the trace,
-    /// instead of being offered one by one and staying ([`crate::core::placements::over_time`]):
-    /// the list is the workload as traced, neither shuffled nor tuned.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub over_time: bool,
-    /// Over time, every creation time divided by this (the pods' run times and how long they
-    /// wait before their users delete them unchanged): 20 offers twenty times the traced load,
-    /// as the traced cluster was far larger than its pods needed at any moment.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arrival_speedup: Option<Positive>,
-}
-
-impl PodListParams {
-    /// Where the file is, as a policy input names it; `validate` ensures exactly one is given.
-    pub fn source(&self) -> crate::policies::InputSource {
-        match (&self.path, &self.dataset) {
-            (Some(path), _) => crate::policies::InputSource::Path(path.clone()),
-            (None, dataset) => crate::policies::InputSource::Dataset(dataset.clone().unwrap_or_default()),
-        }
+/// What a kind of workload says about itself: one implementation per kind, beside its
+/// generator or reader, and one line in [`workloads!`]'s list. The spec, the runner and
+/// `blox validate` ask these questions and never name a kind.
+pub trait Workload {
+    /// How run keys, tables and figures tell it apart from other workloads of its kind (its
+    /// `label:`, or parameters that differ from the defaults); `None`: the kind's name.
+    fn label(&self) -> Option<String> {
+        None
     }
 
+    /// The `label:` the spec gives it, if it takes one and was given one.
+    fn explicit_label(&self) -> Option<&str> {
+        None
+    }
+
+    /// Whether it runs at an offered load (jobs per hour) from the grid's `loads`.
+    fn needs_load(&self) -> bool;
+
+    /// Whether its stream never ends, so that a run needs a tracking window or a horizon.
+    fn is_endless(&self) -> bool {
+        false
+    }
+
+    /// What serde cannot check: sources that exclude each other, ranges, valid transforms.
     fn validate(&self) -> Result<(), String> {
-        if self.path.is_some() == self.dataset.is_some() {
-            return Err("pod-list: give exactly one of `path` (a local file) and `dataset` (e.g. `fgd/openb_pod_list_default.csv`)".into());
-        }
-        match (self.tune_ratio, self.over_time) {
-            (None, false) => {
-                Err("pod-list: `tune_ratio` is required (the paper's experiments use 1.3), unless the pods \
-                                  come and go at their traced times (`over_time: true`)"
-                    .into())
-            }
-            (Some(_), true) => Err("pod-list: `tune_ratio` and `over_time: true` exclude each other: over time, the \
-                                    workload is the trace as it happened, neither shuffled nor tuned"
-                .into()),
-            (_, false) if self.arrival_speedup.is_some() => {
-                Err("pod-list: `arrival_speedup` speeds up pods that come and go (`over_time: true`)".into())
-            }
-            (Some(ratio), false) if ratio.0 > 100.0 => {
-                Err(format!("pod-list: tune_ratio must be at most 100 (times the GPU capacity), got {}", ratio.0))
-            }
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
-    fn label(&self) -> String {
-        if let Some(label) = &self.label {
-            return label.clone();
+    /// The file or dataset it reads: fetched before the runs, hashed into run keys, and the
+    /// size behind a sharded run's cost estimate.
+    fn reads(&self) -> Option<InputSource> {
+        None
+    }
+
+    /// The trace and transforms behind it, for workloads read from a trace.
+    fn trace_params(&self) -> Option<TraceParams> {
+        None
+    }
+
+    /// Jobs a run generates when a parameter fixes the number (`num_jobs`).
+    fn job_count(&self) -> Option<u64> {
+        None
+    }
+
+    /// Refuses parameters that make a run generate more than `max_jobs` jobs at the grid's
+    /// highest load (beyond [`Workload::job_count`], which the caller checks).
+    fn check_size(&self, _max_load: f64, _max_jobs: u64) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Jobs per hour it offers at `load`, for the estimate of an endless run's jobs.
+    fn jobs_per_hour(&self, load: f64) -> f64 {
+        load
+    }
+
+    /// Refuses a round length it cannot run with.
+    fn check_round(&self, _round_s: f64) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Refuses a pairing with a cluster under a scheduler that would silently mean something
+    /// else (a generator whose profiles assume another machine).
+    fn check_pairing(&self, _pairing: &Pairing<'_>) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The jobs of one run.
+    fn jobs(&self, context: &WorkloadContext<'_>) -> Result<JobStream, WorkloadError>;
+}
+
+/// A workload paired with a cluster and a policy in a spec's grid.
+#[derive(Debug, Clone, Copy)]
+pub struct Pairing<'a> {
+    pub cluster: &'a ClusterSpec,
+    pub cluster_label: &'a str,
+    /// The scheduler's registered name.
+    pub scheduler: &'a str,
+    pub policy_label: &'a str,
+}
+
+/// The workload kinds: a spec's `workloads:` entry is one of these (`NAME: {params}`), and
+/// `blox list` shows them in this order. A new kind is its parameters type implementing
+/// [`Workload`], with a `SUMMARY`, and one line here.
+macro_rules! workloads {
+    ($($variant:ident($params:ty) = $name:literal, $summary:expr;)*) => {
+        /// One entry of a spec's `workloads:` list, e.g. `blox-bursty: {burst_multiplier: 4}`.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub enum WorkloadSpec {
+            $(#[serde(rename = $name)] $variant($params),)*
         }
-        let source = self.path.clone().or_else(|| self.dataset.as_ref().map(PathBuf::from)).unwrap_or_default();
-        format!("pod-list-{}", source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
-    }
+
+        impl WorkloadSpec {
+            pub const ALL: &[Entry] = &[$(Entry { name: $name, summary: $summary },)*];
+
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(WorkloadSpec::$variant(_) => $name,)*
+                }
+            }
+
+            /// What its kind says about it.
+            pub fn kind(&self) -> &dyn Workload {
+                match self {
+                    $(WorkloadSpec::$variant(params) => params,)*
+                }
+            }
+        }
+    };
 }
 
-/// Parameters of `blox-philly-synthetic`: none besides the grid's load and seed.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PhillySyntheticParams {}
-
-/// Parameters of `blox-bursty`; the defaults are Blox Figure 15a's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BurstyParams {
-    /// Short jobs per burst per unit of load: a burst has `int(burst_multiplier x load)` jobs.
-    #[serde(default = "default_burst_multiplier")]
-    pub burst_multiplier: Positive,
-    /// Seconds between bursts, the first at time 0; the round length must divide it.
-    #[serde(default = "default_burst_interval_s")]
-    pub burst_interval_s: NonZeroU64,
-}
-
-impl Default for BurstyParams {
-    fn default() -> Self {
-        Self { burst_multiplier: default_burst_multiplier(), burst_interval_s: default_burst_interval_s() }
-    }
-}
-
-fn default_burst_multiplier() -> Positive {
-    Positive(blox_bursty::DEFAULT_BURST_MULTIPLIER)
-}
-
-fn default_burst_interval_s() -> NonZeroU64 {
-    NonZeroU64::new(blox_bursty::DEFAULT_BURST_INTERVAL_S).expect("the default burst interval is positive")
-}
-
-/// Parameters of `csv`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CsvParams {
-    /// The trace file, relative to the spec file's directory unless absolute.
-    pub path: PathBuf,
+workloads! {
+    BloxPhillySynthetic(PhillySyntheticParams) = "blox-philly-synthetic", blox_synthetic::SUMMARY;
+    BloxBursty(BurstyParams) = "blox-bursty", blox_bursty::SUMMARY;
+    ElasticflowGenerator(ElasticflowGeneratorParams) = "elasticflow-generator", elasticflow_generator::SUMMARY;
+    GavelGenerator(GavelGeneratorParams) = "gavel-generator", gavel_generator::SUMMARY;
+    SynergyGenerator(SynergyGeneratorParams) = "synergy-generator", synergy_generator::SUMMARY;
+    Csv(CsvParams) = "csv", trace_workload::CSV_SUMMARY;
+    PodList(PodListParams) = "pod-list", pod_list::SUMMARY;
+    Trace(TraceParams) = "trace", trace_workload::SUMMARY;
 }
 
 impl WorkloadSpec {
-    pub const ALL: &[Entry] = &[
-        Entry {
-            name: "blox-philly-synthetic",
-            summary: "1-GPU jobs, Gavel-like durations, Poisson arrivals at the load; exact Blox stream (Figures 6, 7, 12)",
-        },
-        Entry {
-            name: "blox-bursty",
-            summary: "10-24 h 1-GPU jobs at the load plus int({burst_multiplier: 4} x load) short jobs every {burst_interval_s: 14400} (Blox Figure 15a)",
-        },
-        Entry {
-            name: "elasticflow-generator",
-            summary: "ElasticFlow's generate_trace.py: {num_jobs} A100 jobs {lam_s} s apart on average, deadlines {min_ddl: 0.5}-{max_ddl: 1.5} x duration, {best_effort_share: 0} best-effort (Figures 9-11)",
-        },
-        Entry {
-            name: "gavel-generator",
-            summary: "Gavel's generate_job: {arrivals: static|poisson} (poisson at the load), {num_jobs}, {multi_gpu: false}, {job_table: head|osdi20}; steps from the V100 rates of gavel-throughputs",
-        },
-        Entry {
-            name: "synergy-generator",
-            summary: "Synergy's workload: {jobs: philly-single-gpu|synthetic} (the artifact's 1-GPU jobs, or 1-8 GPUs), Poisson arrivals at the load, models by {split: [20, 70, 10]} percent image/language/speech, iterations from the {cpus_per_gpu: 3} profile set, {num_jobs}",
-        },
-        Entry {
-            name: "csv",
-            summary: "the trace {path} with columns job_id, arrival_s, gpus, duration_s and optional model",
-        },
-        Entry {
-            name: "pod-list",
-            summary: "a placement experiment's requests (engine mode placements) from a pod list by {path} or {dataset: name/file}, tuned to {tune_ratio} x the cluster's GPU capacity, or arriving and leaving at their traced times with {over_time: true}",
-        },
-        Entry {
-            name: "trace",
-            summary: "a real trace by {path} or {dataset: name/file}, any format (`blox trace formats`), with {transforms: [...]}",
-        },
-    ];
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            WorkloadSpec::BloxPhillySynthetic(_) => "blox-philly-synthetic",
-            WorkloadSpec::BloxBursty(_) => "blox-bursty",
-            WorkloadSpec::ElasticflowGenerator(_) => "elasticflow-generator",
-            WorkloadSpec::GavelGenerator(_) => "gavel-generator",
-            WorkloadSpec::SynergyGenerator(_) => "synergy-generator",
-            WorkloadSpec::Csv(_) => "csv",
-            WorkloadSpec::Trace(_) => "trace",
-            WorkloadSpec::PodList(_) => "pod-list",
-        }
-    }
-
     /// Distinguishes the workloads of one spec in run keys and result tables: the name, plus the
     /// parameters when they differ from the defaults.
     pub fn label(&self) -> String {
-        match self {
-            WorkloadSpec::BloxBursty(p) if *p != BurstyParams::default() => {
-                format!("blox-bursty-x{}-every{}s", p.burst_multiplier.0, p.burst_interval_s)
-            }
-            // The file stem keeps labels short; two traces with one stem must be told apart by
-            // the spec author (the spec rejects duplicate labels).
-            WorkloadSpec::Csv(p) => {
-                format!(
-                    "csv-{}",
-                    p.path
-                        .file_stem()
-                        .map_or_else(|| p.path.display().to_string(), |s| s.to_string_lossy().into_owned())
-                )
-            }
-            WorkloadSpec::Trace(p) => p.label(),
-            WorkloadSpec::PodList(p) => p.label(),
-            WorkloadSpec::ElasticflowGenerator(p) => p.label(),
-            WorkloadSpec::GavelGenerator(p) => p.label(),
-            WorkloadSpec::SynergyGenerator(p) => p.label(),
-            _ => self.name().to_string(),
-        }
+        self.kind().label().unwrap_or_else(|| self.name().to_string())
     }
 
     /// The `label:` the spec gives the workload, if it gives one.
     pub fn explicit_label(&self) -> Option<&str> {
-        match self {
-            WorkloadSpec::Trace(p) => p.label.as_deref(),
-            WorkloadSpec::PodList(p) => p.label.as_deref(),
-            WorkloadSpec::ElasticflowGenerator(p) => p.label.as_deref(),
-            WorkloadSpec::GavelGenerator(p) => p.label.as_deref(),
-            WorkloadSpec::SynergyGenerator(p) => p.label.as_deref(),
-            _ => None,
-        }
+        self.kind().explicit_label()
     }
 
     /// Whether the workload runs at an offered load (jobs per hour) from the grid: generators
     /// always, traces when a transform rescales arrivals to the load.
     pub fn needs_load(&self) -> bool {
-        match self {
-            WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) | WorkloadSpec::SynergyGenerator(_) => {
-                true
-            }
-            WorkloadSpec::ElasticflowGenerator(_) | WorkloadSpec::Csv(_) | WorkloadSpec::PodList(_) => false,
-            WorkloadSpec::GavelGenerator(p) => p.needs_load(),
-            WorkloadSpec::Trace(p) => p.transforms.iter().any(|t| t.needs_load()),
-        }
+        self.kind().needs_load()
     }
 
     /// Whether the stream never ends (generators), so a run needs a tracking window or horizon.
     pub fn is_endless(&self) -> bool {
-        match self {
-            WorkloadSpec::BloxPhillySynthetic(_) | WorkloadSpec::BloxBursty(_) => true,
-            WorkloadSpec::GavelGenerator(p) => p.is_endless(),
-            WorkloadSpec::SynergyGenerator(p) => p.is_endless(),
-            _ => false,
-        }
+        self.kind().is_endless()
     }
 
     /// Checks what serde cannot: a trace names exactly one source and valid transforms.
     pub fn validate(&self) -> Result<(), String> {
-        match self {
-            WorkloadSpec::Trace(p) => p.validate(),
-            WorkloadSpec::PodList(p) => p.validate(),
-            WorkloadSpec::ElasticflowGenerator(p) => p.validate().map_err(|e| e.to_string()),
-            WorkloadSpec::GavelGenerator(p) => p.validate(),
-            WorkloadSpec::SynergyGenerator(p) => p.validate(),
-            _ => Ok(()),
+        self.kind().validate()
+    }
+
+    /// The file or dataset the workload reads.
+    pub fn reads(&self) -> Option<InputSource> {
+        self.kind().reads()
+    }
+
+    /// Refuses a workload that would generate more than `max_jobs` jobs in a run at the grid's
+    /// highest load `max_load`.
+    pub fn check_size(&self, max_load: f64, max_jobs: u64) -> Result<(), String> {
+        if let Some(count) = self.kind().job_count().filter(|&n| n > max_jobs) {
+            return Err(format!("{}: num_jobs is {count}; a run generates at most {max_jobs} jobs", self.name()));
         }
+        self.kind().check_size(max_load, max_jobs)
     }
 
     /// The trace and transforms behind a `csv:` or `trace:` workload; `None` for generators.
     pub fn trace_params(&self) -> Option<TraceParams> {
-        match self {
-            WorkloadSpec::Csv(p) => Some(TraceParams::csv(p.path.clone())),
-            WorkloadSpec::Trace(p) => Some(p.clone()),
-            _ => None,
-        }
+        self.kind().trace_params()
     }
 
     /// The trace behind a trace workload, read and transformed for `context`; `None` for
     /// generators.
     pub fn trace(&self, context: &WorkloadContext<'_>) -> Option<Result<LoadedTrace, WorkloadError>> {
-        match self {
-            WorkloadSpec::Csv(p) => Some(TraceParams::csv(p.path.clone()).load(context)),
-            WorkloadSpec::Trace(p) => Some(p.load(context)),
-            _ => None,
-        }
+        self.trace_params().map(|params| params.load(context))
     }
 
     /// The job stream of one run. Generators are infinite and need `context.load`; traces
     /// resolve a relative path against `context.base_dir`.
     pub fn jobs(&self, context: &WorkloadContext<'_>) -> Result<JobStream, WorkloadError> {
-        let (load, seed) = (context.load, context.seed);
-        let jobs_per_hour = || match load {
-            None => Err(WorkloadError::MissingLoad { workload: self.name() }),
-            Some(l) if !(l.is_finite() && l > 0.0) => {
-                Err(WorkloadError::InvalidLoad { workload: self.name(), load: l })
-            }
-            Some(l) => Ok(l),
-        };
-        let generated =
-            |jobs: Box<dyn Iterator<Item = JobSpec> + Send>| JobStream { jobs, cut_short: CutShort::default() };
-        let traced = |jobs: TraceJobs| JobStream { cut_short: jobs.cut_short(), jobs: Box::new(jobs) };
-        Ok(match self {
-            WorkloadSpec::BloxPhillySynthetic(_) => {
-                generated(Box::new(BloxPhillySynthetic::new(seed, jobs_per_hour()?)))
-            }
-            WorkloadSpec::BloxBursty(p) => generated(Box::new(BloxBursty::new(
-                seed,
-                jobs_per_hour()?,
-                p.burst_multiplier.0,
-                p.burst_interval_s.get(),
-            ))),
-            WorkloadSpec::ElasticflowGenerator(p) => generated(Box::new(elasticflow_generator::job_stream(p, seed)?)),
-            WorkloadSpec::GavelGenerator(p) => {
-                let jobs_per_hour = if p.needs_load() { jobs_per_hour()? } else { 0.0 };
-                let table = gavel_generator::read_throughputs(p.throughputs)?;
-                generated(Box::new(gavel_generator::job_stream(p, seed, jobs_per_hour, &table)?))
-            }
-            WorkloadSpec::SynergyGenerator(p) => {
-                generated(Box::new(synergy_generator::job_stream(p, seed, jobs_per_hour()?)?))
-            }
-            WorkloadSpec::Csv(p) => traced(TraceParams::csv(p.path.clone()).job_stream(context)?),
-            WorkloadSpec::Trace(p) => traced(p.job_stream(context)?),
-            WorkloadSpec::PodList(_) => {
-                return Err(WorkloadError::Prepare(
-                    "a `pod-list` workload is a placement experiment's requests, not a job stream: run it with \
-                     `engine: {mode: placements}`"
-                        .into(),
-                ));
-            }
-        })
+        self.kind().jobs(context)
     }
 }
 
@@ -353,6 +225,16 @@ pub struct JobStream {
 }
 
 impl JobStream {
+    /// The endless or finite stream of a generator.
+    pub fn generated(jobs: impl Iterator<Item = JobSpec> + Send + 'static) -> Self {
+        JobStream { jobs: Box::new(jobs), cut_short: CutShort::default() }
+    }
+
+    /// The jobs of a trace, which may be cut short by a reader thread.
+    pub fn traced(jobs: TraceJobs) -> Self {
+        JobStream { cut_short: jobs.cut_short(), jobs: Box::new(jobs) }
+    }
+
     /// Set when a streamed trace ended before its file did (see [`TraceJobs`]); a run that
     /// pulled this stream fails with the reason.
     pub fn cut_short(&self) -> CutShort {
@@ -377,6 +259,18 @@ pub struct WorkloadContext<'a> {
     pub base_dir: &'a Path,
     /// GPUs of the run's cluster (for `cap-gpus: cluster`).
     pub cluster_gpus: u32,
+}
+
+impl WorkloadContext<'_> {
+    /// The grid's load for `workload`, which generates jobs at it: a positive number of jobs
+    /// per hour, or an error naming the workload.
+    pub fn jobs_per_hour(&self, workload: &'static str) -> Result<f64, WorkloadError> {
+        match self.load {
+            None => Err(WorkloadError::MissingLoad { workload }),
+            Some(l) if !(l.is_finite() && l > 0.0) => Err(WorkloadError::InvalidLoad { workload, load: l }),
+            Some(l) => Ok(l),
+        }
+    }
 }
 
 /// Why a workload could not produce its jobs.
@@ -427,6 +321,8 @@ impl From<TraceError> for WorkloadError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policies::Positive;
+    use std::num::NonZeroU64;
 
     #[derive(Debug, Deserialize)]
     struct Workloads {

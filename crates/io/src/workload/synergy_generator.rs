@@ -27,10 +27,60 @@
 
 use super::WorkloadError;
 use super::python_random::PyRandom;
+use super::{JobStream, Pairing, Workload, WorkloadContext};
 use crate::core::JobSpec;
 use crate::profiles::synergy::{self, CpusPerGpu, Task};
 use serde::{Deserialize, Serialize};
 use std::num::NonZeroUsize;
+
+/// What `blox list` says about `synergy-generator`.
+pub const SUMMARY: &str = "Synergy's workload: {jobs: philly-single-gpu|synthetic} (the artifact's 1-GPU jobs, or 1-8 GPUs), Poisson arrivals at the load, models by {split: [20, 70, 10]} percent image/language/speech, iterations from the {cpus_per_gpu: 3} profile set, {num_jobs}";
+
+impl Workload for SynergyGeneratorParams {
+    fn label(&self) -> Option<String> {
+        Some(SynergyGeneratorParams::label(self))
+    }
+
+    fn explicit_label(&self) -> Option<&str> {
+        self.label.as_deref()
+    }
+
+    fn needs_load(&self) -> bool {
+        true
+    }
+
+    fn is_endless(&self) -> bool {
+        SynergyGeneratorParams::is_endless(self)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        SynergyGeneratorParams::validate(self)
+    }
+
+    fn job_count(&self) -> Option<u64> {
+        self.num_jobs.map(|n| n.get() as u64)
+    }
+
+    /// Synergy's iterations come from the profile set of the workload's CPUs per GPU and run at
+    /// the set of the cluster's: under a Synergy policy, a mismatch silently rescales every job.
+    fn check_pairing(&self, pairing: &Pairing<'_>) -> Result<(), String> {
+        let ratio = pairing.cluster.identical_node().and_then(|n| Some(n.cpus? / n.gpus.max(1)));
+        match ratio {
+            Some(ratio) if pairing.scheduler.starts_with("synergy-") && self.cpus_per_gpu != ratio => Err(format!(
+                "synergy-generator draws iterations from the {} CPUs per GPU profiles, but cluster `{}` \
+                 has {ratio} CPUs per GPU for policy `{}`; set `cpus_per_gpu: {ratio}` (or pair \
+                 clusters and workloads with `zip_clusters_workloads: true`)",
+                self.cpus_per_gpu, pairing.cluster_label, pairing.policy_label
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn jobs(&self, context: &WorkloadContext<'_>) -> Result<JobStream, WorkloadError> {
+        let jobs_per_hour = context.jobs_per_hour("synergy-generator")?;
+        Ok(JobStream::generated(job_stream(self, context.seed, jobs_per_hour)?))
+    }
+}
 
 /// Where jobs' sizes and durations come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
