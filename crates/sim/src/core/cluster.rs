@@ -28,10 +28,12 @@ pub type GpuId = u32;
 pub struct GpuType(Arc<str>);
 
 impl GpuType {
+    #[inline]
     pub fn new(name: &str) -> Self {
         Self(Arc::from(name))
     }
 
+    #[inline]
     pub fn name(&self) -> &str {
         &self.0
     }
@@ -39,6 +41,7 @@ impl GpuType {
 
 impl Default for GpuType {
     /// `a100`, the type of specs that name none (ElasticFlow's default GPU).
+    #[inline]
     fn default() -> Self {
         Self::new("a100")
     }
@@ -57,6 +60,7 @@ pub struct NodeSpec {
 
 impl NodeSpec {
     /// A node of `gpus` GPUs of the default type, CPUs and memory not modelled.
+    #[inline]
     pub fn with_gpus(gpus: u32) -> Self {
         Self { gpus, gpu_type: GpuType::default(), cpus: None, memory_gb: None }
     }
@@ -77,27 +81,32 @@ pub struct ClusterSpec {
 
 impl ClusterSpec {
     /// `nodes` identical machines with `gpus_per_node` GPUs each, of the default type.
+    #[inline]
     pub fn uniform(nodes: u32, gpus_per_node: u32) -> Self {
         Self::from_groups(&[NodeGroup { count: nodes, node: NodeSpec::with_gpus(gpus_per_node) }])
     }
 
     /// The nodes of each group in turn (GPU ids follow this order).
+    #[inline]
     pub fn from_groups(groups: &[NodeGroup]) -> Self {
         Self { nodes: groups.iter().flat_map(|g| std::iter::repeat_n(g.node.clone(), g.count as usize)).collect() }
     }
 
+    #[inline]
     pub fn total_gpus(&self) -> u32 {
         self.nodes.iter().map(|n| n.gpus).sum()
     }
 
     /// The GPUs `job` could ever get here: all of them, or those of the models it accepts. A
     /// job asking for more can never run; the round engine drops it at arrival as unschedulable.
+    #[inline]
     pub fn gpus_available_to(&self, job: &JobSpec) -> u32 {
         self.nodes.iter().filter(|n| job.accepts_model(&n.gpu_type)).map(|n| n.gpus).sum()
     }
 
     /// The node every node equals, for engines that need identical nodes; `None` if they differ
     /// or there are none.
+    #[inline]
     pub fn identical_node(&self) -> Option<&NodeSpec> {
         let first = self.nodes.first()?;
         self.nodes.iter().all(|n| n == first).then_some(first)
@@ -172,37 +181,45 @@ impl Cluster {
         }
     }
 
+    #[inline]
     pub fn spec(&self) -> &ClusterSpec {
         &self.spec
     }
 
+    #[inline]
     pub fn total_gpus(&self) -> u32 {
         self.owner.len() as u32
     }
 
+    #[inline]
     pub fn free_gpus(&self) -> u32 {
         self.free_total
     }
 
+    #[inline]
     pub fn node_count(&self) -> usize {
         self.spec.nodes.len()
     }
 
+    #[inline]
     pub fn free_on_node(&self, node: usize) -> u32 {
         self.free_per_node[node]
     }
 
     /// The lowest node that may have a free GPU: every node below it is full.
+    #[inline]
     pub fn first_node_with_free(&self) -> usize {
         self.first_free_node
     }
 
     /// Free GPUs of `node` (no owner, no share in use), lowest id first.
+    #[inline]
     pub fn free_gpus_on_node(&self, node: usize) -> impl Iterator<Item = GpuId> + '_ {
         self.gpus_of_node(node).filter(|&g| self.owner[g as usize].is_none() && self.shared_milli[g as usize] == 0)
     }
 
     /// Every GPU of `node`, lowest id first.
+    #[inline]
     pub fn gpus_of_node(&self, node: usize) -> std::ops::Range<GpuId> {
         let first = self.node_first_gpu[node];
         first..first + self.spec.nodes[node].gpus
@@ -210,6 +227,7 @@ impl Cluster {
 
     /// Milli-GPU of `gpu` a share may still take: none on a GPU held whole (or out of service),
     /// [`MILLI_PER_GPU`] on a free one.
+    #[inline]
     pub fn free_milli(&self, gpu: GpuId) -> u32 {
         match self.owner[gpu as usize] {
             Some(_) => 0,
@@ -262,6 +280,7 @@ impl Cluster {
         }
     }
 
+    #[inline]
     fn return_to_free_pool(&mut self, gpu: GpuId) {
         let node = self.gpu_node[gpu as usize] as usize;
         self.free_per_node[node] += 1;
@@ -270,27 +289,32 @@ impl Cluster {
     }
 
     /// The node `gpu` belongs to.
+    #[inline]
     pub fn node_of(&self, gpu: GpuId) -> usize {
         self.gpu_node[gpu as usize] as usize
     }
 
     /// CPUs of `node` nobody holds; unlimited where the spec does not model CPUs.
+    #[inline]
     pub fn free_cpus(&self, node: usize) -> f64 {
         self.spec.nodes[node].cpus.map_or(f64::INFINITY, |c| f64::from(c) - self.held_cpus[node])
     }
 
     /// Memory (GB) of `node` nobody holds; unlimited where the spec does not model memory.
+    #[inline]
     pub fn free_memory_gb(&self, node: usize) -> f64 {
         self.spec.nodes[node].memory_gb.map_or(f64::INFINITY, |m| m - self.held_memory_gb[node])
     }
 
     /// CPUs and memory (GB) held on all nodes together; `None` for a resource some node does
     /// not model.
+    #[inline]
     pub fn host_in_use(&self) -> (Option<f64>, Option<f64>) {
         self.in_use
     }
 
     /// A job takes `share` of its node's CPUs and memory, which the caller has checked are free.
+    #[inline]
     pub fn hold(&mut self, share: &HostShare) {
         let node = share.node as usize;
         self.held_cpus[node] += share.cpus;
@@ -317,6 +341,7 @@ impl Cluster {
         }
     }
 
+    #[inline]
     pub fn owner(&self, gpu: GpuId) -> Option<JobSlot> {
         self.owner[gpu as usize]
     }
@@ -338,15 +363,18 @@ impl Cluster {
 
     /// Sets `gpus` (all currently free) aside: they count as busy but belong to no job (whole
     /// nodes a policy hands to groups of jobs, [`WholeNodes`]).
+    #[inline]
     pub fn reserve(&mut self, gpus: &[GpuId]) {
         self.assign(gpus, RESERVED);
     }
 
     /// Gives back `gpus` set aside by [`Cluster::reserve`].
+    #[inline]
     pub fn unreserve(&mut self, gpus: &[GpuId]) {
         self.release(gpus, RESERVED);
     }
 
+    #[inline]
     fn is_whole_free(&self, node: usize) -> bool {
         self.free_per_node[node] == self.spec.nodes[node].gpus
     }
@@ -386,6 +414,7 @@ impl Cluster {
     }
 
     /// The job sharing `gpu` with its owner, if any.
+    #[inline]
     pub fn guest(&self, gpu: GpuId) -> Option<JobSlot> {
         self.guest[gpu as usize]
     }
@@ -434,6 +463,7 @@ pub trait WholeNodes {
 }
 
 impl WholeNodes for Cluster {
+    #[inline]
     fn whole_free_nodes(&self) -> u32 {
         (0..self.node_count()).filter(|&n| self.is_whole_free(n)).count() as u32
     }
@@ -450,6 +480,7 @@ impl WholeNodes for Cluster {
         Some(nodes)
     }
 
+    #[inline]
     fn unreserve_nodes(&mut self, nodes: &[u32]) {
         for &n in nodes {
             self.unreserve(&self.gpus_of_node(n as usize).collect::<Vec<_>>());

@@ -59,12 +59,14 @@ pub struct JobSpec {
 
 impl JobSpec {
     /// Whether the job may run on GPUs of `model`.
+    #[inline]
     pub fn accepts_model(&self, model: &GpuType) -> bool {
         self.gpu_models.is_empty() || self.gpu_models.contains(model)
     }
 
     /// Milli-GPU the job holds of each of its GPUs: [`MILLI_PER_GPU`] unless it asks for a
     /// share of one.
+    #[inline]
     pub fn milli_per_gpu(&self) -> u32 {
         self.gpu_milli.unwrap_or(MILLI_PER_GPU)
     }
@@ -101,6 +103,7 @@ pub struct JobLife {
 
 impl JobLife {
     /// The job completed at `at`; `late` says whether that missed its deadline.
+    #[inline]
     pub fn finish(&mut self, at: SimTime, late: bool) {
         self.finish = Some(at);
         self.late = Some(late);
@@ -149,10 +152,12 @@ impl ActiveJob {
     }
 
     /// Whether the job holds something: GPUs, or CPUs and memory for a CPU-only job.
+    #[inline]
     pub fn is_running(&self) -> bool {
         !self.gpus.is_empty() || !self.host.is_empty()
     }
 
+    #[inline]
     pub fn remaining_work(&self) -> f64 {
         self.spec.work - self.life.executed_work
     }
@@ -181,6 +186,7 @@ impl JobTable {
         }
     }
 
+    #[inline]
     pub fn remove(&mut self, slot: JobSlot) -> ActiveJob {
         let job = self.slots[slot.0 as usize].take().expect("removing a vacant job slot");
         self.vacant.push(slot.0);
@@ -189,23 +195,28 @@ impl JobTable {
     }
 
     /// Whether `slot` holds an active job.
+    #[inline]
     pub fn contains(&self, slot: JobSlot) -> bool {
         self.slots.get(slot.0 as usize).is_some_and(Option::is_some)
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Active jobs in slot order (not priority order).
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = (JobSlot, &ActiveJob)> {
         self.slots.iter().enumerate().filter_map(|(i, j)| j.as_ref().map(|j| (JobSlot(i as u32), j)))
     }
 
+    #[inline]
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (JobSlot, &mut ActiveJob)> {
         self.slots.iter_mut().enumerate().filter_map(|(i, j)| j.as_mut().map(|j| (JobSlot(i as u32), j)))
     }
@@ -213,12 +224,14 @@ impl JobTable {
 
 impl std::ops::Index<JobSlot> for JobTable {
     type Output = ActiveJob;
+    #[inline]
     fn index(&self, slot: JobSlot) -> &ActiveJob {
         self.slots[slot.0 as usize].as_ref().expect("vacant job slot")
     }
 }
 
 impl std::ops::IndexMut<JobSlot> for JobTable {
+    #[inline]
     fn index_mut(&mut self, slot: JobSlot) -> &mut ActiveJob {
         self.slots[slot.0 as usize].as_mut().expect("vacant job slot")
     }
