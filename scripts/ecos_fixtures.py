@@ -45,6 +45,8 @@ def floats(v):
 def solve(name, kind, c, G, h, dims, A=None, b=None):
     """Solves with ECOS at its defaults, the way cvxpy calls it, and returns the fixture."""
     G = None if G is None else sparse.csc_matrix(G)
+    if G is None:  # ECOS's Python wrapper builds the same empty matrix
+        G, h = sparse.csc_matrix((0, len(c))), np.zeros(0)
     A = None if A is None else sparse.csc_matrix(A)
     reps = 20
     start = time.perf_counter()
@@ -178,6 +180,15 @@ def main(out):
         fixtures.append(from_cvxpy(f"themis_{i}", "themis", themis(rng, jobs, contended)))
     for i, (jobs, types) in enumerate([(3, 2), (6, 3), (10, 3)]):
         fixtures.append(from_cvxpy(f"gavel_max_min_{i}", "gavel", gavel_max_min(rng, jobs, types)))
+    # Shapes at the edges of ECOS's input: cones only (no orthant), no inequality rows at all,
+    # and a Themis round of the size the Muri traces reach.
+    centre = rng.standard_normal(4)
+    fixtures.append(solve("socp_cone_only", "socp", np.array([1.0, 0, 0, 0, 0]),
+                          -np.eye(5), np.concatenate([[0.0], -centre]), {"l": 0, "q": [5]},
+                          np.array([[0.0, 1.0, 1.0, 1.0, 1.0]]), np.array([1.0])))
+    fixtures.append(solve("lp_equalities_only", "lp", np.array([1.0, 1.0]), None, None, {"l": 0, "q": []},
+                          np.array([[1.0, 1.0]]), np.array([1.0])))
+    fixtures.append(from_cvxpy("themis_large", "themis", themis(rng, 24, True)))
     header = {
         "generator": "scripts/ecos_fixtures.py",
         "ecos": ecos.__version__,
