@@ -447,7 +447,7 @@ impl<'a> Workspace<'a> {
         let (n, p) = (self.n, self.p);
         self.kkt_solve(true);
         // Affine direction: right-hand side [rx; -ry; s - rz].
-        let pinv = self.kkt.pinv.clone();
+        let pinv = &self.kkt.pinv;
         for i in 0..n {
             self.rhs2[pinv[i]] = self.rx[i];
         }
@@ -496,6 +496,7 @@ impl<'a> Workspace<'a> {
         }
         self.cones.division(&self.lambda, &self.work1, &mut self.ds_by_w);
         self.cones.scale(&self.ds_by_w, &mut self.work1);
+        let pinv = &self.kkt.pinv;
         for i in 0..n + p {
             self.rhs2[pinv[i]] *= one_minus_sigma;
         }

@@ -197,13 +197,11 @@ impl Kkt {
         u: impl Fn(usize) -> f64,
         u_diag: f64,
     ) {
-        let diag = &self.soc_diag[l];
-        let entries: Vec<usize> = diag.clone();
-        self.set(entries[0], d[0]);
-        for &e in &entries[1..] {
-            self.set(e, d[1]);
+        for k in 0..size {
+            let entry = self.soc_diag[l][k];
+            self.set(entry, if k == 0 { d[0] } else { d[1] });
         }
-        let mut next = entries[size - 1] + 1;
+        let mut next = self.soc_diag[l][size - 1] + 1;
         for k in 0..size - 1 {
             self.set(next, v(k));
             next += 1;
