@@ -8,7 +8,7 @@ canonical form, the one the original simulators' ECOS saw.
 
 Usage (versions pinned; the fixture header records them):
     python -m venv /tmp/ecosvenv
-    /tmp/ecosvenv/bin/pip install ecos==2.0.14 cvxpy==1.6.0
+    /tmp/ecosvenv/bin/pip install ecos==2.0.14 cvxpy==1.9.3
     /tmp/ecosvenv/bin/python scripts/ecos_fixtures.py crates/ecos/tests/fixtures
 """
 
