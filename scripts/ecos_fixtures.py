@@ -155,6 +155,28 @@ def degenerate(rng, n):
     return cp.Problem(cp.Minimize(-cp.sum(x)), [x >= 0, cp.sum(x) <= 1, cp.multiply(w, x) <= 1.0])
 
 
+def themis_round(rng, jobs, total):
+    """One round of ElasticFlow's Themis written as the original writes it (scheduler.py
+    themis_sim_jobs with utils.get_base_constraints), its terms recorded for blox's builder."""
+    gpus = rng.choice([1.0, 2.0, 4.0, 8.0, 16.0], jobs)
+    age = [float(v) for v in rng.choice(np.arange(0, 100000, 240), jobs)]
+    left = [float(v) for v in rng.uniform(1e2, 1e6, jobs)]
+    rate = [float(v) for v in rng.uniform(0.5, 50.0, jobs)]
+    fraction = np.minimum(np.ceil(total / jobs) / gpus, 1.0)
+    isolated = rng.uniform(0.0, 5e4, jobs) + np.array(left) / fraction
+    x = cp.Variable(jobs)
+    fractions = []
+    for i in range(jobs):
+        allocation_throughput = rate[i] * x[i]
+        expected_time_allocation = age[i] + (left[i] * cp.inv_pos(allocation_throughput))
+        fractions.append(expected_time_allocation / isolated[i])
+    constraints = [x >= 0, x <= 1, cp.sum(cp.multiply(gpus, x), axis=0) <= total]
+    problem = cp.Problem(cp.Minimize(cp.maximum(*fractions)), constraints)
+    terms = [{"age": age[i], "left": left[i], "rate": rate[i], "isolated": float(isolated[i]),
+              "gpus": float(gpus[i])} for i in range(jobs)]
+    return problem, terms
+
+
 def main(out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -189,6 +211,13 @@ def main(out):
     fixtures.append(solve("lp_equalities_only", "lp", np.array([1.0, 1.0]), None, None, {"l": 0, "q": []},
                           np.array([[1.0, 1.0]]), np.array([1.0])))
     fixtures.append(from_cvxpy("themis_large", "themis", themis(rng, 24, True)))
+    rounds = []
+    for i, (jobs, total) in enumerate([(2, 4), (3, 64), (5, 8), (8, 16), (12, 128), (20, 32), (30, 64)]):
+        problem, terms = themis_round(rng, jobs, total)
+        fixture = from_cvxpy(f"elasticflow_themis_round_{i}", "themis", problem)
+        fixture["terms"], fixture["total"] = terms, float(total)
+        rounds.append(fixture)
+    fixtures.extend(rounds)
     header = {
         "generator": "scripts/ecos_fixtures.py",
         "ecos": ecos.__version__,
