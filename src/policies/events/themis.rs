@@ -100,7 +100,7 @@ impl PolicyConfig for Options {
     }
 
     fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
-        Ok(Built::Event(Box::new(Themis { solver: self.solver.unwrap_or_default(), ..Themis::default() })))
+        Ok(Built::Event(Box::new(Themis::with_solver(self.solver.unwrap_or_default()))))
     }
 }
 
@@ -295,6 +295,11 @@ fn central_shares(terms: &[Term], total: f64, x: &mut [f64]) {
 }
 
 impl Themis {
+    /// Themis taking `solver`'s optimal point of each round's program.
+    pub fn with_solver(solver: Solver) -> Themis {
+        Themis { solver, ..Themis::default() }
+    }
+
     fn grow(&mut self, jobs: usize) {
         if self.remaining.len() < jobs {
             self.remaining.resize(jobs, 0.0);
