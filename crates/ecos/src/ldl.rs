@@ -91,8 +91,8 @@ impl Ldl {
                 let yi = self.y[i];
                 self.y[i] = 0.0;
                 let end = self.lp[i] + self.lnz[i];
-                for p in self.lp[i]..end {
-                    self.y[self.li[p]] -= self.lx[p] * yi;
+                for (&r, &l) in self.li[self.lp[i]..end].iter().zip(&self.lx[self.lp[i]..end]) {
+                    self.y[r] -= l * yi;
                 }
                 let l_ki = yi / self.d[i];
                 self.d[col] -= l_ki * yi;
@@ -112,17 +112,19 @@ impl Ldl {
         x.copy_from_slice(b);
         for j in 0..self.n {
             let xj = x[j];
-            for p in self.lp[j]..self.lp[j + 1] {
-                x[self.li[p]] -= self.lx[p] * xj;
+            let range = self.lp[j]..self.lp[j + 1];
+            for (&i, &l) in self.li[range.clone()].iter().zip(&self.lx[range]) {
+                x[i] -= l * xj;
             }
         }
-        for j in 0..self.n {
-            x[j] /= self.d[j];
+        for (xj, d) in x.iter_mut().zip(&self.d) {
+            *xj /= d;
         }
         for j in (0..self.n).rev() {
             let mut xj = x[j];
-            for p in self.lp[j]..self.lp[j + 1] {
-                xj -= self.lx[p] * x[self.li[p]];
+            let range = self.lp[j]..self.lp[j + 1];
+            for (&i, &l) in self.li[range.clone()].iter().zip(&self.lx[range]) {
+                xj -= l * x[i];
             }
             x[j] = xj;
         }
