@@ -45,21 +45,68 @@
 use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, Speed};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::BUDDY_OR_YARN;
-use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
+use crate::policies::{BuildContext, Built, Engine, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo, parse_options};
+use blox_ecos::{Csc, Problem, Settings, Status};
+use serde::Deserialize;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "themis",
     kind: Kind::Scheduler,
     engine: Engine::Events,
     summary: "finish-time fairness: each slot-long round minimises the largest rho, fitting jobs by share",
-    options: &[],
+    options: &[OptionDoc {
+        name: "solver",
+        example: "ecos",
+        meaning: "the optimal point taken when it is not unique: analytic_centre (default) or ecos (the original's: ECOS 2.0 on cvxpy's canonical form)",
+    }],
     source: "ElasticFlow's themis (Themis, NSDI'20; scheduler.py themis_sim_jobs)",
     placement: Some(BUDDY_OR_YARN),
-    parse: &|node| without_options(node, || Built::Event(Box::new(Themis::default()))),
+    parse: &parse_options::<Options>,
 };
+
+/// Options of `themis`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    #[serde(default)]
+    pub solver: Option<Solver>,
+}
+
+/// Which optimal point of a round's program the shares are (§10.4: under contention the optimum
+/// is a face, and the point decides which jobs run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Solver {
+    /// The analytic centre of the optimal face, in closed form ([`fair_shares`]).
+    #[default]
+    AnalyticCentre,
+    /// The point ECOS 2.0 returns for the program as cvxpy hands it over ([`ecos_shares`]), as the
+    /// original does.
+    Ecos,
+}
+
+impl PolicyConfig for Options {
+    /// Only the options given: plain `themis` stays a bare name.
+    fn params(&self) -> Params {
+        let mut params = Params::new();
+        if let Some(solver) = self.solver {
+            let name = match solver {
+                Solver::AnalyticCentre => "analytic_centre",
+                Solver::Ecos => "ecos",
+            };
+            params.insert("solver", name.into());
+        }
+        params
+    }
+
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(Themis::with_solver(self.solver.unwrap_or_default()))))
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct Themis {
+    solver: Solver,
     /// Time of the last round that processed an event (`A_i` counts from it).
     event_time: SimTime,
     /// Per job index: seconds of duration left (§10.3).
@@ -129,6 +176,70 @@ pub(in crate::policies::events) fn fair_shares(terms: &[Term], total: f64, x: &m
     pinned
 }
 
+/// The shares ECOS 2.0.10 returns for the round's program in the form cvxpy 1.9 gives it to ECOS
+/// (checked entry for entry against `get_problem_data(ECOS)` by `scripts/ecos_fixtures.py`):
+/// variables `(t, x_1..x_n, u_1..u_n)`, minimise `t` subject to, in this row order,
+/// `-t + (I_i (1/B_i)) u_i <= -(A_i (1/B_i))` (the epigraph of the maximum), `-x_i <= 0`,
+/// `x_i <= 1`, `sum g_i x_i <= G`, then per job the 3-d cone `(T_i x_i + u_i, T_i x_i - u_i, 2)`
+/// (`u_i >= 1 / (T_i x_i)`, cvxpy's `inv_pos`). A lone job's program has another form, but its
+/// share orders nothing, so it gets 1. Fails with ECOS's status when ECOS (and so cvxpy) fails.
+pub(in crate::policies::events) fn ecos_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> Result<(), String> {
+    x.clear();
+    let n = terms.len();
+    if n < 2 {
+        x.resize(n, 1.0);
+        return Ok(());
+    }
+    let solution = blox_ecos::solve(&ecos_program(terms, total), &Settings::default()).map_err(|e| e.to_string())?;
+    match solution.status {
+        Status::Optimal | Status::OptimalInaccurate => {
+            x.extend_from_slice(&solution.x[1..=n]);
+            Ok(())
+        }
+        status => Err(format!("ECOS ended with exit code {} on the round's program", status.exit_flag())),
+    }
+}
+
+/// The program of [`ecos_shares`] (two jobs or more) as ECOS receives it from cvxpy.
+fn ecos_program(terms: &[Term], total: f64) -> Problem {
+    let n = terms.len();
+    let mut colptr = vec![0];
+    let (mut rowval, mut nzval) = (Vec::new(), Vec::new());
+    let mut push = |entries: &[(usize, f64)]| {
+        for &(row, value) in entries {
+            rowval.push(row);
+            nzval.push(value);
+        }
+        colptr.push(rowval.len());
+    };
+    push(&(0..n).map(|i| (i, -1.0)).collect::<Vec<_>>());
+    let cone = |i: usize| 3 * n + 1 + 3 * i;
+    for (i, t) in terms.iter().enumerate() {
+        push(&[(n + i, -1.0), (2 * n + i, 1.0), (3 * n, t.gpus), (cone(i), -t.rate), (cone(i) + 1, -t.rate)]);
+    }
+    for (i, t) in terms.iter().enumerate() {
+        push(&[(i, t.left * (1.0 / t.isolated)), (cone(i), -1.0), (cone(i) + 1, 1.0)]);
+    }
+    let mut h: Vec<f64> = terms.iter().map(|t| -(t.age * (1.0 / t.isolated))).collect();
+    h.extend(std::iter::repeat_n(0.0, n));
+    h.extend(std::iter::repeat_n(1.0, n));
+    h.push(total);
+    for _ in 0..n {
+        h.extend([0.0, 0.0, 2.0]);
+    }
+    let mut c = vec![0.0; 1 + 2 * n];
+    c[0] = 1.0;
+    Problem {
+        c,
+        g: Csc { nrows: 6 * n + 1, ncols: 1 + 2 * n, colptr, rowval, nzval },
+        h,
+        a: None,
+        b: Vec::new(),
+        orthant: 3 * n + 1,
+        soc: vec![3; n],
+    }
+}
+
 /// The share in `(least, 1)` maximising `2 ln(x - least) + ln(1 - x) - price x`: the root of
 /// `price x^2 - (price (1 + least) + 3) x + price least + 2 + least` in that interval.
 fn central_share(least: f64, price: f64) -> f64 {
@@ -184,6 +295,11 @@ fn central_shares(terms: &[Term], total: f64, x: &mut [f64]) {
 }
 
 impl Themis {
+    /// Themis taking `solver`'s optimal point of each round's program.
+    pub fn with_solver(solver: Solver) -> Themis {
+        Themis { solver, ..Themis::default() }
+    }
+
     fn grow(&mut self, jobs: usize) {
         if self.remaining.len() < jobs {
             self.remaining.resize(jobs, 0.0);
@@ -264,7 +380,14 @@ impl EventPolicy for Themis {
             return Ok(());
         }
         self.build_terms(sim)?;
-        fair_shares(&self.terms, f64::from(sim.total_gpus()), &mut self.shares);
+        let total = f64::from(sim.total_gpus());
+        match self.solver {
+            Solver::AnalyticCentre => {
+                fair_shares(&self.terms, total, &mut self.shares);
+            }
+            Solver::Ecos => ecos_shares(&self.terms, total, &mut self.shares)
+                .map_err(|reason| RunError::Policy { time: now, reason: format!("themis: {reason}") })?,
+        }
         for (k, &j) in sim.runnable().iter().enumerate() {
             self.share[j] = self.shares[k];
         }
@@ -320,6 +443,51 @@ mod tests {
 
     fn term(age: f64, left: f64, rate: f64, isolated: f64, gpus: f64) -> Term {
         Term { age, left, rate, isolated, gpus }
+    }
+
+    /// The Themis rounds of `scripts/ecos_fixtures.py`, written as the original writes them:
+    /// blox's program is cvxpy's entry for entry, and its shares are ECOS's bit for bit.
+    #[test]
+    fn ecos_shares_are_the_originals_on_cvxpy_canonical_data() {
+        let all: serde_json::Value =
+            serde_json::from_str(include_str!("../../../crates/ecos/tests/fixtures/ecos_fixtures.json")).unwrap();
+        let floats =
+            |v: &serde_json::Value| -> Vec<f64> { v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect() };
+        let indices = |v: &serde_json::Value| -> Vec<usize> {
+            v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect()
+        };
+        let mut rounds = 0;
+        for f in all["fixtures"].as_array().unwrap().iter().filter(|f| f.get("terms").is_some()) {
+            let terms: Vec<Term> = f["terms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    term(
+                        t["age"].as_f64().unwrap(),
+                        t["left"].as_f64().unwrap(),
+                        t["rate"].as_f64().unwrap(),
+                        t["isolated"].as_f64().unwrap(),
+                        t["gpus"].as_f64().unwrap(),
+                    )
+                })
+                .collect();
+            let total = f["total"].as_f64().unwrap();
+            let program = ecos_program(&terms, total);
+            let name = f["name"].as_str().unwrap();
+            assert_eq!(program.c, floats(&f["c"]), "{name}: c");
+            assert_eq!(program.h, floats(&f["h"]), "{name}: h");
+            assert_eq!(program.g.colptr, indices(&f["G"]["indptr"]), "{name}: G's columns");
+            assert_eq!(program.g.rowval, indices(&f["G"]["indices"]), "{name}: G's rows");
+            assert_eq!(program.g.nzval, floats(&f["G"]["data"]), "{name}: G's values");
+            assert_eq!((program.orthant, program.soc.clone()), (f["l"].as_u64().unwrap() as usize, indices(&f["q"])));
+            assert!(f["A"].is_null());
+            let mut x = Vec::new();
+            ecos_shares(&terms, total, &mut x).unwrap();
+            assert_eq!(x, floats(&f["ecos"]["x"])[1..=terms.len()], "{name}: shares");
+            rounds += 1;
+        }
+        assert_eq!(rounds, 7);
     }
 
     /// The centre's optimality condition for a free share: `2 / (x - c) - 1 / (1 - x) = price g`
