@@ -450,7 +450,7 @@ mod tests {
     #[test]
     fn ecos_shares_are_the_originals_on_cvxpy_canonical_data() {
         let all: serde_json::Value =
-            serde_json::from_str(include_str!("../../../crates/ecos/tests/fixtures/ecos_fixtures.json")).unwrap();
+            serde_json::from_str(include_str!("../../../../ecos/tests/fixtures/ecos_fixtures.json")).unwrap();
         let floats =
             |v: &serde_json::Value| -> Vec<f64> { v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect() };
         let indices = |v: &serde_json::Value| -> Vec<usize> {
