@@ -799,3 +799,55 @@ impl EventEngine {
         RunOutput { summary, jobs: records, timeline: sim.timeline }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::ClusterSpec;
+
+    /// Starts every arrival on the GPUs it asks for and places it with the engine's verbs,
+    /// bringing no placement.
+    struct PlaceWithoutPlacement;
+
+    impl EventPolicy for PlaceWithoutPlacement {
+        fn placement(&self) -> Option<MakePlacement> {
+            None
+        }
+
+        fn advance(&mut self, _sim: &mut EventSim, _delta: f64, _now: SimTime) -> Result<(), RunError> {
+            Ok(())
+        }
+
+        fn complete(&mut self, _sim: &mut EventSim, _now: SimTime, _ends: &[JobIdx]) {}
+
+        fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
+            for &a in arrivals {
+                sim.enqueue(a);
+                sim.start(a, now);
+                sim.set_gpus(a, sim.job(a).spec.gpus);
+                sim.place(a)?;
+            }
+            Ok(())
+        }
+
+        fn next_decision(&mut self, _sim: &mut EventSim, _now: SimTime) -> Result<Option<SimTime>, RunError> {
+            Ok(None)
+        }
+    }
+
+    /// A policy without a placement that asks the engine to place a job fails the run naming the
+    /// job, instead of the engine placing it some default way.
+    #[test]
+    fn placing_without_a_placement_is_an_error_naming_the_job() {
+        let config = EventConfig {
+            cluster: ClusterSpec::uniform(1, 8),
+            slot: 60.0,
+            throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
+            record_timeline: false,
+        };
+        let job = JobSpec { id: 7, gpus: 2, work: 10.0, ..JobSpec::default() };
+        let engine = EventEngine::new(config, Box::new(PlaceWithoutPlacement), [job].into_iter()).unwrap();
+        let error = engine.run().err().unwrap().to_string();
+        assert_eq!(error, "job 7: the policy places a job but brought no placement to place it with");
+    }
+}

@@ -68,7 +68,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// The GPUs the rule above gives a job of `gpus` GPUs on `cluster`, whose nodes have
 /// `gpus_per_node` GPUs each, into `chosen` (whole nodes first, a node's lowest free GPUs);
 /// false when they do not fit.
-pub fn choose(cluster: &Cluster, gpus_per_node: u32, gpus: u32, chosen: &mut Vec<GpuId>) -> bool {
+fn choose(cluster: &Cluster, gpus_per_node: u32, gpus: u32, chosen: &mut Vec<GpuId>) -> bool {
     chosen.clear();
     let nodes = cluster.node_count();
     let gpn = gpus_per_node;

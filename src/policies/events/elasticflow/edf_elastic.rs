@@ -10,7 +10,7 @@
 //! and are placed widest first. A job is accepted when it first starts and declined when its
 //! logged end (the slot-aligned plan end plus the overheads charged since) is after its deadline,
 //! which is stricter than ElasticFlow's test on the unaligned end. Running jobs holding GPUs pay
-//! `ScaleOverhead::estimate(g, restart, cached)` after each decision, as in `elasticflow`.
+//! `ElasticflowOverhead::estimate(g, restart, cached)` after each decision, as in `elasticflow`.
 //!
 //! Quirks kept for fidelity (§12 items 1, 3-8): slot coalescing of arrivals, ends and scale
 //! events; the early-finish rule of §2.4; planning and marginal quirks of the planner; the

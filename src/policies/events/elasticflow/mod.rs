@@ -14,7 +14,7 @@
 //! deadline.
 //!
 //! Overheads (§2.5): after each decision every job holding GPUs pays
-//! `ScaleOverhead::estimate(g, restart, cached)`: its next progress step loses that many
+//! `ElasticflowOverhead::estimate(g, restart, cached)`: its next progress step loses that many
 //! seconds and its planned end moves on by as much; the rank cache of the placement makes a
 //! repeated configuration cheap.
 //!

@@ -522,8 +522,9 @@ mod tests {
         ];
         for policy in policies {
             assert!(policy.placement().is_none());
-            let jobs = vec![job(0, 0.0, 4, 1000.0, "bert", 100.0, BERT), job(1, 0.0, 4, 1000.0, "bert", 100.0, BERT)];
-            let out = run(1, 8, policy, jobs);
+            // Resource-guaranteed, for AntMan.
+            let guaranteed = |id| JobSpec { priority: Some(0), ..job(id, 0.0, 4, 1000.0, "bert", 100.0, BERT) };
+            let out = run(1, 8, policy, vec![guaranteed(0), guaranteed(1)]);
             assert!(out.jobs.iter().all(|r| r.finish.is_some()));
             assert_eq!(out.timeline[0].free_gpus, 0, "both jobs hold GPUs of the family's node");
         }
