@@ -571,8 +571,13 @@ fn simulate(
         EngineMode::Placements => unreachable!("placement runs return before their job stream is built"),
         EngineMode::Events => {
             let (policy, placement) = plan.event_policy(&ctx)?;
-            EventEngine::new(plan.event_config()?, policy, jobs)
-                .and_then(|engine| engine.with_placement(placement).with_stop(stop).run_into(sink))
+            EventEngine::new(plan.event_config()?, policy, jobs).and_then(|engine| {
+                let engine = match placement {
+                    Some(make) => engine.with_placement(make),
+                    None => engine,
+                };
+                engine.with_stop(stop).run_into(sink)
+            })
         }
     };
     // A streamed trace that ended before its file did would leave the run silently short.

@@ -11,7 +11,7 @@
 use super::inputs::InputDigests;
 use super::{ClusterEntry, EngineMode, PolicyEntry, Spec, TrackSpec};
 use crate::core::engine::Policies;
-use crate::core::events::{EventConfig, EventPlacement, EventPolicy};
+use crate::core::events::{EventConfig, EventPolicy, MakePlacement};
 use crate::core::{RunConfig, Tracking};
 use crate::policies::{BuildContext, InputReader, OverheadSpec, PlacementSpec};
 use crate::profiles::ThroughputTable;
@@ -61,11 +61,11 @@ impl RunPlan {
         })
     }
 
-    /// The event engine's policy and its placement: the spec's when it names one for the event
-    /// engine (yarn), else the buddy placement, which policies with their own placement override.
-    pub fn event_policy(&self, ctx: &BuildContext) -> Result<(Box<dyn EventPolicy>, EventPlacement), String> {
+    /// The event engine's policy, and the placement the spec gives it instead of the policy's
+    /// own when it names one for the event engine (yarn).
+    pub fn event_policy(&self, ctx: &BuildContext) -> Result<(Box<dyn EventPolicy>, Option<MakePlacement>), String> {
         let policy = self.policy.scheduler.value.build_event(ctx)?;
-        let placement = self.policy.placement.value.build_event_placement(ctx)?.unwrap_or(EventPlacement::Elastic);
+        let placement = self.policy.placement.value.build_event_placement(ctx)?;
         Ok((policy, placement))
     }
 

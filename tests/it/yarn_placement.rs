@@ -3,10 +3,12 @@
 //! 10 through the CLI. No reference log exists for yarn runs of these policies (the original
 //! cannot run them), so the Fig 10 check is the equality that holds by construction.
 
-use blox::core::events::{EventConfig, EventEngine, EventPlacement, YarnPlacement};
+use blox::core::events::{EventConfig, EventEngine, GpuPlacement, MakePlacement};
 use blox::core::{Cluster, ClusterSpec, GpuId};
 use blox::core::{JobSpec, RunError, RunOutput};
+use blox::policies::events::buddy::BuddyPlacement;
 use blox::policies::events::tiresias::Tiresias;
+use blox::policies::events::yarn::YarnPlacement;
 use blox::profiles::ThroughputTable;
 use blox::results;
 use std::path::Path;
@@ -38,7 +40,7 @@ fn job(id: u64, arrival: f64, gpus: u32, work: f64) -> JobSpec {
     }
 }
 
-fn tiresias(nodes: u32, placement: EventPlacement, jobs: Vec<JobSpec>) -> Result<RunOutput, RunError> {
+fn tiresias(nodes: u32, placement: MakePlacement, jobs: Vec<JobSpec>) -> Result<RunOutput, RunError> {
     EventEngine::new(config(nodes), Box::new(Tiresias::default()), jobs.into_iter())?.with_placement(placement).run()
 }
 
@@ -70,7 +72,7 @@ fn a_multi_node_job_takes_whole_free_nodes_plus_one_node_with_the_remainder() {
 #[test]
 fn fragmentation_makes_a_job_wait_that_counting_would_start() {
     let jobs = |third| vec![job(0, 0.0, 6, 1000.0), job(1, 0.0, 6, 2000.0), job(2, 0.0, third, 500.0)];
-    let out = tiresias(2, EventPlacement::Yarn, jobs(4)).unwrap();
+    let out = tiresias(2, YarnPlacement::for_cluster, jobs(4)).unwrap();
     let start = |id: usize| out.jobs[id].first_start;
     // Job 0 ends at 1,010 s (its 1,000 s plus the start overhead), completed at the decision at
     // 1,055 s (a slot after the one at 995 s, Tiresias' HEAD end rule); job 2 starts there.
@@ -80,11 +82,11 @@ fn fragmentation_makes_a_job_wait_that_counting_would_start() {
     let first = &out.timeline[0];
     assert_eq!((first.time, first.running, first.queued, first.free_gpus), (0.0, 2, 1, 4), "placed jobs are busy");
 
-    let fits = tiresias(2, EventPlacement::Yarn, jobs(2)).unwrap();
+    let fits = tiresias(2, YarnPlacement::for_cluster, jobs(2)).unwrap();
     assert_eq!(fits.jobs[2].first_start, Some(0.0));
     assert_eq!(fits.timeline[0].free_gpus, 2);
 
-    let buddy = tiresias(2, EventPlacement::Elastic, jobs(2)).err().unwrap();
+    let buddy = tiresias(2, BuddyPlacement::for_cluster, jobs(2)).err().unwrap();
     assert!(matches!(buddy, RunError::Unplaceable { gpus: 6, .. }), "{buddy}");
 }
 
@@ -95,7 +97,7 @@ fn fragmentation_makes_a_job_wait_that_counting_would_start() {
 fn a_running_job_that_no_longer_fits_is_preempted() {
     let jobs =
         vec![job(0, 0.0, 3, 10_000.0), job(1, 0.0, 3, 10_000.0), job(2, 0.0, 3, 10_000.0), job(3, 1000.0, 6, 500.0)];
-    let out = tiresias(2, EventPlacement::Yarn, jobs).unwrap();
+    let out = tiresias(2, YarnPlacement::for_cluster, jobs).unwrap();
     let row = |id: usize| (out.jobs[id].first_start, out.jobs[id].preemptions);
     assert_eq!([row(0), row(1), row(2), row(3)], [(Some(0.0), 0), (Some(0.0), 0), (Some(0.0), 1), (Some(1000.0), 0)]);
     let at = out.timeline.iter().find(|r| r.time == 1000.0).unwrap();

@@ -11,7 +11,7 @@
 //! their descriptor is listed.
 
 use super::node::{self, NodeError, NodeValue, PolicyNode, Position};
-use crate::core::events::{EventPlacement, EventPolicy};
+use crate::core::events::{EventPolicy, MakePlacement};
 use crate::core::placements::ScorePolicy;
 use crate::core::{Admission, ClusterSpec, OverheadModel, Placement, RoundPolicy, Scheduler};
 use serde::de::{self, DeserializeOwned};
@@ -241,8 +241,9 @@ pub enum Built {
     Event(Box<dyn EventPolicy>),
     /// A round-engine placement.
     Placement(Box<dyn Placement>),
-    /// An event-engine placement, taken instead of the scheduler's own.
-    EventPlacement(EventPlacement),
+    /// An event-engine placement (made for the run's cluster), taken instead of the scheduler's
+    /// own.
+    EventPlacement(MakePlacement),
     Admission(Box<dyn Admission>),
     /// A launch overhead model; `None` when launches cost nothing.
     Overhead(Option<Box<dyn OverheadModel>>),
@@ -590,7 +591,7 @@ impl SchedulerSpec {
 
 impl PlacementSpec {
     /// The event engine's placement when the spec gives one instead of the scheduler's own.
-    pub fn build_event_placement(&self, ctx: &BuildContext) -> Result<Option<EventPlacement>, String> {
+    pub fn build_event_placement(&self, ctx: &BuildContext) -> Result<Option<MakePlacement>, String> {
         if self.info.engine != Engine::Events {
             return Ok(None);
         }

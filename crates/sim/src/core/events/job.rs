@@ -2,7 +2,6 @@
 //! changes at every decision, an allocation plan and a planned end. Jobs with ElasticFlow's
 //! throughput curve can be resized; jobs without one run whole at their own size ([`Speed`]).
 
-use super::placement::SetId;
 use super::step::Allocation;
 use crate::core::{GpuId, JobLife, JobSpec, RunError, SimTime};
 use crate::profiles::{ScalingCurve, ThroughputTable};
@@ -97,10 +96,11 @@ pub struct ElasticJob {
     /// Seconds of the next progress step lost to reconfiguration.
     pub overhead: f64,
     pub status: JobStatus,
-    /// The buddy placement's node set holding the job.
-    pub node_set: Option<SetId>,
-    /// The GPUs it holds in the engine's cluster (buddy or yarn placement); empty when unplaced.
+    /// The GPUs it holds in the engine's cluster (the engine's placement chose them); empty when
+    /// unplaced.
     pub held: Vec<GpuId>,
+    /// Whether the placement had used this job's placement before, at the last decision (a
+    /// cached configuration restarts cheaper: ElasticFlow's rank cache).
     pub in_cache: bool,
 }
 
@@ -126,7 +126,6 @@ impl ElasticJob {
             real_end_time: None,
             overhead: 0.0,
             status: JobStatus::Arrived,
-            node_set: None,
             held: Vec::new(),
             in_cache: false,
         }

@@ -6,9 +6,10 @@
 //! The engine owns what every policy of that family shares: the jobs ([`ElasticJob`]), the event
 //! list with slot coalescing ([`EventList`]), progress accounting by iterations
 //! ([`EventSim::run_all_jobs`]), the core [`Cluster`] (who holds which GPU, as in the round
-//! engine), the buddy placement with its rank cache ([`BuddyPlacement`]) or, for whole-job
-//! baselines, MS-YARN ([`YarnPlacement`], [`EventEngine::with_placement`]), which choose GPUs and
-//! record them in that cluster, the overhead model ([`ScaleOverhead`]) and the records. That state is private to [`EventSim`]:
+//! engine), the placement the policy brings, if any ([`GpuPlacement`]: ElasticFlow's buddy
+//! placement or MS-YARN, both the policies'), which chooses GPUs and records them in that
+//! cluster, and the records. Reconfiguration overheads are the policies' own. That state is
+//! private to [`EventSim`]:
 //! policies read it through accessors and change it through the original's verbs (enqueue,
 //! start, preempt, finish, place, ...), so the engine keeps the job lists and placements
 //! consistent. A job is resizable along ElasticFlow's throughput curve or, without one, runs
@@ -20,27 +21,24 @@
 //! 1. [`EventPolicy::advance`]: progress since the previous decision (may move ends to `now`);
 //! 2. [`EventPolicy::complete`]: the current event's ending jobs finish;
 //! 3. [`EventPolicy::decide`]: arrivals join, plans and GPU counts change, jobs are placed;
-//! 4. the decision is logged (rank cache, cluster efficiency, timeline row) and the event popped;
+//! 4. the decision is logged (what the placement remembers, cluster efficiency, timeline row)
+//!    and the event popped;
 //! 5. [`EventPolicy::next_decision`] gives the next time (the EDF family: if events remain, the
-//!    scheduling-round counter, restart every `slot`-th round, which clears the rank cache, then
-//!    its overheads, then coalescing).
+//!    scheduling-round counter, restart every `slot`-th round, which makes the placement forget,
+//!    then its overheads, then coalescing).
 //!
 //! The event at `now` (arrivals and ends) is the list's front if it has that time; a policy that
 //! chooses its own times (Tiresias) may decide at times without one.
 
 mod event_list;
 mod job;
-mod overhead;
 mod placement;
 mod step;
-mod yarn_placement;
 
 pub use event_list::{Event, EventList};
 pub use job::{ElasticJob, JobIdx, JobStatus, Scaling, Speed};
-pub use overhead::{ElasticflowOverhead, ScaleOverhead};
-pub use placement::{BuddyPlacement, CLASSES, SetId};
+pub use placement::{GpuPlacement, MakePlacement};
 pub use step::{Allocation, StepFunction, align};
-pub use yarn_placement::YarnPlacement;
 
 use super::metrics::RunTotals;
 use super::{
@@ -53,7 +51,7 @@ use std::sync::Arc;
 /// Everything about an event-driven run that is not the policy or the workload.
 #[derive(Debug, Clone)]
 pub struct EventConfig {
-    /// Identical nodes (the buddy placement assumes them).
+    /// Identical nodes (placements and the per-run throughput table assume them).
     pub cluster: ClusterSpec,
     /// Minimum spacing of decisions in seconds (`--scheduling_slot`; ElasticFlow Fig 10: 240);
     /// also the number of scheduling rounds between cluster restarts.
@@ -63,23 +61,18 @@ pub struct EventConfig {
     pub record_timeline: bool,
 }
 
-/// Where jobs are placed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum EventPlacement {
-    /// ElasticFlow's buddy placement ("elastic", §2.6), every policy's own but Gandiva's.
-    #[default]
-    Elastic,
-    /// Tiresias' MS-YARN ([`YarnPlacement`]), for policies that place whole jobs picked by GPU
-    /// count through [`EventSim::place_widest_first`] (`tiresias`, `themis`).
-    Yarn,
-}
-
 /// Safety net against runs that cannot end.
 const MAX_DECISIONS: u64 = 10_000_000;
 
 /// A scheduling policy of the event engine. The defaults are neutral (any job runs, a placed job
-/// occupies its GPUs); how time advances, jobs end and the next decision comes is each policy's.
+/// occupies its GPUs); where jobs are placed, how time advances, jobs end and the next decision
+/// comes is each policy's.
 pub trait EventPolicy: Send {
+    /// The placement the engine's placement verbs use for this policy's jobs
+    /// ([`EventSim::place`], [`EventSim::place_widest_first`], ...), or `None` for a policy that
+    /// places jobs its own way or not at all and never calls them.
+    fn placement(&self) -> Option<MakePlacement>;
+
     /// Why the policy cannot run `job` on `cluster`, if it cannot: the engine refuses, before the
     /// run, the first such job, naming it (and `blox validate` reports it with the spec).
     /// Default: any job. Policies that resize jobs ask for a throughput curve
@@ -99,8 +92,9 @@ pub trait EventPolicy: Send {
     fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError>;
 
     /// Whether running job `j`, holding GPUs, occupies them at this decision (the scheduling
-    /// log's cluster efficiency and the GPUs in use count it). Default: it is placed (buddy or
-    /// yarn). Policies with their own placement (Gandiva's time-sliced node sets) override it.
+    /// log's cluster efficiency and the GPUs in use count it). Default: the engine's placement
+    /// placed it. Policies with their own placement (Gandiva's time-sliced node sets, the Muri
+    /// family's nodes) override it.
     fn occupies_gpus(&self, sim: &EventSim, j: JobIdx) -> bool {
         sim.is_placed(j)
     }
@@ -131,20 +125,23 @@ pub struct EventSim {
     running: Vec<JobIdx>,
     /// Pending and running jobs; policies re-order it (its order breaks ties everywhere).
     runnable: Vec<JobIdx>,
-    /// Who holds which GPU: the core's cluster model, as in the round engine; the placements
-    /// below choose the GPUs and record them here.
+    /// Who holds which GPU: the core's cluster model, as in the round engine; the placement
+    /// below chooses the GPUs and records them here.
     cluster: Cluster,
-    placement: BuddyPlacement,
-    /// MS-YARN, when the run places with it instead of `placement`.
-    yarn: Option<YarnPlacement>,
-    overhead: Box<dyn ScaleOverhead>,
+    /// The policy's placement (or the spec's); `None` for policies that place jobs their own way.
+    placement: Option<Box<dyn GpuPlacement>>,
+    /// By job: whether it gave back placed GPUs since the last widest-first pass (it ran before
+    /// this decision, or finished), and whether it was ever placed, for refused jobs that wait.
+    released_since_pass: Vec<bool>,
+    ever_placed: Vec<bool>,
     throughput: Arc<ThroughputTable>,
     schedule_count: u64,
     restart_period: u64,
     record_timeline: bool,
     timeline: Vec<TimelineRow>,
     place_order: Vec<JobIdx>,
-    rank_flags: Vec<(JobIdx, bool)>,
+    /// Scratch for the placement's report of placements used before.
+    used_before: Vec<(JobIdx, bool)>,
     /// Preemptions since the last timeline row.
     preemptions_since_log: u32,
     /// GPUs each job held at the previous decision, to count resizes: a job that runs at two
@@ -207,19 +204,14 @@ impl EventSim {
         self.events.front().map(|e| e.time)
     }
 
-    /// Whether `j` holds placed GPUs (a buddy node set or a yarn placement).
+    /// Whether `j` holds GPUs the engine's placement gave it.
     pub fn is_placed(&self, j: JobIdx) -> bool {
         !self.jobs[j].held.is_empty()
     }
 
-    /// Who holds which GPU (the buddy and yarn placements record their jobs here).
+    /// Who holds which GPU (the engine's placement records its jobs here).
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
-    }
-
-    /// Seconds a job at `gpus` GPUs loses when (re)configured (see [`ScaleOverhead::estimate`]).
-    pub fn overhead_estimate(&self, gpus: u32, restart: bool, cached: bool) -> f64 {
-        self.overhead.estimate(gpus, restart, cached)
     }
 }
 
@@ -315,9 +307,10 @@ impl EventSim {
         job.life.late = Some(true);
     }
 
-    /// `j` completes at its planned end: it leaves the cluster and its lists; `late` decides
-    /// whether it met its deadline. Its attained service is the span since its first start.
-    pub fn finish(&mut self, j: JobIdx, late: bool) {
+    /// `j` completes at `end`, which becomes its planned end: it leaves the cluster and its
+    /// lists; `late` decides whether it met its deadline. Its attained service is the span since
+    /// its first start.
+    pub fn finish(&mut self, j: JobIdx, end: SimTime, late: bool) {
         self.release(j);
         if let Some(k) = self.running.iter().position(|&r| r == j) {
             self.running.remove(k);
@@ -327,7 +320,7 @@ impl EventSim {
         }
         let job = &mut self.jobs[j];
         job.status = JobStatus::Finished;
-        let end = job.end_time;
+        job.end_time = end;
         job.life.finish(end, late);
         job.life.attained_service = job.life.first_start.map_or(0.0, |start| end - start);
     }
@@ -338,8 +331,8 @@ impl EventSim {
     }
 }
 
-/// What policies plan for a job. None of it moves an event: see [`EventSim::add_end`] and
-/// [`EventSim::change_end`].
+/// What policies plan for a job. None of it moves an event: planned ends change with their end
+/// events ([`EventSim::add_end`], [`EventSim::move_end`]).
 impl EventSim {
     /// `j` holds `gpus` GPUs from now; an unplaced job only (placements are released first).
     pub fn set_gpus(&mut self, j: JobIdx, gpus: u32) {
@@ -350,11 +343,6 @@ impl EventSim {
     /// `j`'s allocation plan becomes a copy of `plan`.
     pub fn set_allocations(&mut self, j: JobIdx, plan: &Allocation) {
         self.jobs[j].allocations.clone_from(plan);
-    }
-
-    /// Sets `j`'s planned end and returns the previous one (for [`EventSim::change_end`]).
-    pub fn set_end(&mut self, j: JobIdx, end: SimTime) -> SimTime {
-        std::mem::replace(&mut self.jobs[j].end_time, end)
     }
 
     pub fn set_real_end(&mut self, j: JobIdx, end: Option<SimTime>) {
@@ -373,20 +361,6 @@ impl EventSim {
 
     pub fn set_iter_left(&mut self, j: JobIdx, iterations: f64) {
         self.jobs[j].iter_left = iterations;
-    }
-
-    /// Charges `j` the reconfiguration overhead of its next progress step (none without GPUs)
-    /// and moves its planned end by as much (§2.5: edf-accessctrl, ef, ef-accessctrl).
-    pub fn charge_overhead(&mut self, j: JobIdx, restart: bool) {
-        let job = &mut self.jobs[j];
-        if job.gpus == 0 {
-            job.overhead = 0.0;
-            return;
-        }
-        job.overhead = self.overhead.estimate(job.gpus, restart, job.in_cache);
-        let old_end = job.end_time;
-        job.end_time += job.overhead;
-        self.change_end(j, old_end);
     }
 
     /// `JOBS.run_all_jobs` (§2.4): every runnable job holding GPUs progresses for `delta`
@@ -425,21 +399,26 @@ impl EventSim {
     }
 }
 
-/// The event list (`JOBS.job_events`).
+/// The event list (`JOBS.job_events`). A planned end changes only here, with its end event.
 impl EventSim {
-    /// `add_end`: an end event for `j` at its `end_time`.
-    pub fn add_end(&mut self, j: JobIdx) {
-        self.events.add_end(j, self.jobs[j].end_time);
+    /// `add_end`: `j` plans to end at `end`, listed there (once) whatever end events it has.
+    pub fn add_end(&mut self, j: JobIdx, end: SimTime) {
+        self.jobs[j].end_time = end;
+        self.events.add_end(j, end);
     }
 
-    /// An end event for `j` at `time`, whatever its planned end.
-    pub fn add_end_at(&mut self, j: JobIdx, time: SimTime) {
+    /// `j` plans to end at `end`, which the decision at `time` completes (Themis' rounds: a
+    /// job ending within a round ends with it).
+    pub fn add_end_at(&mut self, j: JobIdx, end: SimTime, time: SimTime) {
+        self.jobs[j].end_time = end;
         self.events.add_end(j, time);
     }
 
-    /// `change_end`: `j`'s end event moves from `old_end` to its `end_time`.
-    pub fn change_end(&mut self, j: JobIdx, old_end: SimTime) {
-        self.events.move_end(j, old_end, self.jobs[j].end_time);
+    /// `change_end`: `j`'s planned end becomes `end` and its end event moves from the old end
+    /// there (listed there if it had none; see [`EventList::move_end`]).
+    pub fn move_end(&mut self, j: JobIdx, end: SimTime) {
+        let old = std::mem::replace(&mut self.jobs[j].end_time, end);
+        self.events.move_end(j, old, end);
     }
 
     /// A decision at `time` (an empty event unless one exists: `add_scale_new`).
@@ -473,12 +452,12 @@ impl EventSim {
     }
 
     /// The scheduling-round counter: whether this round restarts the cluster (every `slot`-th
-    /// round after the first, §2.5), which empties the rank cache.
+    /// round after the first, §2.5), which makes the placement forget what it remembers.
     pub fn next_round(&mut self) -> bool {
         let restart = self.schedule_count > 0 && self.schedule_count.is_multiple_of(self.restart_period);
         self.schedule_count += 1;
-        if restart {
-            self.placement.clear_rank_cache();
+        if restart && let Some(placement) = self.placement.as_mut() {
+            placement.restart();
         }
         restart
     }
@@ -494,7 +473,7 @@ impl EventSim {
     }
 }
 
-/// Placement: the buddy placement, or yarn when the run has it.
+/// Placement, with the policy's [`GpuPlacement`] (or the spec's).
 impl EventSim {
     /// Releases the GPUs of every placed runnable job.
     pub fn release_all(&mut self) {
@@ -505,100 +484,103 @@ impl EventSim {
 
     fn release(&mut self, j: JobIdx) {
         let job = &mut self.jobs[j];
-        if let Some(set) = job.node_set.take() {
-            self.placement.release(&mut self.cluster, set, j, &mut job.held);
+        if job.held.is_empty() {
+            return;
         }
-        if let Some(yarn) = self.yarn.as_mut() {
-            yarn.release(&mut self.cluster, j, &mut job.held);
+        if let Some(placement) = self.placement.as_mut() {
+            placement.release(&mut self.cluster, j, &mut job.held);
+            self.released_since_pass[j] = true;
         }
     }
 
-    /// Places `j` on its GPUs with the buddy placement; an error naming it where there is no
-    /// room (the original asserts).
-    pub fn place(&mut self, j: JobIdx) -> Result<(), RunError> {
+    /// Places `j` on its GPUs (into `held`); whether the placement took it.
+    fn try_place(&mut self, j: JobIdx) -> Result<bool, RunError> {
         let job = &mut self.jobs[j];
-        match self.placement.place(&mut self.cluster, j, job.gpus, &mut job.held) {
-            Some(set) => {
-                job.node_set = Some(set);
-                Ok(())
-            }
-            None => Err(RunError::Unplaceable { id: job.spec.id, gpus: job.gpus }),
+        let Some(placement) = self.placement.as_mut() else {
+            let reason = "the policy places a job but brought no placement to place it with".into();
+            return Err(RunError::InvalidJob { id: job.spec.id, reason });
+        };
+        let placed = placement.place(&mut self.cluster, j, job.gpus, &mut job.held);
+        self.ever_placed[j] |= placed;
+        Ok(placed)
+    }
+
+    /// Places `j` on its GPUs; an error naming it where there is no room (the original
+    /// asserts).
+    pub fn place(&mut self, j: JobIdx) -> Result<(), RunError> {
+        if self.try_place(j)? {
+            return Ok(());
         }
+        Err(RunError::Unplaceable { id: self.jobs[j].spec.id, gpus: self.jobs[j].gpus })
     }
 
     /// Places every runnable job holding GPUs in `runnable` order (edf-accessctrl, §2.6). Unlike
-    /// widest-first this can fragment the node sets; when a job does not fit, every placement of
-    /// this call is undone and the job is returned (the original fails an assertion there).
-    pub fn place_in_runnable_order(&mut self) -> Result<(), JobIdx> {
+    /// widest-first this can fragment the buddy placement's node sets; when a job does not fit,
+    /// every placement of this call is undone and it returns false (the original fails an
+    /// assertion there).
+    pub fn place_in_runnable_order(&mut self) -> Result<bool, RunError> {
         for k in 0..self.runnable.len() {
             let j = self.runnable[k];
-            let job = &mut self.jobs[j];
-            if job.gpus == 0 {
-                continue;
-            }
-            match self.placement.place(&mut self.cluster, j, job.gpus, &mut job.held) {
-                Some(set) => job.node_set = Some(set),
-                None => {
-                    self.release_all();
-                    return Err(j);
-                }
+            if self.jobs[j].gpus > 0 && !self.try_place(j)? {
+                self.release_all();
+                return Ok(false);
             }
         }
-        Ok(())
+        Ok(true)
     }
 
-    /// Places every runnable job holding GPUs, widest first (stable over `runnable` order).
-    /// With yarn, after every placement was released: a job that does not fit waits (see
-    /// [`YarnPlacement`]); with the buddy placement that is an error.
+    /// Places every runnable job holding GPUs, widest first (stable over `runnable` order). A
+    /// job that does not fit waits when the placement says refusals are normal (MS-YARN, after
+    /// every placement was released); otherwise it is an error.
     pub fn place_widest_first(&mut self) -> Result<(), RunError> {
         self.place_order.clear();
         self.place_order.extend(self.runnable.iter().copied().filter(|&j| self.jobs[j].gpus > 0));
         let jobs = &self.jobs;
         self.place_order.sort_by_key(|&j| std::cmp::Reverse(jobs[j].gpus));
-        if let Some(mut yarn) = self.yarn.take() {
-            for k in 0..self.place_order.len() {
-                let j = self.place_order[k];
-                let job = &mut self.jobs[j];
-                if !yarn.place(&mut self.cluster, j, job.gpus, &mut job.held) {
-                    self.wait_unplaced(j, &yarn);
-                }
-            }
-            yarn.end_pass();
-            self.yarn = Some(yarn);
-            return Ok(());
-        }
+        let waits = self.placement.as_ref().is_some_and(|p| p.refused_job_waits());
         for k in 0..self.place_order.len() {
-            self.place(self.place_order[k])?;
+            let j = self.place_order[k];
+            if waits {
+                if !self.try_place(j)? {
+                    self.wait_unplaced(j);
+                }
+            } else {
+                self.place(j)?;
+            }
         }
+        self.released_since_pass.fill(false);
         Ok(())
     }
 
-    /// A job picked to run that yarn cannot place waits: preempted if it ran before this
+    /// A job picked to run that the placement refuses waits: preempted if it ran before this
     /// decision, otherwise back to pending as if never started (no overhead; no start time if
     /// it never ran).
-    fn wait_unplaced(&mut self, j: JobIdx, yarn: &YarnPlacement) {
-        if yarn.was_released(j) {
+    fn wait_unplaced(&mut self, j: JobIdx) {
+        if self.released_since_pass[j] {
             self.preempt(j);
             return;
         }
         self.back_to_pending(j);
         let job = &mut self.jobs[j];
         job.overhead = 0.0;
-        if !yarn.was_ever_placed(j) {
+        if !self.ever_placed[j] {
             job.life.first_start = None;
         }
     }
 
-    /// The scheduling log (§2.7): rank-cache flags of placed jobs and one timeline row with the
-    /// cluster efficiency `Σ T(g)/T(1)` over running jobs holding GPUs that `occupies` them,
-    /// over all GPUs (unknown while such a job has no curve). Returns the GPUs in use.
+    /// The scheduling log (§2.7): whether the placement used each placed job's placement
+    /// before (ElasticFlow's rank cache) and one timeline row with the cluster efficiency
+    /// `Σ T(g)/T(1)` over running jobs holding GPUs that `occupies` them, over all GPUs (unknown
+    /// while such a job has no curve). Returns the GPUs in use.
     fn log_decision(&mut self, now: SimTime, occupies: impl Fn(&EventSim, JobIdx) -> bool) -> u32 {
-        let jobs = &self.jobs;
-        let flags = &mut self.rank_flags;
-        flags.clear();
-        self.placement.visit_ranks(|j| jobs[j].gpus, |j, cached| flags.push((j, cached)));
-        for &(j, cached) in &self.rank_flags {
-            self.jobs[j].in_cache = cached;
+        if let Some(placement) = self.placement.as_mut() {
+            let jobs = &self.jobs;
+            let used_before = &mut self.used_before;
+            used_before.clear();
+            placement.recall(&|j| jobs[j].gpus, &mut |j, used| used_before.push((j, used)));
+            for &(j, used) in &self.used_before {
+                self.jobs[j].in_cache = used;
+            }
         }
         let mut resizes = 0;
         for &j in &self.running {
@@ -667,7 +649,7 @@ impl EventEngine {
         if !(config.slot.is_finite() && config.slot >= 1.0) {
             return Err(RunError::InvalidConfig(format!("the slot must be at least 1 s, got {}", config.slot)));
         }
-        // The buddy placement and the per-run throughput table assume one kind of node.
+        // Placements and the per-run throughput table assume one kind of node.
         let gpus_per_node = match config.cluster.identical_node() {
             Some(node) if node.gpus > 0 => node.gpus,
             _ => {
@@ -698,6 +680,7 @@ impl EventEngine {
             jobs.push(job);
         }
         let total_gpus = config.cluster.total_gpus();
+        let node_count = config.cluster.nodes.len() as u32;
         let job_count = jobs.len();
         let events = EventList::from_arrivals(jobs.iter().enumerate().map(|(i, j)| (i, j.spec.submitted)));
         let sim = EventSim {
@@ -710,31 +693,27 @@ impl EventEngine {
             running: Vec::new(),
             runnable: Vec::new(),
             cluster: Cluster::new(config.cluster.clone()),
-            placement: BuddyPlacement::new(config.cluster.nodes.len() as u32, gpus_per_node),
-            yarn: None,
-            overhead: Box::new(ElasticflowOverhead::for_cluster(total_gpus)),
+            placement: policy.placement().map(|make| make(node_count, gpus_per_node)),
+            released_since_pass: vec![false; job_count],
+            ever_placed: vec![false; job_count],
             throughput: config.throughput,
             schedule_count: 0,
             restart_period: config.slot.round() as u64,
             record_timeline: config.record_timeline,
             timeline: Vec::new(),
             place_order: Vec::new(),
-            rank_flags: Vec::new(),
+            used_before: Vec::new(),
             preemptions_since_log: 0,
             gpus_at_last_decision: vec![0; job_count],
         };
         Ok(Self { sim, policy, stop: StopFlag::default() })
     }
 
-    /// Places jobs with `placement` instead of the buddy placement. Only policies that place
-    /// whole jobs through [`EventSim::place_widest_first`] after releasing every placement
-    /// (`tiresias`, `themis`) honour [`EventPlacement::Yarn`]; the spec allows no other.
-    pub fn with_placement(mut self, placement: EventPlacement) -> Self {
+    /// Places jobs with the placement `make` makes instead of the policy's own (a spec's
+    /// `placement:`; the spec allows it only for policies that list it as an alternative).
+    pub fn with_placement(mut self, make: MakePlacement) -> Self {
         let sim = &mut self.sim;
-        sim.yarn = match placement {
-            EventPlacement::Elastic => None,
-            EventPlacement::Yarn => Some(YarnPlacement::new(sim.gpus_per_node)),
-        };
+        sim.placement = Some(make(sim.cluster.node_count() as u32, sim.gpus_per_node));
         self
     }
 
@@ -818,5 +797,57 @@ impl EventEngine {
         };
         let summary = RunSummary::from_records(&records, totals);
         RunOutput { summary, jobs: records, timeline: sim.timeline }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::ClusterSpec;
+
+    /// Starts every arrival on the GPUs it asks for and places it with the engine's verbs,
+    /// bringing no placement.
+    struct PlaceWithoutPlacement;
+
+    impl EventPolicy for PlaceWithoutPlacement {
+        fn placement(&self) -> Option<MakePlacement> {
+            None
+        }
+
+        fn advance(&mut self, _sim: &mut EventSim, _delta: f64, _now: SimTime) -> Result<(), RunError> {
+            Ok(())
+        }
+
+        fn complete(&mut self, _sim: &mut EventSim, _now: SimTime, _ends: &[JobIdx]) {}
+
+        fn decide(&mut self, sim: &mut EventSim, now: SimTime, arrivals: &[JobIdx]) -> Result<(), RunError> {
+            for &a in arrivals {
+                sim.enqueue(a);
+                sim.start(a, now);
+                sim.set_gpus(a, sim.job(a).spec.gpus);
+                sim.place(a)?;
+            }
+            Ok(())
+        }
+
+        fn next_decision(&mut self, _sim: &mut EventSim, _now: SimTime) -> Result<Option<SimTime>, RunError> {
+            Ok(None)
+        }
+    }
+
+    /// A policy without a placement that asks the engine to place a job fails the run naming the
+    /// job, instead of the engine placing it some default way.
+    #[test]
+    fn placing_without_a_placement_is_an_error_naming_the_job() {
+        let config = EventConfig {
+            cluster: ClusterSpec::uniform(1, 8),
+            slot: 60.0,
+            throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
+            record_timeline: false,
+        };
+        let job = JobSpec { id: 7, gpus: 2, work: 10.0, ..JobSpec::default() };
+        let engine = EventEngine::new(config, Box::new(PlaceWithoutPlacement), [job].into_iter()).unwrap();
+        let error = engine.run().err().unwrap().to_string();
+        assert_eq!(error, "job 7: the policy places a job but brought no placement to place it with");
     }
 }

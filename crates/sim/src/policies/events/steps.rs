@@ -5,6 +5,7 @@
 //!
 //! [`EventPolicy`]: crate::core::events::EventPolicy
 
+use super::overhead::ElasticflowOverhead;
 use crate::core::events::{EventSim, JobIdx};
 use crate::core::{RunError, SimTime};
 
@@ -13,8 +14,8 @@ use crate::core::{RunError, SimTime};
 pub fn finish_late_after_deadline(sim: &mut EventSim, ends: &[JobIdx]) {
     for &j in ends {
         let job = sim.job(j);
-        let late = job.end_time > job.deadline();
-        sim.finish(j, late);
+        let (end, late) = (job.end_time, job.end_time > job.deadline());
+        sim.finish(j, end, late);
     }
 }
 
@@ -34,10 +35,22 @@ pub fn next_round_then_coalesce(
     Ok(sim.coalesce_events(now, true))
 }
 
-/// Every job in `jobs` holding GPUs pays its reconfiguration overhead (its next step loses it
-/// and its end event moves on by it, §2.5); `restart` is the round's restart flag.
+/// Every job in `jobs` holding GPUs pays ElasticFlow's reconfiguration overhead, less for a
+/// placement the buddy placement's rank cache held (its next step loses it and its planned end
+/// moves on by it, §2.5: edf-accessctrl, ef, ef-accessctrl); the others pay none. `restart` is
+/// the round's restart flag.
 pub fn charge_overheads(sim: &mut EventSim, jobs: impl Fn(&EventSim) -> &[JobIdx], restart: bool) {
+    let model = ElasticflowOverhead::of(sim);
     for k in 0..jobs(sim).len() {
-        sim.charge_overhead(jobs(sim)[k], restart);
+        let j = jobs(sim)[k];
+        let job = sim.job(j);
+        if job.gpus == 0 {
+            sim.set_overhead(j, 0.0);
+            continue;
+        }
+        let overhead = model.estimate(job.gpus, restart, job.in_cache);
+        let end = job.end_time + overhead;
+        sim.set_overhead(j, overhead);
+        sim.move_end(j, end);
     }
 }

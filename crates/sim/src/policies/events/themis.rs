@@ -42,9 +42,10 @@
 //! nor counts preemptions; blox records the first round a job ran and every round a running job
 //! is left out.
 
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, Speed};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, MakePlacement, Speed};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::BUDDY_OR_YARN;
+use crate::policies::events::buddy::BuddyPlacement;
 use crate::policies::{BuildContext, Built, Engine, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo, parse_options};
 use blox_ecos::{Csc, Problem, Settings, Status};
 use serde::Deserialize;
@@ -335,6 +336,11 @@ impl Themis {
 }
 
 impl EventPolicy for Themis {
+    /// ElasticFlow's buddy placement, as in its simulator (a spec may give yarn instead).
+    fn placement(&self) -> Option<MakePlacement> {
+        Some(BuddyPlacement::for_cluster)
+    }
+
     /// Every job runs on the GPUs it asks for; one with a curve at its rate there (its isolated
     /// finish time), one without at its solo speed.
     fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
@@ -365,8 +371,8 @@ impl EventPolicy for Themis {
         }
         for &j in ends {
             let job = sim.job(j);
-            let late = job.end_time > job.deadline();
-            sim.finish(j, late);
+            let (end, late) = (job.end_time, job.end_time > job.deadline());
+            sim.finish(j, end, late);
         }
     }
 
@@ -429,8 +435,7 @@ impl EventPolicy for Themis {
                 end = next;
             }
             if end <= next {
-                sim.set_end(j, end);
-                sim.add_end_at(j, next);
+                sim.add_end_at(j, end, next);
             }
         }
         Ok(Some(next))

@@ -48,9 +48,11 @@
 //!   knob to `dlas-gpu-gittins-K` but its sort tests `schedule == 'dlas-gpu-gittins'`, so those
 //!   runs sorted nothing; here both options combine.
 
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
 use crate::core::{RunError, SimTime};
 use crate::policies::events::BUDDY_OR_YARN;
+use crate::policies::events::buddy::BuddyPlacement;
+use crate::policies::events::overhead::ElasticflowOverhead;
 use crate::policies::{
     BuildContext, Built, Engine, InputParser, InputSource, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo,
     PolicyInput, Positive, parse_options,
@@ -209,9 +211,9 @@ pub struct Tiresias {
     attained: Vec<f64>,
     starved: Vec<f64>,
     rank: Vec<f64>,
-    /// The end event: its time and its jobs in runnable order.
+    /// The end event: its time and its jobs in runnable order, with their ends.
     end_at: Option<SimTime>,
-    ends: Vec<JobIdx>,
+    ends: Vec<(JobIdx, SimTime)>,
     /// The earliest queue-limit crossing of a running job.
     next_jump: Option<SimTime>,
     to_run: Vec<JobIdx>,
@@ -288,6 +290,7 @@ impl Tiresias {
         self.to_run.clear();
         self.to_preempt.clear();
         let mut free = sim.total_gpus();
+        let model = ElasticflowOverhead::of(sim);
         for queue in &self.queues {
             for &j in queue {
                 let job = sim.job(j);
@@ -295,7 +298,7 @@ impl Tiresias {
                 if free >= g {
                     if job.status == JobStatus::Pending {
                         self.to_run.push(j);
-                        sim.set_overhead(j, sim.overhead_estimate(g, restart, false));
+                        sim.set_overhead(j, model.estimate(g, restart, false));
                     }
                     free -= g;
                 } else if job.status == JobStatus::Running {
@@ -328,7 +331,7 @@ impl Tiresias {
             let g = job.spec.gpus;
             let mut left = job.spec.work - job.life.executed_work;
             if restart {
-                let overhead = sim.overhead_estimate(g, true, false);
+                let overhead = ElasticflowOverhead::of(sim).estimate(g, true, false);
                 sim.set_overhead(j, overhead);
                 left += overhead;
             }
@@ -336,14 +339,10 @@ impl Tiresias {
             let candidate = if self.paper_era { end } else { end.max(now + sim.slot()) };
             match self.end_at {
                 Some(t) if candidate > t => {}
-                Some(t) if candidate == t => {
-                    sim.set_end(j, end);
-                    self.ends.push(j);
-                }
+                Some(t) if candidate == t => self.ends.push((j, end)),
                 _ => {
-                    sim.set_end(j, end);
                     self.ends.clear();
-                    self.ends.push(j);
+                    self.ends.push((j, end));
                     self.end_at = Some(candidate);
                 }
             }
@@ -356,6 +355,11 @@ impl Tiresias {
 }
 
 impl EventPolicy for Tiresias {
+    /// ElasticFlow's buddy placement, as in its simulator (a spec may give yarn instead).
+    fn placement(&self) -> Option<MakePlacement> {
+        Some(BuddyPlacement::for_cluster)
+    }
+
     /// §8.3 step 3: running jobs progress by the seconds since the last decision less their
     /// overhead, and drop at most one queue; pending jobs with attained service starve for the
     /// seconds since the last decision.
@@ -392,11 +396,10 @@ impl EventPolicy for Tiresias {
             return;
         }
         for k in 0..self.ends.len() {
-            let j = self.ends[k];
+            let (j, end) = self.ends[k];
             self.leave_queue(j);
-            let job = sim.job(j);
-            let late = job.end_time > job.deadline();
-            sim.finish(j, late);
+            let late = end > sim.job(j).deadline();
+            sim.finish(j, end, late);
         }
         self.ends.clear();
         self.end_at = None;

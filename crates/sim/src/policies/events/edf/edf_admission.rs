@@ -21,8 +21,9 @@
 //! widest first instead (placement never changes speed).
 
 use super::planner::EdfPlanner;
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
+use crate::policies::events::buddy::BuddyPlacement;
 use crate::policies::events::{BUDDY, steps};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
@@ -41,7 +42,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub struct EdfAdmission {
     planner: EdfPlanner,
     candidates: Vec<JobIdx>,
-    started: Vec<JobIdx>,
+    /// Pending jobs an admission starts, with their planned ends.
+    started: Vec<(JobIdx, SimTime)>,
 }
 
 impl EdfAdmission {
@@ -68,22 +70,20 @@ impl EdfAdmission {
         for k in 0..sim.running().len() {
             let j = sim.running()[k];
             let end = self.apply_plan(sim, j);
-            let old = sim.set_end(j, end);
-            sim.change_end(j, old);
+            sim.move_end(j, end);
         }
         self.started.clear();
         for k in 0..sim.pending().len() {
             let j = sim.pending()[k];
             let end = self.apply_plan(sim, j);
-            sim.set_end(j, end);
             if sim.job(j).gpus > 0 {
-                self.started.push(j);
+                self.started.push((j, end));
             }
         }
         for k in 0..self.started.len() {
-            let j = self.started[k];
+            let (j, end) = self.started[k];
             sim.start(j, now);
-            sim.add_end(j);
+            sim.add_end(j, end);
         }
         Ok(true)
     }
@@ -100,12 +100,11 @@ impl EdfAdmission {
             if sim.job(j).gpus == 0 {
                 continue;
             }
-            let old = sim.set_end(j, end);
             if sim.job(j).status == JobStatus::Pending {
                 sim.start(j, now);
-                sim.add_end(j);
+                sim.add_end(j, end);
             } else {
-                sim.change_end(j, old);
+                sim.move_end(j, end);
             }
         }
         Ok(())
@@ -113,6 +112,11 @@ impl EdfAdmission {
 }
 
 impl EventPolicy for EdfAdmission {
+    /// ElasticFlow's buddy placement, as in its simulator.
+    fn placement(&self) -> Option<MakePlacement> {
+        Some(BuddyPlacement::for_cluster)
+    }
+
     /// Jobs are resized along their throughput curves, so every job needs one.
     fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
@@ -135,7 +139,7 @@ impl EventPolicy for EdfAdmission {
         if !admitted {
             self.replan(sim, now)?;
         }
-        if sim.place_in_runnable_order().is_err() {
+        if !sim.place_in_runnable_order()? {
             sim.place_widest_first()?;
         }
         Ok(())

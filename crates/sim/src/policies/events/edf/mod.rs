@@ -18,8 +18,9 @@
 pub mod edf_admission;
 pub mod planner;
 
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
+use crate::policies::events::buddy::BuddyPlacement;
 use crate::policies::events::{BUDDY, steps};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 use planner::EdfPlanner;
@@ -42,6 +43,11 @@ pub struct Edf {
 }
 
 impl EventPolicy for Edf {
+    /// ElasticFlow's buddy placement, as in its simulator.
+    fn placement(&self) -> Option<MakePlacement> {
+        Some(BuddyPlacement::for_cluster)
+    }
+
     /// Jobs are resized along their throughput curves, so every job needs one.
     fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
@@ -76,12 +82,11 @@ impl EventPolicy for Edf {
             let Some(plan) = self.planner.plan_of(j) else { continue };
             sim.set_allocations(j, &plan.allocations);
             sim.set_gpus(j, plan.allocations.points().first().map_or(0, |p| p.1));
-            let old_end = sim.set_end(j, plan.end);
             if sim.job(j).status == JobStatus::Running {
-                sim.change_end(j, old_end);
+                sim.move_end(j, plan.end);
             } else if sim.job(j).gpus > 0 {
                 sim.start(j, now);
-                sim.add_end(j);
+                sim.add_end(j, plan.end);
             }
         }
         sim.place_widest_first()

@@ -10,7 +10,7 @@
 //! and are placed widest first. A job is accepted when it first starts and declined when its
 //! logged end (the slot-aligned plan end plus the overheads charged since) is after its deadline,
 //! which is stricter than ElasticFlow's test on the unaligned end. Running jobs holding GPUs pay
-//! `ScaleOverhead::estimate(g, restart, cached)` after each decision, as in `elasticflow`.
+//! `ElasticflowOverhead::estimate(g, restart, cached)` after each decision, as in `elasticflow`.
 //!
 //! Quirks kept for fidelity (§12 items 1, 3-8): slot coalescing of arrivals, ends and scale
 //! events; the early-finish rule of §2.4; planning and marginal quirks of the planner; the
@@ -21,8 +21,9 @@
 
 use super::place_by_class;
 use super::planner::MssPlanner;
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
+use crate::policies::events::buddy::BuddyPlacement;
 use crate::policies::events::{BUDDY, steps};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
@@ -40,14 +41,17 @@ pub const INFO: PolicyInfo = PolicyInfo {
 #[derive(Debug, Default)]
 pub struct EdfElastic {
     planner: MssPlanner,
-    /// End time of each job before this decision (`old_end_time`), by job index.
-    old_end: Vec<SimTime>,
     starting: Vec<JobIdx>,
     /// The runnable jobs in deadline order, then the running ones in start order to place.
     order: Vec<JobIdx>,
 }
 
 impl EventPolicy for EdfElastic {
+    /// ElasticFlow's buddy placement, as in its simulator.
+    fn placement(&self) -> Option<MakePlacement> {
+        Some(BuddyPlacement::for_cluster)
+    }
+
     /// Jobs are resized along their throughput curves, so every job needs one.
     fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
@@ -61,9 +65,9 @@ impl EventPolicy for EdfElastic {
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
         for &j in ends {
             let job = sim.job(j);
-            if job.node_set.is_some() {
+            if sim.is_placed(j) {
                 let late = job.end_time > job.deadline();
-                sim.finish(j, late);
+                sim.finish(j, job.end_time, late);
             }
         }
     }
@@ -72,14 +76,8 @@ impl EventPolicy for EdfElastic {
         if !sim.pop_event_at(now) {
             return Ok(());
         }
-        if self.old_end.len() < sim.jobs().len() {
-            self.old_end.resize(sim.jobs().len(), 0.0);
-        }
         for &a in arrivals {
             sim.enqueue(a);
-        }
-        for &j in sim.runnable() {
-            self.old_end[j] = sim.job(j).end_time;
         }
         sim.release_all();
         self.order.clear();
@@ -91,7 +89,7 @@ impl EventPolicy for EdfElastic {
             let j = sim.runnable()[k];
             let gpus = sim.job(j).allocations.get(now).unwrap_or(0);
             sim.set_gpus(j, gpus);
-            sim.change_end(j, self.old_end[j]);
+            sim.move_end(j, self.planner.planned_end(j));
         }
         // Every GPU is free here: a pending job starts unless its plan starts later, when it
         // gets a decision then.
@@ -105,7 +103,7 @@ impl EventPolicy for EdfElastic {
         }
         for &p in &self.starting {
             sim.start(p, now);
-            sim.add_end(p);
+            sim.add_end(p, sim.job(p).end_time);
         }
         self.planner.allocate_free_gpus(sim, now)?;
         for k in 0..sim.running().len() {

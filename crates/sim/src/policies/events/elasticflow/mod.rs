@@ -14,7 +14,7 @@
 //! deadline.
 //!
 //! Overheads (§2.5): after each decision every job holding GPUs pays
-//! `ScaleOverhead::estimate(g, restart, cached)`: its next progress step loses that many
+//! `ElasticflowOverhead::estimate(g, restart, cached)`: its next progress step loses that many
 //! seconds and its planned end moves on by as much; the rank cache of the placement makes a
 //! repeated configuration cheap.
 //!
@@ -34,8 +34,9 @@
 pub mod edf_elastic;
 pub mod planner;
 
-use crate::core::events::{CLASSES, ElasticJob, EventPolicy, EventSim, JobIdx};
+use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
+use crate::policies::events::buddy::{BuddyPlacement, CLASSES};
 use crate::policies::events::{BUDDY, steps};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 use planner::MssPlanner;
@@ -54,8 +55,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
 #[derive(Debug, Default)]
 pub struct ElasticFlow {
     planner: MssPlanner,
-    /// End time of each job before this decision (`old_end_time`), by job index.
-    old_end: Vec<SimTime>,
     candidates: Vec<JobIdx>,
     starting: Vec<JobIdx>,
     /// Whether the current event ended any job.
@@ -91,6 +90,11 @@ fn place_by_class(sim: &mut EventSim, order: &[JobIdx]) -> Result<(), RunError> 
 }
 
 impl EventPolicy for ElasticFlow {
+    /// ElasticFlow's buddy placement, as in its simulator.
+    fn placement(&self) -> Option<MakePlacement> {
+        Some(BuddyPlacement::for_cluster)
+    }
+
     /// Jobs are resized along their throughput curves, so every job needs one.
     fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
@@ -106,11 +110,11 @@ impl EventPolicy for ElasticFlow {
         self.ended = !ends.is_empty();
         for &j in ends {
             let job = sim.job(j);
-            if job.node_set.is_none() {
+            if !sim.is_placed(j) {
                 continue;
             }
             let late = job.real_end_time.unwrap_or(job.end_time) > job.deadline();
-            sim.finish(j, late);
+            sim.finish(j, job.end_time, late);
         }
     }
 
@@ -122,12 +126,6 @@ impl EventPolicy for ElasticFlow {
         }
         if sim.pending().is_empty() && sim.running().is_empty() && arrivals.is_empty() && !self.ended {
             return Ok(());
-        }
-        if self.old_end.len() < sim.jobs().len() {
-            self.old_end.resize(sim.jobs().len(), 0.0);
-        }
-        for &j in sim.runnable().iter().chain(arrivals) {
-            self.old_end[j] = sim.job(j).end_time;
         }
         sim.release_all();
         let mut admitted = false;
@@ -159,7 +157,7 @@ impl EventPolicy for ElasticFlow {
             let j = sim.runnable()[k];
             let gpus = sim.job(j).allocations.get(now).unwrap_or(0);
             sim.set_gpus(j, gpus);
-            sim.change_end(j, self.old_end[j]);
+            sim.move_end(j, self.planner.planned_end(j));
         }
         // Every GPU is free here, so a pending job starts iff its plan does not start later.
         self.starting.clear();
@@ -171,7 +169,7 @@ impl EventPolicy for ElasticFlow {
         }
         for &p in &self.starting {
             sim.start(p, now);
-            sim.add_end(p);
+            sim.add_end(p, sim.job(p).end_time);
         }
         self.planner.allocate_free_gpus(sim, now)?;
         sim.reorder_runnable(|jobs, runnable| runnable.sort_by_key(|&j| std::cmp::Reverse(jobs[j].gpus)));

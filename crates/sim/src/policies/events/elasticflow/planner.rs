@@ -649,6 +649,9 @@ pub struct MssPlanner {
     /// The horizon of each job's proposal while its marginal stands for `previous` (after a
     /// scale-up) or `free` (before the first).
     proposed: Vec<Option<SimTime>>,
+    /// The planned end of each job's last plan by [`MssPlanner::estimate_all`], which the policy
+    /// then gives the job with its end event ([`MssPlanner::planned_end`]).
+    planned_end: Vec<SimTime>,
     /// Before ElasticFlow commit a8c66e6 a scaled-up job kept the real end of its MSS plan.
     keep_real_end: bool,
 }
@@ -671,6 +674,7 @@ impl MssPlanner {
         self.next = vec![0; jobs.len()];
         self.marginal = vec![0.0; jobs.len()];
         self.proposed = vec![None; jobs.len()];
+        self.planned_end = vec![0.0; jobs.len()];
         Ok(())
     }
 
@@ -685,9 +689,10 @@ impl MssPlanner {
     }
 
     /// `estimate_all_jobs`: plans every job of `list` (sorted by deadline in place, stable) from
-    /// `now` on an empty cluster and commits each plan to its job (`allocations`, aligned
-    /// `end_time`, `real_end_time`). True iff every job's real end meets its deadline. Callers
-    /// release placements first.
+    /// `now` on an empty cluster and commits each plan to its job (`allocations`,
+    /// `real_end_time`; the aligned end is kept for the policy, which moves the job's end event
+    /// to it: [`MssPlanner::planned_end`]). True iff every job's real end meets its deadline.
+    /// Callers release placements first.
     pub fn estimate_all(&mut self, sim: &mut EventSim, list: &mut [JobIdx], now: SimTime) -> Result<bool, RunError> {
         self.prepare(sim)?;
         let (total, slot) = (sim.total_gpus(), sim.slot());
@@ -705,10 +710,15 @@ impl MssPlanner {
             merge(&mut self.free);
             merge(&mut self.scratch.alloc);
             self.commit_allocation(sim, j);
-            sim.set_end(j, ends.end);
+            self.planned_end[j] = ends.end;
             sim.set_real_end(j, Some(ends.real));
         }
         Ok(all_on_time)
+    }
+
+    /// The planned end of `j` by the last [`MssPlanner::estimate_all`] that planned it.
+    pub fn planned_end(&self, j: JobIdx) -> SimTime {
+        self.planned_end[j]
     }
 
     /// `allocate_free_gpus` (§5.3): while GPUs are free, the first job in marginal order
@@ -755,14 +765,13 @@ impl MssPlanner {
             std::mem::swap(&mut self.free, &mut self.scratch.free);
             self.commit_allocation(sim, j);
             sim.set_gpus(j, next);
-            let old_end = sim.set_end(j, ends.end);
+            sim.move_end(j, ends.end);
             if !self.keep_real_end {
                 sim.set_real_end(j, Some(ends.real));
             }
             if sim.job(j).status == JobStatus::Pending {
                 sim.start(j, now);
             }
-            sim.change_end(j, old_end);
             free -= i64::from(next - gpus);
             self.next[j] = self.levels[j].next(next);
             self.proposed[j] = None;

@@ -27,8 +27,10 @@
 
 pub mod node_sets;
 
-use crate::core::events::{CLASSES, EventPolicy, EventSim, JobIdx, JobStatus};
+use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
 use crate::core::{RunError, SimTime};
+use crate::policies::events::buddy::CLASSES;
+use crate::policies::events::overhead::ElasticflowOverhead;
 use crate::policies::events::steps;
 use crate::policies::{Built, Engine, Kind, OwnPlacement, PolicyInfo, without_options};
 use node_sets::GandivaNodeSets;
@@ -55,8 +57,9 @@ pub struct Gandiva {
     released: bool,
     /// Unfinished jobs that once waited (the original's `runnable` list).
     waited: Vec<JobIdx>,
-    /// Jobs found finished in the current step, in discovery order.
-    finished: Vec<JobIdx>,
+    /// Jobs found finished in the current step, in discovery order, with their back-computed
+    /// ends.
+    finished: Vec<(JobIdx, SimTime)>,
     /// By job: whether it is among the jobs its set runs now (the original's `node_set` marks,
     /// which its scheduling log counts as busy).
     occupying: Vec<bool>,
@@ -81,6 +84,12 @@ impl Gandiva {
 }
 
 impl EventPolicy for Gandiva {
+    /// None: jobs take turns on Gandiva's own node sets, which set whole nodes aside in the engine's
+    /// cluster ([`EventSim::whole_nodes`]).
+    fn placement(&self) -> Option<MakePlacement> {
+        None
+    }
+
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
         steps::finish_late_after_deadline(sim, ends);
     }
@@ -106,22 +115,20 @@ impl EventPolicy for Gandiva {
                     sim.set_executed(j, executed);
                     sim.set_overhead(j, 0.0);
                     if executed >= duration {
-                        sim.set_end(j, now - (executed - duration));
-                        finished.push(j);
+                        finished.push((j, now - (executed - duration)));
                     }
                 }
                 if rotate && set.jobs.len() > running {
                     set.jobs.rotate_left(running);
                 }
                 let ended = &finished[first..];
-                set.jobs.retain(|j| !ended.contains(j));
+                set.jobs.retain(|j| !ended.iter().any(|(e, _)| e == j));
             }
         }
         *released = sets.release_empty(sim.whole_nodes());
-        for &j in finished.iter() {
-            let job = sim.job(j);
-            let late = job.end_time > job.deadline();
-            sim.finish(j, late);
+        for &(j, end) in finished.iter() {
+            let late = end > sim.job(j).deadline();
+            sim.finish(j, end, late);
         }
         waited.retain(|&j| sim.job(j).status != JobStatus::Finished);
         for &j in waited.iter() {
@@ -172,9 +179,10 @@ impl EventPolicy for Gandiva {
             return Ok((!sim.running().is_empty()).then_some(now + sim.slot()));
         }
         let restart = sim.next_round();
+        let model = ElasticflowOverhead::of(sim);
         for k in 0..sim.running().len() {
             let j = sim.running()[k];
-            let overhead = sim.overhead_estimate(sim.job(j).gpus, restart, false);
+            let overhead = model.estimate(sim.job(j).gpus, restart, false);
             sim.set_overhead(j, overhead);
         }
         Ok(sim.coalesce_events(now, false))
@@ -228,6 +236,21 @@ mod tests {
         // Only the job a set runs occupies the GPU; the last step finds none left.
         let free: Vec<_> = out.timeline.iter().map(|r| (r.time, r.free_gpus)).collect();
         assert_eq!(free, [(0.0, 0), (60.0, 0), (120.0, 0), (180.0, 1)]);
+    }
+
+    /// Gandiva's node sets are its own: it brings the engine no placement (whose verbs would
+    /// fail the run without one); the engine counts the GPUs of the jobs its sets run. Two
+    /// 1-GPU jobs share a 2-GPU node's set side by side (no decision with events left after
+    /// the first charges an overhead).
+    #[test]
+    fn the_engine_runs_gandiva_without_a_placement() {
+        assert!(Gandiva::default().placement().is_none());
+        let jobs = [job(0, 0.0, 100.0, 1000.0), job(1, 0.0, 100.0, 1000.0)];
+        let out =
+            EventEngine::new(config(1, 2), Box::new(Gandiva::default()), jobs.into_iter()).unwrap().run().unwrap();
+        let rows: Vec<_> = out.jobs.iter().map(|r| (r.first_start, r.finish)).collect();
+        assert_eq!(rows, [(Some(0.0), Some(100.0)), (Some(0.0), Some(100.0))]);
+        assert_eq!(out.timeline[0].free_gpus, 0, "each job runs on a GPU of the node set");
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //! computed once per adjustment.
 
 use crate::core::WholeNodes;
-use crate::core::events::{CLASSES, JobIdx};
+use crate::core::events::JobIdx;
+use crate::policies::events::buddy::CLASSES;
 
 /// One node set: its jobs (those within `capacity` run, the rest wait their turn).
 #[derive(Debug, Clone, PartialEq)]

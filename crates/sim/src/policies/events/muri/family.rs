@@ -158,8 +158,7 @@ impl Family {
             let job = &mut self.jobs[j];
             job.executed += now - self.last;
             self.occupies[j] = false;
-            sim.set_end(j, now);
-            sim.finish(j, false);
+            sim.finish(j, now, false);
         }
     }
 
@@ -462,8 +461,12 @@ pub(super) mod testing {
 mod tests {
     use super::testing::{finishes, job, run};
     use super::*;
+    use crate::core::events::EventPolicy;
+    use crate::policies::events::muri::antman::Antman;
     use crate::policies::events::muri::interleave::{Muri, Params4, Variant};
     use crate::policies::events::muri::srtf::ShortestFirst;
+    use crate::policies::events::muri::themis::MuriThemis;
+    use crate::policies::events::muri::tiresias::MuriTiresias;
 
     const BERT: [f64; 3] = [0.5, 160.0, 0.0];
 
@@ -502,6 +505,29 @@ mod tests {
         let srsf = run(1, 4, Box::new(ShortestFirst::new(true)), jobs());
         assert_eq!(srsf.jobs[1].first_start, Some(0.0), "SRSF: the 1-GPU job is smaller");
         assert_eq!(srsf.jobs[0].first_start, srsf.jobs[1].finish);
+    }
+
+    /// The family places jobs on its own nodes and charges its own overheads (as above): every
+    /// policy of it brings the engine no placement, whose verbs would fail the run without one,
+    /// and the engine counts the GPUs the family's nodes give its jobs.
+    #[test]
+    fn the_engine_runs_the_family_without_a_placement() {
+        let params = Params4 { packing_num: 4, autopack: false, weight_lbd: 0.0 };
+        let policies: [Box<dyn EventPolicy>; 5] = [
+            Box::new(ShortestFirst::new(false)),
+            Box::new(Muri::new(Variant::MURI_S, params)),
+            Box::new(MuriTiresias::new()),
+            Box::new(MuriThemis::default()),
+            Box::new(Antman::default()),
+        ];
+        for policy in policies {
+            assert!(policy.placement().is_none());
+            // Resource-guaranteed, for AntMan.
+            let guaranteed = |id| JobSpec { priority: Some(0), ..job(id, 0.0, 4, 1000.0, "bert", 100.0, BERT) };
+            let out = run(1, 8, policy, vec![guaranteed(0), guaranteed(1)]);
+            assert!(out.jobs.iter().all(|r| r.finish.is_some()));
+            assert_eq!(out.timeline[0].free_gpus, 0, "both jobs hold GPUs of the family's node");
+        }
     }
 
     /// §2.2: an end 5e-5 s before the next arrival is its own decision for SRTF, but completes at

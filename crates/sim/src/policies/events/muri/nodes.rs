@@ -243,7 +243,8 @@ mod tests {
     #[test]
     fn without_cpus_and_memory_the_rule_is_the_engine_s_yarn_rule() {
         use crate::core::Cluster;
-        use crate::core::events::YarnPlacement;
+        use crate::core::events::GpuPlacement;
+        use crate::policies::events::yarn::YarnPlacement;
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = |below: u64| {
             state ^= state << 13;

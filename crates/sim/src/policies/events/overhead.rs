@@ -1,13 +1,8 @@
-//! Dead time charged when an elastic job is (re)configured: ElasticFlow's
-//! `utils.estimate_overhead` (`docs/elasticflow-semantics.md` §2.5), behind a trait so other
-//! cost models can replace it.
+//! Dead time charged when a job is (re)configured: ElasticFlow's `utils.estimate_overhead`
+//! (`docs/elasticflow-semantics.md` §2.5), which the policies of its simulator charge (the EDF
+//! family, ElasticFlow, Tiresias and Gandiva); the engine charges nothing itself.
 
-/// Seconds a job at `gpus` GPUs loses when it is (re)placed.
-pub trait ScaleOverhead: Send {
-    /// `restart`: the whole cluster restarts this round (every `slot`-th scheduling round);
-    /// `cached`: the job's exact GPU-rank set was already used since the last restart.
-    fn estimate(&self, gpus: u32, restart: bool, cached: bool) -> f64;
-}
+use crate::core::events::EventSim;
 
 /// ElasticFlow's measured model: a base cost (2 s, 7 s from 256 GPUs) which is all a cached
 /// configuration pays; otherwise plus `2 (log2 g + 1)` s, plus 27 s (47 s from 256 GPUs) on
@@ -24,10 +19,16 @@ impl ElasticflowOverhead {
         let large = total_gpus >= 256;
         Self { base: if large { 7.0 } else { 2.0 }, restart: if large { 47.0 } else { 27.0 } }
     }
-}
 
-impl ScaleOverhead for ElasticflowOverhead {
-    fn estimate(&self, gpus: u32, restart: bool, cached: bool) -> f64 {
+    /// The constants for the run's cluster.
+    pub fn of(sim: &EventSim) -> Self {
+        Self::for_cluster(sim.total_gpus())
+    }
+
+    /// Seconds a job at `gpus` GPUs loses when it is (re)placed. `restart`: the whole cluster
+    /// restarts this round (every `slot`-th scheduling round); `cached`: the job's exact GPU-rank
+    /// set was already used since the last restart.
+    pub fn estimate(&self, gpus: u32, restart: bool, cached: bool) -> f64 {
         if cached {
             return self.base;
         }
