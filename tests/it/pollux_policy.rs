@@ -128,9 +128,9 @@ fn an_interval_off_the_rounds_is_refused() {
     let yaml = spec("  - {label: P, scheduler: {pollux: {interval_s: 90}}}\n", "  - trace: {path: w.csv}\n", "[0]");
     std::fs::write(&path, yaml).unwrap();
     let source = SpecSource::read(&path).unwrap();
-    let spec = Spec::parse(&source).unwrap();
+    let parsed = Spec::parse(&source).unwrap();
     let options = RunnerOptions { out: dir.path().join("out"), threads: Some(1), force: false, quiet: true };
-    let failures = match runner::run_with(&source, &spec, &options, &SweepControl::default()) {
+    let failures = match runner::run_with(&source, &parsed, &options, &SweepControl::default()) {
         Ok(report) => format!("{:?}", report.failures),
         Err(e) => e.to_string(),
     };

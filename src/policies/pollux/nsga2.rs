@@ -535,7 +535,7 @@ mod tests {
         let mut seen = [0u32; 32];
         for _ in 0..trials {
             picked.clear();
-            rng.subset(n, binomial.draw(&mut rng), &mut picked, &mut marks);
+            binomial.successes(&mut rng, &mut picked, &mut marks);
             let set = picked.iter().fold(0usize, |set, &i| set | 1 << i);
             assert_eq!(set.count_ones() as usize, picked.len(), "distinct indices");
             picked.iter().for_each(|&i| marks[i] = false);
