@@ -278,7 +278,11 @@ pub mod pollux {
 
     impl Options {
         fn frame(&self) -> FrameOptions {
-            FrameOptions { interval_s: self.interval_s, interference: self.interference, profiles: self.profiles.clone() }
+            FrameOptions {
+                interval_s: self.interval_s,
+                interference: self.interference,
+                profiles: self.profiles.clone(),
+            }
         }
     }
 

@@ -538,7 +538,8 @@ mod tests {
             }
         }
         let load: Vec<u8> = (0..n).map(|k| genome.iter().skip(k).step_by(n).sum()).collect();
-        let occupants: Vec<usize> = (0..n).map(|k| genome.iter().skip(k).step_by(n).filter(|&&c| c > 0).count()).collect();
+        let occupants: Vec<usize> =
+            (0..n).map(|k| genome.iter().skip(k).step_by(n).filter(|&&c| c > 0).count()).collect();
         for k in (0..n).filter(|&k| load[k] < g) {
             for cell in genome[k..].iter_mut().step_by(n) {
                 let p2 = if *cell > 0 { 1.0 / occupants[k] as f64 } else { 0.0 };
@@ -555,7 +556,8 @@ mod tests {
     #[test]
     fn mutation_samples_the_coins_distribution() {
         let mut memo = Vec::new();
-        let rows = (0..3).map(|_| Row { goodput: None, baseline: None, max_replicas: 64, restart_factor: 0.5 }).collect();
+        let rows =
+            (0..3).map(|_| Row { goodput: None, baseline: None, max_replicas: 64, restart_factor: 0.5 }).collect();
         let base = vec![1, 0, 0, 0, 2, 0, 0, 0, 3];
         let mut p = Allocation::new(rows, 3, 4, 2.0, base, true, &mut memo);
         let parent = [2, 1, 0, 2, 0, 0, 0, 3, 1];
