@@ -84,3 +84,59 @@ fn pollux_is_a_function_of_the_seed_whatever_the_threads() {
     let seeds_differ = one.iter().any(|((w, s), f)| *s == 0 && one[&(w.clone(), 1)] != *f);
     assert!(seeds_differ, "two seeds searched identically on both workloads");
 }
+
+/// Finish times per (label, workload, seed) of a spec run in `dir`.
+fn finish_times(dir: &Path, yaml: &str, out: &str) -> BTreeMap<String, Vec<Option<f64>>> {
+    let (rows, experiment) = run(dir, yaml, out, 2);
+    rows.iter()
+        .map(|r| {
+            let jobs = results::read_jobs(&experiment, &r.info.run_key).unwrap();
+            (r.info.label.clone(), jobs.iter().map(|j| j.finish).collect())
+        })
+        .collect()
+}
+
+/// An interval of several engine rounds (Figure 8b's specs: 30 s rounds, Pollux every 2 min)
+/// runs as that interval does on rounds of its own length: every job finishes at the same second,
+/// under Pollux's search and under a deterministic baseline.
+#[test]
+fn an_interval_over_several_rounds_runs_as_rounds_of_that_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    head_of_workload_6(dir.path(), "w.csv", 20);
+    let yaml = |round: u32, options: &str| {
+        format!(
+            "name: p\nengine: {{mode: rounds, round_s: {round}}}\npolicies:\n  \
+             - {{label: Pollux, scheduler: {{pollux: {{{options}}}}}}}\n  \
+             - {{label: Tiresias, scheduler: {{pollux-tiresias: {{{options}}}}}}}\n\
+             clusters: [{{nodes: 16, gpus_per_node: 4}}]\nworkloads:\n  - trace: {{path: w.csv}}\nseeds: [0]\n\
+             measure: {{track: all}}\n"
+        )
+    };
+    let whole = finish_times(dir.path(), &yaml(120, ""), "whole");
+    let shared = finish_times(dir.path(), &yaml(30, "interval_s: 120"), "shared");
+    assert_eq!(whole, shared);
+    let every_round = finish_times(dir.path(), &yaml(30, ""), "every");
+    assert_ne!(whole["Tiresias"], every_round["Tiresias"], "deciding every 30 s is another run");
+}
+
+/// An interval that does not fall on the engine's rounds is refused, in the spec's words.
+#[test]
+fn an_interval_off_the_rounds_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    head_of_workload_6(dir.path(), "w.csv", 3);
+    let path = dir.path().join("s.yaml");
+    let yaml = spec("  - {label: P, scheduler: {pollux: {interval_s: 90}}}\n", "  - trace: {path: w.csv}\n", "[0]");
+    std::fs::write(&path, yaml).unwrap();
+    let source = SpecSource::read(&path).unwrap();
+    let parsed = Spec::parse(&source).unwrap();
+    let options = RunnerOptions { out: dir.path().join("out"), threads: Some(1), force: false, quiet: true };
+    let failures = match runner::run_with(&source, &parsed, &options, &SweepControl::default()) {
+        Ok(report) => format!("{:?}", report.failures),
+        Err(e) => e.to_string(),
+    };
+    assert!(failures.contains("interval_s (90) must be a whole multiple of engine.round_s (60)"), "{failures}");
+    let fractional = "  - {label: P, scheduler: {pollux: {interval_s: 90.5}}}\n";
+    std::fs::write(&path, spec(fractional, "  - trace: {path: w.csv}\n", "[0]")).unwrap();
+    let refused = Spec::parse(&SpecSource::read(&path).unwrap()).map(drop).unwrap_err().to_string();
+    assert!(refused.contains("`interval_s` is a whole number of seconds"), "{refused}");
+}

@@ -4,9 +4,11 @@
 //! without progress either way, §3.6), one whose list emptied is preempted; then every job
 //! holding GPUs is advanced over the interval by the job model, finishing at the second it
 //! completes (`RoundTiming::FixedEndsInside`), slowed when it shares a node with another
-//! distributed job (§3.7).
+//! distributed job (§3.7). The interval may span several of the engine's rounds (Figure 8b's
+//! intervals in one spec): the frame then decides and advances at the interval's first round,
+//! as the original steps a whole interval at once, and hands the engine each round's share.
 
-use super::job::{BatchRule, SimJob};
+use super::job::{Advance, BatchRule, SimJob};
 use super::profile::{Application, Profiles};
 use crate::core::{
     ActiveJob, Cluster, GpuId, JobId, JobSlot, JobSpec, JobTable, Launch, PlacementDecisions, PolicyError, Quantum,
@@ -55,7 +57,8 @@ pub trait Allocator: Send {
 struct Tracked {
     sim: SimJob,
     alloc: Vec<u32>,
-    quantum: Quantum,
+    /// What the current interval does to it, `None` while it holds no GPUs.
+    advance: Option<Advance>,
 }
 
 /// A [`RoundPolicy`] running one allocator of the family over the shared job model.
@@ -64,15 +67,18 @@ pub struct PolluxFrame<A> {
     allocator: A,
     interval: i64,
     interference: f64,
+    /// Seconds since the current interval began, at the current round.
+    into_interval: i64,
     /// Active jobs by id: arrival order, which is the original's job order.
     tracked: BTreeMap<JobId, Tracked>,
 }
 
 impl<A: Allocator> PolluxFrame<A> {
-    /// `interval` is the round length in whole seconds; `interference` the progress lost by a
-    /// distributed job on a node that hosts another distributed job.
+    /// `interval` is the time between decisions in whole seconds, a multiple of the engine's
+    /// round; `interference` the progress lost by a distributed job on a node that hosts another
+    /// distributed job.
     pub fn new(profiles: Arc<Profiles>, allocator: A, interval: i64, interference: f64) -> Self {
-        Self { profiles, allocator, interval, interference, tracked: BTreeMap::new() }
+        Self { profiles, allocator, interval, interference, into_interval: 0, tracked: BTreeMap::new() }
     }
 
     fn track_new_jobs(&mut self, jobs: &JobTable, order: &[JobSlot]) -> Result<(), PolicyError> {
@@ -98,7 +104,7 @@ impl<A: Allocator> PolluxFrame<A> {
                 Tracked {
                     sim: SimJob::new(app, rule, self.allocator.learns_throughput()),
                     alloc: Vec::new(),
-                    quantum: Quantum::default(),
+                    advance: None,
                 },
             );
         }
@@ -128,6 +134,12 @@ impl<A: Allocator> RoundPolicy for PolluxFrame<A> {
         cluster: &mut Cluster,
         decisions: &mut PlacementDecisions,
     ) -> Result<(), PolicyError> {
+        // Between decisions the allocation and the interval's advance stand.
+        let seconds = now.round() as i64;
+        self.into_interval = seconds.rem_euclid(self.interval);
+        if self.into_interval != 0 {
+            return Ok(());
+        }
         let slots: BTreeMap<JobId, JobSlot> = order.iter().map(|&slot| (jobs[slot].spec.id, slot)).collect();
         self.tracked.retain(|id, _| slots.contains_key(id));
         self.track_new_jobs(jobs, order)?;
@@ -143,7 +155,7 @@ impl<A: Allocator> RoundPolicy for PolluxFrame<A> {
                 alloc: &t.alloc,
             })
             .collect();
-        let mut allocs = self.allocator.allocate(now.round() as i64, &views, nodes).map_err(PolicyError)?;
+        let mut allocs = self.allocator.allocate(seconds, &views, nodes).map_err(PolicyError)?;
         drop(views);
         // Give back the GPUs of every job whose list changed, then place the new lists.
         for ((id, tracked), new) in self.tracked.iter().zip(&allocs) {
@@ -190,6 +202,7 @@ impl<A: Allocator> RoundPolicy for PolluxFrame<A> {
         let interval = self.interval;
         for (tracked, span) in self.tracked.values_mut().zip(&spans) {
             if tracked.alloc.is_empty() {
+                tracked.advance = None;
                 continue;
             }
             let hot = span.len() > 1 && span.iter().any(|n| distributed_on.get(n).is_some_and(|&c| c > 1));
@@ -201,13 +214,7 @@ impl<A: Allocator> RoundPolicy for PolluxFrame<A> {
                     app.name, e.placement, e.local_bsz
                 ))
             })?;
-            tracked.quantum = Quantum {
-                work: advance.progress,
-                seconds: advance.completed_after.unwrap_or(interval) as f64,
-                overhead: 0.0,
-                completes: advance.completed_after.is_some(),
-                abandons: false,
-            };
+            tracked.advance = Some(advance);
         }
         Ok(())
     }
@@ -227,8 +234,22 @@ impl<A: Allocator> RoundPolicy for PolluxFrame<A> {
         self.allocator.batch_rule(job, &self.profiles.applications[app]).map(drop)
     }
 
-    fn quantum(&self, job: &ActiveJob, _cluster: &Cluster, _round_seconds: f64) -> Quantum {
-        self.tracked.get(&job.spec.id).map_or_else(Quantum::default, |t| t.quantum)
+    /// This round's share of the interval's advance: its seconds, and the interval's progress
+    /// (with the completion, if any) in the round where the interval's work ends.
+    fn quantum(&self, job: &ActiveJob, _cluster: &Cluster, round_seconds: f64) -> Quantum {
+        let Some(advance) = self.tracked.get(&job.spec.id).and_then(|t| t.advance) else {
+            return Quantum::default();
+        };
+        let (start, end) = (self.into_interval, self.into_interval + round_seconds.round() as i64);
+        let until = advance.completed_after.unwrap_or(self.interval);
+        let last = until <= end;
+        Quantum {
+            work: if last { advance.progress } else { 0.0 },
+            seconds: (until.min(end) - start).max(0) as f64,
+            overhead: 0.0,
+            completes: last && advance.completed_after.is_some(),
+            abandons: false,
+        }
     }
 
     fn timing(&self) -> RoundTiming {

@@ -277,6 +277,55 @@ impl Chance {
     }
 }
 
+/// The number of successes in `n` independent trials of one probability, drawn by inverting its
+/// distribution function, tabulated once: one draw where `n` coins would take `n`. With
+/// [`Rng::subset`] it samples which of `n` trials succeed exactly as `n` coins do, because the
+/// trials are exchangeable: given their count, every set of successes is equally likely.
+#[derive(Debug, Clone)]
+pub struct Binomial {
+    /// `P(K <= k)` in units of 2^-53, as [`Chance`] holds a probability; the last is 2^53.
+    thresholds: Vec<u64>,
+}
+
+impl Binomial {
+    pub fn new(n: usize, probability: f64) -> Self {
+        let p = probability.clamp(0.0, 1.0);
+        let one = (1u64 << 53) as f64;
+        let mut thresholds = Vec::with_capacity(n + 1);
+        if p >= 1.0 {
+            thresholds.resize(n, 0);
+        } else {
+            // The terms in logarithms, so that (1 - p)^n cannot underflow for large n.
+            let (log_fail, log_odds) = ((1.0 - p).ln(), p.ln() - (1.0 - p).ln());
+            let mut log_term = n as f64 * log_fail;
+            let mut cumulative = 0.0;
+            for k in 0..n {
+                cumulative += log_term.exp();
+                let threshold = (cumulative.min(1.0) * one) as u64;
+                thresholds.push(threshold);
+                if threshold == 1 << 53 {
+                    break;
+                }
+                log_term += ((n - k) as f64 / (k + 1) as f64).ln() + log_odds;
+            }
+        }
+        thresholds.resize(n + 1, 1 << 53);
+        Self { thresholds }
+    }
+
+    pub fn draw(&self, rng: &mut Rng) -> usize {
+        let u = rng.next_u64() >> 11;
+        self.thresholds.iter().position(|&t| u < t).expect("the last threshold is 2^53")
+    }
+
+    /// Which trials succeed: their number drawn, then that many distinct trials uniformly, as
+    /// [`Rng::subset`] appends and marks them.
+    pub fn successes(&self, rng: &mut Rng, picked: &mut Vec<usize>, marks: &mut [bool]) {
+        let count = self.draw(rng);
+        rng.subset(self.thresholds.len() - 1, count, picked, marks);
+    }
+}
+
 /// xoshiro256** seeded through SplitMix64: a small, fast generator whose stream is a function
 /// of the seed alone.
 #[derive(Debug, Clone)]
@@ -337,6 +386,17 @@ impl Rng {
             }
         }
         (product >> 64) as usize
+    }
+
+    /// `k` distinct indices of `0..n`, every set of `k` equally likely (Floyd's algorithm: `k`
+    /// draws), appended to `picked` and marked in `marks` (`n` long); the caller unmarks them.
+    pub fn subset(&mut self, n: usize, k: usize, picked: &mut Vec<usize>, marks: &mut [bool]) {
+        for i in n - k..n {
+            let t = self.below(i + 1);
+            let chosen = if marks[t] { i } else { t };
+            marks[chosen] = true;
+            picked.push(chosen);
+        }
     }
 
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
@@ -461,6 +521,42 @@ mod tests {
             }
         }
         assert_eq!(fast.next_u64(), slow.next_u64(), "both consumed the same draws");
+    }
+
+    /// A count of successes and a uniformly random set of that size: every set of successes
+    /// comes out as often as from one coin per trial (chi-square over all 2^5 sets), and the
+    /// certain and impossible chances give every trial and none.
+    #[test]
+    fn binomial_subsets_are_independent_coins() {
+        let (n, p, trials) = (5, 0.3, 200_000);
+        let binomial = Binomial::new(n, p);
+        let mut rng = Rng::new(5);
+        let (mut marks, mut picked) = (vec![false; n], Vec::new());
+        let mut seen = [0u32; 32];
+        for _ in 0..trials {
+            picked.clear();
+            binomial.successes(&mut rng, &mut picked, &mut marks);
+            let set = picked.iter().fold(0usize, |set, &i| set | 1 << i);
+            assert_eq!(set.count_ones() as usize, picked.len(), "distinct indices");
+            picked.iter().for_each(|&i| marks[i] = false);
+            seen[set] += 1;
+        }
+        let chi_square: f64 = (0..32)
+            .map(|set: usize| {
+                let k = set.count_ones() as i32;
+                let expected = trials as f64 * p.powi(k) * (1.0 - p).powi(n as i32 - k);
+                (f64::from(seen[set]) - expected).powi(2) / expected
+            })
+            .sum();
+        // 31 degrees of freedom: above 61 with chance 0.001.
+        assert!(chi_square < 61.0, "chi-square {chi_square}: {seen:?}");
+        for (n, p, expected) in [(7, 1.0, 7), (7, 0.0, 0), (0, 0.5, 0), (1, 1.0, 1)] {
+            assert!((0..100).all(|_| Binomial::new(n, p).draw(&mut rng) == expected), "n {n}, p {p}");
+        }
+        // A huge count whose (1 - p)^n underflows still centres on n·p.
+        let huge = Binomial::new(20_000, 0.1);
+        let mean = (0..2000).map(|_| huge.draw(&mut rng)).sum::<usize>() as f64 / 2000.0;
+        assert!((mean - 2000.0).abs() < 10.0, "{mean}");
     }
 
     /// A toy problem: minimise (x, 10 - x) over genomes summing to x: every genome is on the

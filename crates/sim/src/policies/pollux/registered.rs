@@ -1,8 +1,9 @@
 //! The family's schedulers as specs name them: `pollux`, `pollux-tiresias` and
 //! `pollux-optimus-oracle`, each a [`PolluxFrame`] over the measured profiles (a folder input,
-//! default the `pollux-profiles` dataset), deciding every `engine.round_s` (Pollux's
-//! `--interval`; the paper uses 60 s), with the interference slowdown as an option (Pollux's
-//! `--interference`); `pollux` also takes interference avoidance (on by default, the paper's).
+//! default the `pollux-profiles` dataset), deciding every `interval_s` (Pollux's `--interval`,
+//! default `engine.round_s`; the paper uses 60 s), with the interference slowdown as an option
+//! (Pollux's `--interference`); `pollux` also takes interference avoidance (on by default, the
+//! paper's).
 
 use super::frame::{Allocator, PolluxFrame};
 use super::nsga2::Settings;
@@ -24,7 +25,15 @@ pub const NODE_LISTS: OwnPlacement = OwnPlacement { name: "pollux-most-free", al
 /// The profiles a spec gets when it names none.
 const DEFAULT_PROFILES: &str = "pollux-profiles/traces/";
 
+/// The interval option's documentation, the same for every scheduler of the family.
+const INTERVAL_DOC: OptionDoc = OptionDoc {
+    name: "interval_s",
+    example: "480",
+    meaning: "seconds between decisions (Pollux's --interval), a whole multiple of engine.round_s (default engine.round_s)",
+};
+
 pub const OPTIONS: &[OptionDoc] = &[
+    INTERVAL_DOC,
     OptionDoc {
         name: "interference",
         example: "0.25",
@@ -53,10 +62,28 @@ impl TryFrom<f64> for Slowdown {
     }
 }
 
+/// Seconds between decisions, a whole positive number.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(try_from = "f64")]
+pub struct Interval(pub u32);
+
+impl TryFrom<f64> for Interval {
+    type Error = String;
+    fn try_from(value: f64) -> Result<Self, String> {
+        if value >= 1.0 && value.fract() == 0.0 && value <= f64::from(u32::MAX) {
+            Ok(Interval(value as u32))
+        } else {
+            Err(format!("`interval_s` is a whole number of seconds, at least 1; found {value}"))
+        }
+    }
+}
+
 /// Options of both schedulers.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FrameOptions {
+    #[serde(default)]
+    pub interval_s: Option<Interval>,
     #[serde(default = "no_slowdown")]
     pub interference: Slowdown,
     #[serde(default = "default_profiles")]
@@ -73,14 +100,19 @@ fn default_profiles() -> InputSource {
 
 impl Default for FrameOptions {
     fn default() -> Self {
-        Self { interference: no_slowdown(), profiles: default_profiles() }
+        Self { interval_s: None, interference: no_slowdown(), profiles: default_profiles() }
     }
 }
 
 impl FrameOptions {
     fn params(&self) -> Params {
-        let FrameOptions { interference, profiles } = self;
-        Params::from([("interference", interference.0.into()), ("profiles", profiles.canonical())])
+        let FrameOptions { interval_s, interference, profiles } = self;
+        let mut params = Params::from([("interference", interference.0.into()), ("profiles", profiles.canonical())]);
+        // Only when given, so that the runs of specs without it keep their keys.
+        if let Some(interval) = interval_s {
+            params.insert("interval_s", interval.0.into());
+        }
+        params
     }
 
     fn profiles_input(&self) -> PolicyInput {
@@ -92,12 +124,17 @@ impl FrameOptions {
         }
     }
 
-    /// The frame running `allocator`, deciding every round of the engine.
+    /// The frame running `allocator`, deciding every `interval_s` (every round of the engine
+    /// by default).
     fn build(&self, ctx: &BuildContext, allocator: impl Allocator + 'static) -> Result<Built, String> {
-        let interval = ctx.round_seconds;
-        if interval.fract() != 0.0 || interval < 1.0 {
+        let round = ctx.round_seconds;
+        if round.fract() != 0.0 || round < 1.0 {
+            return Err(format!("Pollux's simulator decides every whole number of seconds; engine.round_s is {round}"));
+        }
+        let interval = self.interval_s.map_or(round, |i| f64::from(i.0));
+        if (interval / round).fract() != 0.0 {
             return Err(format!(
-                "Pollux's simulator decides every whole number of seconds; engine.round_s is {interval}"
+                "interval_s ({interval}) must be a whole multiple of engine.round_s ({round}): decisions fall on rounds"
             ));
         }
         let profiles: Arc<Profiles> = ctx.input(&self.profiles_input())?;
@@ -192,6 +229,7 @@ pub mod pollux {
     };
 
     const POLLUX_OPTIONS: &[OptionDoc] = &[
+        INTERVAL_DOC,
         OptionDoc {
             name: "interference",
             example: "0.25",
@@ -213,6 +251,8 @@ pub mod pollux {
     #[derive(Debug, Clone, PartialEq, Deserialize)]
     #[serde(deny_unknown_fields)]
     pub struct Options {
+        #[serde(default)]
+        pub interval_s: Option<Interval>,
         #[serde(default = "no_slowdown")]
         pub interference: Slowdown,
         #[serde(default = "avoid")]
@@ -227,24 +267,30 @@ pub mod pollux {
 
     impl Default for Options {
         fn default() -> Self {
-            Self { interference: no_slowdown(), avoid_interference: avoid(), profiles: default_profiles() }
+            Self {
+                interval_s: None,
+                interference: no_slowdown(),
+                avoid_interference: avoid(),
+                profiles: default_profiles(),
+            }
         }
     }
 
     impl Options {
         fn frame(&self) -> FrameOptions {
-            FrameOptions { interference: self.interference, profiles: self.profiles.clone() }
+            FrameOptions {
+                interval_s: self.interval_s,
+                interference: self.interference,
+                profiles: self.profiles.clone(),
+            }
         }
     }
 
     impl PolicyConfig for Options {
         fn params(&self) -> Params {
-            let Options { interference, avoid_interference, profiles } = self;
-            Params::from([
-                ("avoid_interference", (*avoid_interference).into()),
-                ("interference", interference.0.into()),
-                ("profiles", profiles.canonical()),
-            ])
+            let mut params = self.frame().params();
+            params.insert("avoid_interference", self.avoid_interference.into());
+            params
         }
 
         fn inputs(&self) -> Vec<PolicyInput> {

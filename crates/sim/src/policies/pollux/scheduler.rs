@@ -12,7 +12,7 @@
 use super::agent::Batches;
 use super::frame::{Allocator, JobView, Nodes};
 use super::job::{BatchRule, RESTART_SECONDS};
-use super::nsga2::{self, Chance, Problem, Rng, Settings};
+use super::nsga2::{self, Binomial, Chance, Problem, Rng, Settings};
 use super::profile::Application;
 use crate::core::{JobId, JobSpec};
 use rustc_hash::FxHashMap;
@@ -94,6 +94,19 @@ struct Allocation<'a> {
     scratch_spanned: Vec<usize>,
     scratch_free: Vec<u8>,
     scratch_used: Vec<u8>,
+    scratch_marks: Vec<bool>,
+    scratch_picked: Vec<usize>,
+    scratch_cells: Vec<usize>,
+    draws: MutationDraws,
+}
+
+/// Mutation's counts of successes (§5.5): rows reset and rows thinned among the jobs, cells
+/// zeroed among a thinned row's nodes, jobs drawn at chance 1/J on a node with a free GPU.
+struct MutationDraws {
+    reset_rows: Binomial,
+    thin_rows: Binomial,
+    thin_cells: Binomial,
+    any_job: Binomial,
 }
 
 impl<'a> Allocation<'a> {
@@ -110,6 +123,7 @@ impl<'a> Allocation<'a> {
         let stride = (nodes + 1) * (MAX_REPLICAS as usize + 1);
         memo.clear();
         memo.resize(rows.len() * stride, UNSCORED);
+        let jobs = rows.len();
         Self {
             rows,
             nodes,
@@ -126,6 +140,15 @@ impl<'a> Allocation<'a> {
             scratch_spanned: Vec::new(),
             scratch_free: Vec::new(),
             scratch_used: Vec::new(),
+            scratch_marks: vec![false; jobs.max(nodes)],
+            scratch_picked: Vec::new(),
+            scratch_cells: Vec::new(),
+            draws: MutationDraws {
+                reset_rows: Binomial::new(jobs, RESET_CHANCE),
+                thin_rows: Binomial::new(jobs, THIN_ROW_CHANCE),
+                thin_cells: Binomial::new(nodes, THIN_CELL_CHANCE),
+                any_job: Binomial::new(jobs, 1.0 / jobs as f64),
+            },
         }
     }
 
@@ -209,18 +232,30 @@ impl Problem for Allocation<'_> {
     /// §5.5's three stages: rows reset to the current allocation, rows thinned, and on every
     /// node with a free GPU cells re-drawn upwards (each job with chance 1/J, a job already there
     /// also with chance 1/occupants, which together are the original's `p1 + p2 - p1·p2`).
-    fn mutate(&mut self, genome: &mut [u8], shared: &mut Rng) {
+    /// Independent coins of one chance are drawn as their number of successes and a uniformly
+    /// random set of that size, which is the same distribution in a few draws (§5.9).
+    fn mutate(&mut self, genome: &mut [u8], rng: &mut Rng) {
         let n = self.nodes;
         let jobs = self.rows.len();
-        // A copy of the generator that the compiler keeps in registers through the loops below,
-        // written back at the end: the same draws in the same order.
-        let mut rng = shared.clone();
-        let reset = Chance::new(RESET_CHANCE);
-        let thin_row = Chance::new(THIN_ROW_CHANCE);
-        let thin_cell = Chance::new(THIN_CELL_CHANCE);
-        for (row, base) in genome.chunks_exact_mut(n).zip(self.base.chunks_exact(n)) {
-            if rng.hit(reset) {
-                row.copy_from_slice(base);
+        let draws = &self.draws;
+        let (marks, picked, cells) = (&mut self.scratch_marks, &mut self.scratch_picked, &mut self.scratch_cells);
+        picked.clear();
+        draws.reset_rows.successes(rng, picked, marks);
+        for &j in picked.iter() {
+            marks[j] = false;
+            genome[j * n..(j + 1) * n].copy_from_slice(&self.base[j * n..(j + 1) * n]);
+        }
+        picked.clear();
+        draws.thin_rows.successes(rng, picked, marks);
+        for &j in picked.iter() {
+            marks[j] = false;
+        }
+        for &j in picked.iter() {
+            cells.clear();
+            draws.thin_cells.successes(rng, cells, marks);
+            for &k in cells.iter() {
+                marks[k] = false;
+                genome[j * n + k] = 0;
             }
         }
         let g = self.gpus_per_node;
@@ -229,33 +264,35 @@ impl Problem for Allocation<'_> {
         load.resize(n, 0);
         occupants.clear();
         occupants.resize(n, 0);
-        for row in genome.chunks_exact_mut(n) {
-            if rng.hit(thin_row) {
-                for cell in row.iter_mut() {
-                    if rng.hit(thin_cell) {
-                        *cell = 0;
-                    }
-                }
-            }
-            for ((l, o), &cell) in load.iter_mut().zip(occupants.iter_mut()).zip(row.iter()) {
+        for row in genome.chunks_exact(n) {
+            for ((l, o), &cell) in load.iter_mut().zip(occupants.iter_mut()).zip(row) {
                 *l += u32::from(cell);
                 *o += u32::from(cell > 0);
             }
         }
-        let any_job = Chance::new(1.0 / jobs as f64);
         for k in 0..n {
             if load[k] >= u32::from(g) {
                 continue;
             }
-            let present = Chance::new(if occupants[k] > 0 { 1.0 / f64::from(occupants[k]) } else { 0.0 });
-            for cell in genome[k..].iter_mut().step_by(n) {
-                let hit = rng.hit(any_job) | (*cell > 0 && rng.hit(present));
-                if hit {
-                    *cell += rng.below(usize::from(g - *cell) + 1) as u8;
+            // The jobs drawn with chance 1/J, then those already there drawn with 1/occupants
+            // (a job drawn twice grows once, as the original's one coin of the union).
+            picked.clear();
+            draws.any_job.successes(rng, picked, marks);
+            if occupants[k] > 0 {
+                let present = Chance::new(1.0 / f64::from(occupants[k]));
+                for j in 0..jobs {
+                    if genome[j * n + k] > 0 && !marks[j] && rng.hit(present) {
+                        marks[j] = true;
+                        picked.push(j);
+                    }
                 }
             }
+            for &j in picked.iter() {
+                marks[j] = false;
+                let cell = &mut genome[j * n + k];
+                *cell += rng.below(usize::from(g - *cell) + 1) as u8;
+            }
         }
-        *shared = rng;
     }
 
     /// §5.6, in order: one distributed job per node (the first row wins), each job's GPU cap
@@ -485,6 +522,73 @@ mod tests {
         assert_eq!(-utility, 1.0 / 4.0);
         let [fairness, utility] = p.evaluate(&[0; 4]);
         assert!((fairness + 0.001).abs() < 1e-15 && utility == 0.0, "{fairness} {utility}");
+    }
+
+    /// Mutation as first written, one coin per row and per cell (§5.5 literally).
+    fn mutate_with_coins(p: &Allocation<'_>, genome: &mut [u8], rng: &mut Rng) {
+        let (n, g) = (p.nodes, p.gpus_per_node);
+        for (row, base) in genome.chunks_exact_mut(n).zip(p.base.chunks_exact(n)) {
+            if rng.chance(RESET_CHANCE) {
+                row.copy_from_slice(base);
+            }
+        }
+        for row in genome.chunks_exact_mut(n) {
+            if rng.chance(THIN_ROW_CHANCE) {
+                row.iter_mut().for_each(|cell| *cell = if rng.chance(THIN_CELL_CHANCE) { 0 } else { *cell });
+            }
+        }
+        let load: Vec<u8> = (0..n).map(|k| genome.iter().skip(k).step_by(n).sum()).collect();
+        let occupants: Vec<usize> =
+            (0..n).map(|k| genome.iter().skip(k).step_by(n).filter(|&&c| c > 0).count()).collect();
+        for k in (0..n).filter(|&k| load[k] < g) {
+            for cell in genome[k..].iter_mut().step_by(n) {
+                let p2 = if *cell > 0 { 1.0 / occupants[k] as f64 } else { 0.0 };
+                if rng.chance(1.0 / p.rows.len() as f64 + p2 - p2 / p.rows.len() as f64) {
+                    *cell += rng.below(usize::from(g - *cell) + 1) as u8;
+                }
+            }
+        }
+    }
+
+    /// The counted draws of `mutate` sample the children one coin per row and cell would: a
+    /// two-sample chi-square over the children of one genome (3 jobs on 3 nodes of 4 GPUs, a
+    /// non-empty current allocation, one full node).
+    #[test]
+    fn mutation_samples_the_coins_distribution() {
+        let mut memo = Vec::new();
+        let rows =
+            (0..3).map(|_| Row { goodput: None, baseline: None, max_replicas: 64, restart_factor: 0.5 }).collect();
+        let base = vec![1, 0, 0, 0, 2, 0, 0, 0, 3];
+        let mut p = Allocation::new(rows, 3, 4, 2.0, base, true, &mut memo);
+        let parent = [2, 1, 0, 2, 0, 0, 0, 3, 1];
+        let trials = 300_000;
+        let mut counts: FxHashMap<Vec<u8>, [u32; 2]> = FxHashMap::default();
+        let (mut counted, mut coins) = (Rng::new(1), Rng::new(2));
+        for _ in 0..trials {
+            let mut child = parent;
+            p.mutate(&mut child, &mut counted);
+            counts.entry(child.to_vec()).or_default()[0] += 1;
+            let mut child = parent;
+            mutate_with_coins(&p, &mut child, &mut coins);
+            counts.entry(child.to_vec()).or_default()[1] += 1;
+        }
+        // Bins of at least 20 children; the rare ones pooled.
+        let (mut statistic, mut bins, mut pooled) = (0.0, 0, [0u32; 2]);
+        for [a, b] in counts.into_values() {
+            if a + b < 20 {
+                pooled = [pooled[0] + a, pooled[1] + b];
+                continue;
+            }
+            statistic += f64::from(a.abs_diff(b)).powi(2) / f64::from(a + b);
+            bins += 1;
+        }
+        if pooled[0] + pooled[1] > 0 {
+            statistic += f64::from(pooled[0].abs_diff(pooled[1])).powi(2) / f64::from(pooled[0] + pooled[1]);
+            bins += 1;
+        }
+        let freedom = f64::from(bins - 1);
+        // Above df + 5·sqrt(2·df) with a chance far below 1e-4.
+        assert!(bins > 50 && statistic < freedom + 5.0 * (2.0 * freedom).sqrt(), "{statistic} over {bins} bins");
     }
 
     /// §5.4's example, checked against the original's `_adapt_prev_states`: previous order A,
