@@ -253,6 +253,7 @@ fn scheduler_here() -> Coordinator {
         wait_for_nodes: Duration::from_secs(1),
         env: Default::default(),
         executor: Default::default(),
+        kubernetes: None,
         work_dir: std::env::temp_dir(),
     })
     .unwrap()
@@ -374,7 +375,7 @@ fn live_settings_that_cannot_work_are_refused_at_validate() {
         (with("command: 'true'", "command: 'true'\n    env: {'A=B': x}"), "9:10", "`A=B` has `=` in its name"),
         (with("command: 'true'", "command: 'true'\n    env: {BLOX_TOKEN: x}"), "9:10", "is set by blox for each job"),
         (with("command: 'true'", "command: 'true'\n    env: {NODE_RANK: '1'}"), "9:10", "is set by blox for each job"),
-        (with("mode: live", "mode: live\n  executor: kubernetes"), "4:13", "unknown variant `kubernetes`"),
+        (with("mode: live", "mode: live\n  executor: nomad"), "4:13", "unknown variant `nomad`"),
         (with("mode: live", "mode: rounds\n  executor: slurm"), "4:13", "`engine.executor` is for `engine.mode: live`"),
     ];
     for (spec, at, reason) in cases {
