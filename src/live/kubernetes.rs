@@ -813,6 +813,8 @@ pub(super) struct Api {
     base: String,
     agent: ureq::Agent,
     credential: Credential,
+    /// Each request's deadline, and the largest answer read.
+    timeout: Duration,
     max_answer: u64,
 }
 
@@ -841,7 +843,10 @@ impl Api {
         credential: Credential,
         timeout: Duration,
     ) -> Result<Api, String> {
-        let base = server.trim_end_matches('/').to_string();
+        let base = match server.split_once("://") {
+            Some((scheme, rest)) => format!("{scheme}://{}", rest.trim_end_matches('/')),
+            None => server.to_string(),
+        };
         let authority = if let Some(rest) = base.strip_prefix("https://") {
             rest
         } else if let Some(rest) = base.strip_prefix("http://") {
@@ -870,7 +875,7 @@ impl Api {
             .user_agent(concat!("blox/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
-        Ok(Api { base, agent, credential, max_answer: MAX_ANSWER })
+        Ok(Api { base, agent, credential, timeout, max_answer: MAX_ANSWER })
     }
 
     /// `method` on `path` with `query`; the answer's JSON (`null` when empty).
@@ -917,11 +922,14 @@ impl Api {
                         .send(&bytes[..])
                 }
             };
-            let mut response = sent.map_err(|e| ApiError { status: None, message: transport_error(&self.base, e) })?;
+            let mut response =
+                sent.map_err(|e| ApiError { status: None, message: transport_error(&self.base, self.timeout, e) })?;
             let status = response.status().as_u16();
             let answer = response.body_mut().with_config().limit(self.max_answer).read_to_vec();
-            let answer =
-                answer.map_err(|e| ApiError { status: Some(status), message: transport_error(&self.base, e) })?;
+            let answer = answer.map_err(|e| ApiError {
+                status: Some(status),
+                message: transport_error(&self.base, self.timeout, e),
+            })?;
             if (200..300).contains(&status) {
                 return Ok(answer);
             }
@@ -987,10 +995,10 @@ fn is_loopback(authority: &str) -> bool {
 }
 
 /// A failed request's reason in words (no header of it, so never the token).
-fn transport_error(base: &str, e: ureq::Error) -> String {
+fn transport_error(base: &str, timeout: Duration, e: ureq::Error) -> String {
     match e {
         ureq::Error::Timeout(_) => {
-            format!("{base} did not answer within {} s", REQUEST_TIMEOUT.as_secs())
+            format!("{base} did not answer within {:.0} s", timeout.as_secs_f64())
         }
         ureq::Error::BodyExceedsLimit(limit) => {
             format!("{base} sent an answer larger than {} MiB", limit >> 20)
@@ -1328,4 +1336,502 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
         out.extend_from_slice(&bytes[1..chunk.len()]);
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpListener;
+
+    fn settings(claim: Option<&str>) -> PodSettings {
+        PodSettings {
+            namespace: "research".into(),
+            image: "python:3.12-slim".into(),
+            gpu_resource: "nvidia.com/gpu".into(),
+            node_selector: None,
+            checkpoint_claim: claim.map(str::to_string),
+            sweep: "0a1b2c3d".into(),
+            job: JobSettings {
+                scheduler: "10.0.0.5:7077".into(),
+                token: "cluster-token".into(),
+                work_dir: "/x".into(),
+            },
+            grace_s: 4.5,
+        }
+    }
+
+    fn part(env: &[(&str, &str)], cpus: f64, memory_gb: f64) -> PartLaunch {
+        PartLaunch {
+            job: 7,
+            attempt: 2,
+            run: "FIFO.seed-0".into(),
+            argv: Argv::Shell("python3 train.py --iterations 40".into()),
+            env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            node: "gpu-node-1".into(),
+            slots: vec!["0".into(), "1".into()],
+            cpus,
+            memory_gb,
+        }
+    }
+
+    fn env_of(pod: &Value) -> BTreeMap<String, String> {
+        let env = pod["spec"]["containers"][0]["env"].as_array().unwrap();
+        env.iter().map(|e| (e["name"].as_str().unwrap().into(), e["value"].as_str().unwrap().into())).collect()
+    }
+
+    #[test]
+    fn a_part_is_a_pod_on_its_node_with_its_resources_labels_and_environment() {
+        let pods = settings(None);
+        let pod = pods.pod(&part(&[("LR", "0.1")], 3.5, 12.0), "blox-0a1b2c3d-7-2-0", "blox-0a1b2c3d-7-2");
+        assert_eq!(pod["metadata"]["name"], "blox-0a1b2c3d-7-2-0");
+        assert_eq!(pod["metadata"]["namespace"], "research");
+        assert_eq!(
+            pod["metadata"]["labels"],
+            json!({"blox-sweep": "0a1b2c3d", "blox-job": "7", "blox-attempt": "2", "blox-rank": "0", "blox-run": "FIFO.seed-0"})
+        );
+        let spec = &pod["spec"];
+        assert_eq!(spec["nodeName"], "gpu-node-1");
+        assert_eq!(spec["restartPolicy"], "Never");
+        assert_eq!(spec["terminationGracePeriodSeconds"], 5, "the grace rounds up");
+        assert_eq!(spec["automountServiceAccountToken"], false);
+        let container = &spec["containers"][0];
+        assert_eq!(container["image"], "python:3.12-slim");
+        assert_eq!(container["command"], json!(["sh", "-c", "python3 train.py --iterations 40"]));
+        let resources = json!({"nvidia.com/gpu": "2", "cpu": "3500m", "memory": "12288Mi"});
+        assert_eq!(container["resources"], json!({"requests": resources, "limits": resources}));
+        let env = env_of(&pod);
+        assert_eq!(env["LR"], "0.1");
+        assert_eq!(env["BLOX_SCHEDULER"], "10.0.0.5:7077");
+        assert_eq!(env["BLOX_JOB_CREDENTIAL"], Key::job("cluster-token", 7, 2, Some("FIFO.seed-0")).to_hex());
+        assert_eq!((env["BLOX_JOB_ID"].as_str(), env["BLOX_ATTEMPT"].as_str()), ("7", "2"));
+        assert!(!env.contains_key("BLOX_CHECKPOINT_DIR") && !env.contains_key("MASTER_ADDR"));
+        assert!(!pod.to_string().contains("cluster-token"), "the cluster's token never goes into a pod");
+    }
+
+    #[test]
+    fn a_policy_without_cpus_or_memory_requests_only_gpus_and_a_claim_holds_checkpoints() {
+        let pods = settings(Some("blox-work"));
+        let pod = pods.pod(&part(&[], 0.0, 0.0), "p", "a");
+        let resources = json!({"nvidia.com/gpu": "2"});
+        assert_eq!(pod["spec"]["containers"][0]["resources"], json!({"requests": resources, "limits": resources}));
+        assert_eq!(env_of(&pod)["BLOX_CHECKPOINT_DIR"], "/blox-work/runs/FIFO.seed-0/jobs/7/checkpoint");
+        assert_eq!(pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"], "blox-work");
+        assert_eq!(pod["spec"]["containers"][0]["volumeMounts"][0]["mountPath"], "/blox-work");
+        let mut cpu_only = part(&[], 0.0, 0.0);
+        cpu_only.slots.clear();
+        cpu_only.argv = Argv::Exec(vec!["python3".into(), "train.py".into()]);
+        let pod = pods.pod(&cpu_only, "p", "a");
+        assert_eq!(pod["spec"]["containers"][0]["resources"]["limits"], json!({}));
+        assert_eq!(pod["spec"]["containers"][0]["command"], json!(["python3", "train.py"]));
+    }
+
+    #[test]
+    fn a_gangs_master_is_its_rank_0_pod_through_a_headless_service() {
+        let pods = settings(None);
+        let gang = [("MASTER_ADDR", "10.1.1.1"), ("MASTER_PORT", "29517"), ("NODE_RANK", "1"), ("WORLD_SIZE", "2")];
+        let pod = pods.pod(&part(&gang, 0.0, 0.0), "blox-0a1b2c3d-7-2-1", "blox-0a1b2c3d-7-2");
+        let env = env_of(&pod);
+        assert_eq!(env["MASTER_ADDR"], "blox-0a1b2c3d-7-2.research.svc");
+        assert_eq!((env["MASTER_PORT"].as_str(), env["NODE_RANK"].as_str()), ("29517", "1"));
+        assert_eq!(pod["metadata"]["labels"]["blox-rank"], "1");
+        let leader = part(&[("MASTER_ADDR", "x"), ("MASTER_PORT", "29517"), ("NODE_RANK", "0")], 0.0, 0.0);
+        let service = pods.service(&leader, "blox-0a1b2c3d-7-2", "blox-0a1b2c3d-7-2");
+        assert_eq!(service["spec"]["clusterIP"], "None");
+        assert_eq!(service["spec"]["publishNotReadyAddresses"], true);
+        assert_eq!(
+            service["spec"]["selector"],
+            json!({"blox-sweep": "0a1b2c3d", "blox-job": "7", "blox-attempt": "2", "blox-rank": "0"})
+        );
+        assert_eq!(service["spec"]["ports"][0]["port"], 29517);
+    }
+
+    #[test]
+    fn run_names_that_are_no_label_value_are_hashed() {
+        assert_eq!(label_value("LAS.seed-1"), "LAS.seed-1");
+        let long = "a".repeat(64);
+        for odd in [long.as_str(), "_x", "x-"] {
+            let value = label_value(odd);
+            assert_eq!(value.len(), 32, "{odd}");
+            assert!(value.bytes().all(|b| b.is_ascii_hexdigit()));
+        }
+        assert_ne!(label_value("_x"), label_value("_y"));
+    }
+
+    fn node(name: &str, ready: &str, unschedulable: bool, gpus: Option<&str>) -> Value {
+        let mut allocatable = json!({"cpu": "32", "memory": "256Gi"});
+        if let Some(g) = gpus {
+            allocatable["nvidia.com/gpu"] = g.into();
+        }
+        json!({
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "spec": {"unschedulable": unschedulable},
+            "status": {
+                "conditions": [{"type": "MemoryPressure", "status": "False"}, {"type": "Ready", "status": ready}],
+                "allocatable": allocatable,
+                "addresses": [{"type": "Hostname", "address": name}, {"type": "InternalIP", "address": format!("10.0.0.{}", name.len())}],
+            },
+        })
+    }
+
+    #[test]
+    fn nodes_not_ready_or_cordoned_are_out_and_gpus_are_the_allocatable_resource() {
+        let list = json!({"kind": "NodeList", "items": [
+            node("c", "True", false, Some("4")),
+            node("a", "True", false, Some("2")),
+            node("bb", "False", false, Some("2")),
+            node("d", "True", true, Some("8")),
+            node("e", "Unknown", false, None),
+            node("f", "True", false, None),
+            {"metadata": {}},
+        ]});
+        let nodes = parse_nodes(&list, "nvidia.com/gpu").unwrap();
+        let usable = usable(&nodes);
+        let names: Vec<(&str, usize)> = usable.iter().map(|n| (n.name.as_str(), n.slots.len())).collect();
+        assert_eq!(names, [("a", 2), ("c", 4), ("f", 0)]);
+        assert_eq!(usable[0].address, "10.0.0.1", "the InternalIP");
+        let states = states(&nodes);
+        assert_eq!(states["bb"], "NotReady, 2 GPUs");
+        assert_eq!(states["d"], "cordoned, 8 GPUs");
+        assert_eq!(parse_nodes(&list, "amd.com/gpu").unwrap().iter().map(|n| n.gpus).sum::<usize>(), 0);
+        assert!(parse_nodes(&json!({"kind": "Status"}), "nvidia.com/gpu").is_err());
+    }
+
+    fn listed(phase: &str, state: Value) -> PodInfo {
+        let list = json!({"items": [{"metadata": {"name": "p"}, "status": {"phase": phase, "containerStatuses": [{"state": state}]}}]});
+        parse_pods(&list).unwrap().remove(0)
+    }
+
+    fn tracked() -> Pod {
+        Pod {
+            name: "p".into(),
+            service: None,
+            launched: Instant::now(),
+            created: true,
+            listed: false,
+            started: false,
+            deleting: None,
+        }
+    }
+
+    fn ended(verdict: Verdict) -> (ExitReason, Option<i32>, Option<i32>, String, bool) {
+        match verdict {
+            Verdict::Ended { end, ran, .. } => (end.reason, end.code, end.signal, end.stderr_tail, ran),
+            Verdict::Waiting => panic!("waiting"),
+            Verdict::Started => panic!("started"),
+        }
+    }
+
+    #[test]
+    fn pod_phases_become_starts_and_ends() {
+        let now = Instant::now();
+        let mut pod = tracked();
+        let pending = listed("Pending", json!({"waiting": {"reason": "ContainerCreating"}}));
+        assert!(matches!(judge(&mut pod, Some(&pending), now), Verdict::Waiting));
+        let running = listed("Running", json!({"running": {}}));
+        assert!(matches!(judge(&mut pod, Some(&running), now), Verdict::Started));
+        assert!(matches!(judge(&mut pod, Some(&running), now), Verdict::Waiting), "a start is news once");
+        let done = listed("Succeeded", json!({"terminated": {"exitCode": 0, "reason": "Completed"}}));
+        let (reason, code, signal, _, ran) = ended(judge(&mut pod, Some(&done), now));
+        assert_eq!((reason, code, signal, ran), (ExitReason::Exited, Some(0), None, true));
+        let failed = listed("Failed", json!({"terminated": {"exitCode": 3, "reason": "Error", "message": "boom"}}));
+        let (reason, code, _, tail, _) = ended(judge(&mut tracked(), Some(&failed), now));
+        assert_eq!((reason, code, tail.as_str()), (ExitReason::Exited, Some(3), "boom"));
+        let segv = listed("Failed", json!({"terminated": {"exitCode": 139, "reason": "Error"}}));
+        let (_, code, signal, _, _) = ended(judge(&mut tracked(), Some(&segv), now));
+        assert_eq!((code, signal), (None, Some(11)));
+    }
+
+    #[test]
+    fn pods_that_cannot_start_fail_to_start() {
+        let now = Instant::now();
+        let pull = listed("Pending", json!({"waiting": {"reason": "ImagePullBackOff", "message": "no such image"}}));
+        let (reason, _, _, why, _) = ended(judge(&mut tracked(), Some(&pull), now));
+        assert_eq!(reason, ExitReason::FailedToStart);
+        assert!(why.contains("ImagePullBackOff") && why.contains("no such image"), "{why}");
+        let refused = parse_pods(&json!({"items": [{"metadata": {"name": "p"}, "status": {
+            "phase": "Failed", "reason": "OutOfnvidia.com/gpu", "message": "Node didn't have enough resource"}}]}))
+        .unwrap()
+        .remove(0);
+        let (reason, _, _, why, _) = ended(judge(&mut tracked(), Some(&refused), now));
+        assert_eq!(reason, ExitReason::FailedToStart);
+        assert!(why.contains("OutOfnvidia.com/gpu"), "{why}");
+        let no_command = listed(
+            "Failed",
+            json!({"terminated": {"exitCode": 128, "reason": "StartError", "message": "exec: not found"}}),
+        );
+        assert_eq!(ended(judge(&mut tracked(), Some(&no_command), now)).0, ExitReason::FailedToStart);
+    }
+
+    #[test]
+    fn deleted_pods_end_preempted_or_killed() {
+        let now = Instant::now();
+        let mut pod = tracked();
+        pod.deleting = Some((now, 5.0));
+        let running = listed("Running", json!({"running": {}}));
+        assert!(matches!(judge(&mut pod, Some(&running), now), Verdict::Started));
+        let exited = listed("Failed", json!({"terminated": {"exitCode": 143}}));
+        assert_eq!(ended(judge(&mut pod, Some(&exited), now)).0, ExitReason::Preempted);
+        let killed = listed("Failed", json!({"terminated": {"exitCode": 137}}));
+        assert_eq!(ended(judge(&mut pod, Some(&killed), now)).0, ExitReason::Killed);
+        assert_eq!(ended(judge(&mut pod, None, now)).0, ExitReason::Preempted, "gone within its grace");
+        assert_eq!(ended(judge(&mut pod, None, now + Duration::from_secs(6))).0, ExitReason::Killed);
+        let stuck = now + Duration::from_secs(5) + STUCK_TERMINATING + Duration::from_secs(1);
+        assert!(matches!(judge(&mut pod, Some(&running), now), Verdict::Waiting));
+        assert_eq!(ended(judge(&mut pod, Some(&running), stuck)).0, ExitReason::Killed);
+        // Not yet listed after its creation: it may only be slow to appear.
+        let mut fresh = tracked();
+        assert!(matches!(judge(&mut fresh, None, now), Verdict::Waiting));
+        let (reason, _, _, why, _) = ended(judge(&mut fresh, None, now + CREATION_LAG + Duration::from_secs(1)));
+        assert_eq!(reason, ExitReason::Killed);
+        assert!(why.contains("someone other than blox"), "{why}");
+    }
+
+    #[test]
+    fn base64_decodes_with_and_without_padding() {
+        assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(base64_decode("aGVsbG8").unwrap(), b"hello");
+        assert_eq!(base64_decode("aGVs\nbG8h").unwrap(), b"hello!");
+        assert_eq!(base64_decode("").unwrap(), b"");
+        assert!(base64_decode("a").is_none());
+        assert!(base64_decode("aGV*").is_none());
+    }
+
+    /// An API server that answers each request with the next of `answers` (raw HTTP), and
+    /// records the requests' heads and bodies.
+    fn canned(answers: Vec<Vec<u8>>) -> (String, Arc<Mutex<Vec<String>>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for answer in answers {
+                let Ok((stream, _)) = listener.accept() else { return };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut request = String::new();
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = value.trim().parse().unwrap();
+                    }
+                    request.push_str(&line);
+                }
+                let mut body = vec![0; length];
+                reader.read_exact(&mut body).unwrap();
+                request.push_str(&String::from_utf8_lossy(&body));
+                log.lock().unwrap().push(request);
+                let mut stream = stream;
+                if answer.is_empty() {
+                    // Never answers (holds the connection open elsewhere).
+                    std::thread::spawn(move || {
+                        std::thread::sleep(Duration::from_secs(5));
+                        drop(stream);
+                    });
+                } else {
+                    let _ = stream.write_all(&answer);
+                }
+            }
+        });
+        (format!("http://{address}"), seen)
+    }
+
+    fn answer(status: &str, body: &str) -> Vec<u8> {
+        format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+            .into_bytes()
+    }
+
+    fn api(server: &str) -> Api {
+        Api::new(server, None, None, Credential::Bearer("s3cret-token".into()), Duration::from_secs(1)).unwrap()
+    }
+
+    #[test]
+    fn api_errors_say_what_the_server_said_and_never_the_token() {
+        let status = |code: u16, reason: &str, message: &str| {
+            answer(
+                &format!("{code} {reason}"),
+                &json!({"kind": "Status", "code": code, "message": message}).to_string(),
+            )
+        };
+        let (server, seen) = canned(vec![
+            status(401, "Unauthorized", "Unauthorized"),
+            status(403, "Forbidden", "nodes is forbidden: User \"ci\" cannot list resource \"nodes\""),
+            status(409, "Conflict", "pods \"blox-1\" already exists"),
+            answer("500 Internal Server Error", "<html>\u{1b}[31mupstream down</html>"),
+            answer("200 OK", "{\"items\": ["),
+        ]);
+        let api = api(&server);
+        let mut errors = Vec::new();
+        for _ in 0..5 {
+            errors.push(api.call(Method::Get, "/api/v1/nodes", &[], None).unwrap_err());
+        }
+        assert_eq!(
+            errors.iter().map(|e| e.status).collect::<Vec<_>>(),
+            [Some(401), Some(403), Some(409), Some(500), None]
+        );
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert!(text[0].contains("HTTP 401") && text[0].contains("credentials"), "{}", text[0]);
+        assert!(
+            text[1].contains("cannot list resource \"nodes\"") && text[1].contains("blox needs to list nodes"),
+            "{}",
+            text[1]
+        );
+        assert!(text[2].contains("already exists"), "{}", text[2]);
+        assert!(text[3].contains("upstream down") && !text[3].contains('\u{1b}'), "{}", text[3]);
+        assert!(text[4].contains("not JSON"), "{}", text[4]);
+        for t in &text {
+            assert!(!t.contains("s3cret"), "{t}");
+        }
+        let requests = seen.lock().unwrap();
+        assert!(requests[0].starts_with("GET /api/v1/nodes HTTP/1.1"), "{}", requests[0]);
+        assert!(requests[0].to_ascii_lowercase().contains("authorization: bearer s3cret-token"), "{}", requests[0]);
+    }
+
+    #[test]
+    fn a_silent_or_flooding_server_is_an_error_not_a_hang() {
+        let mut flood =
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 3000000\r\n\r\n".to_vec();
+        flood.extend(std::iter::repeat_n(b' ', 3_000_000));
+        let (server, _) = canned(vec![Vec::new(), flood]);
+        let mut api = api(&server);
+        let started = Instant::now();
+        let silent = api.call(Method::Get, "/api/v1/nodes", &[], None).unwrap_err();
+        assert!(silent.to_string().contains("did not answer"), "{silent}");
+        assert!(started.elapsed() < Duration::from_secs(4), "the request's deadline holds");
+        api.max_answer = 1 << 20;
+        let flooded = api.call(Method::Get, "/api/v1/nodes", &[], None).unwrap_err();
+        assert!(flooded.to_string().contains("larger than 1 MiB"), "{flooded}");
+    }
+
+    #[test]
+    fn pods_are_created_deleted_with_their_grace_and_listed_by_the_sweeps_label() {
+        let (server, seen) = canned(vec![
+            answer("201 Created", "{\"kind\": \"Pod\"}"),
+            answer("200 OK", "{\"kind\": \"Pod\"}"),
+            answer("200 OK", "{\"kind\": \"PodList\", \"items\": []}"),
+        ]);
+        let api = api(&server);
+        let pods = settings(None);
+        let manifest = pods.pod(&part(&[], 0.0, 0.0), "blox-0a1b2c3d-7-2-0", "a");
+        api.call(Method::Post, "/api/v1/namespaces/research/pods", &[], Some(&manifest)).unwrap();
+        api.call(
+            Method::Delete,
+            "/api/v1/namespaces/research/pods/blox-0a1b2c3d-7-2-0",
+            &[("gracePeriodSeconds", "5")],
+            None,
+        )
+        .unwrap();
+        assert_eq!(api.list_pods(&pods).unwrap(), []);
+        let requests = seen.lock().unwrap();
+        assert!(requests[0].starts_with("POST /api/v1/namespaces/research/pods HTTP/1.1"));
+        let body = &requests[0][requests[0].find('{').unwrap()..];
+        assert_eq!(serde_json::from_str::<Value>(body).unwrap(), manifest);
+        assert!(
+            requests[1]
+                .starts_with("DELETE /api/v1/namespaces/research/pods/blox-0a1b2c3d-7-2-0?gracePeriodSeconds=5 ")
+        );
+        assert!(
+            requests[2].starts_with("GET /api/v1/namespaces/research/pods?labelSelector=blox-sweep%3D0a1b2c3d "),
+            "{}",
+            requests[2]
+        );
+    }
+
+    #[test]
+    fn plain_http_is_for_loopback_only_and_https_is_verified_against_the_kubeconfigs_ca() {
+        let bearer = || Credential::Bearer("t".into());
+        for ok in [
+            "http://127.0.0.1:8001",
+            "http://localhost:8001/",
+            "http://[::1]:8001",
+            "https://10.0.0.1:6443/k8s/clusters/c-1",
+        ] {
+            assert!(Api::new(ok, None, None, bearer(), REQUEST_TIMEOUT).is_ok(), "{ok}");
+        }
+        for (bad, why) in [
+            ("http://10.0.0.1:8080", "not HTTPS"),
+            ("http://localhost.evil.org:80", "not HTTPS"),
+            ("ftp://x", "not an https://"),
+            ("https://", "no host"),
+        ] {
+            let e = Api::new(bad, None, None, bearer(), REQUEST_TIMEOUT).err().unwrap();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn kubeconfigs_give_the_server_the_credential_and_the_namespace() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("token"), "from-a-file\n").unwrap();
+        let config = dir.path().join("config");
+        let write = |text: &str| std::fs::write(&config, text).unwrap();
+        write(
+            "apiVersion: v1\nkind: Config\ncurrent-context: lab\npreferences: {}\nclusters:\n- name: lab-cluster\n  cluster:\n    server: http://127.0.0.1:8001\n\
+             contexts:\n- name: lab\n  context: {cluster: lab-cluster, user: me, namespace: team-a}\n- name: other\n  context: {cluster: lab-cluster, user: me}\n\
+             users:\n- name: me\n  user:\n    tokenFile: token\n",
+        );
+        let (api, namespace) = from_kubeconfig(&config, None).unwrap();
+        assert_eq!(namespace.as_deref(), Some("team-a"));
+        assert_eq!(api.base, "http://127.0.0.1:8001");
+        assert!(matches!(&api.credential, Credential::Bearer(t) if t == "from-a-file"));
+        assert_eq!(from_kubeconfig(&config, Some("other")).unwrap().1, None);
+        let e = from_kubeconfig(&config, Some("prod")).err().unwrap();
+        assert!(e.contains("no context `prod`") && e.contains("lab, other"), "{e}");
+        write(
+            "clusters:\n- name: c\n  cluster: {server: 'https://k:6443', insecure-skip-tls-verify: true}\ncontexts:\n- name: x\n  context: {cluster: c}\ncurrent-context: x\n",
+        );
+        assert!(from_kubeconfig(&config, None).err().unwrap().contains("always verifies"));
+        write(
+            "clusters:\n- name: c\n  cluster: {server: 'https://k:6443', certificate-authority-data: bm90IGEgY2VydA==}\ncontexts:\n- name: x\n  context: {cluster: c}\ncurrent-context: x\n",
+        );
+        assert!(from_kubeconfig(&config, None).err().unwrap().contains("holds no PEM certificate"));
+        write(
+            "clusters:\n- name: c\n  cluster: {server: 'https://k:6443'}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\nusers:\n- name: u\n  user:\n    auth-provider: {name: gcp}\n",
+        );
+        assert!(from_kubeconfig(&config, None).err().unwrap().contains("auth-provider `gcp` is not supported"));
+        write("clusters: [}");
+        assert!(from_kubeconfig(&config, None).err().unwrap().contains("is not a kubeconfig"));
+        let missing = from_kubeconfig(&dir.path().join("nope"), None).err().unwrap();
+        assert!(missing.contains("cannot read"), "{missing}");
+    }
+
+    #[test]
+    fn an_exec_plugins_token_is_used_and_fetched_again_when_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let plugin = dir.path().join("plugin.sh");
+        let count = dir.path().join("count");
+        std::fs::write(
+            &plugin,
+            format!(
+                "#!/bin/sh\necho x >> {}\nn=$(wc -l < {})\necho \"{{\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{{\\\"token\\\":\\\"t$n\\\"}}}}\"\n",
+                count.display(),
+                count.display()
+            ),
+        )
+        .unwrap();
+        let (server, seen) = canned(vec![answer("401 Unauthorized", "{}"), answer("200 OK", "{\"items\": []}")]);
+        let exec = ExecPlugin {
+            command: "sh".into(),
+            args: Some(vec![plugin.display().to_string()]),
+            env: None,
+            api_version: None,
+        };
+        let api = Api::new(
+            &server,
+            None,
+            None,
+            Credential::Exec { plugin: exec, token: Mutex::new(None) },
+            Duration::from_secs(2),
+        )
+        .unwrap();
+        assert_eq!(api.call(Method::Get, "/api/v1/nodes", &[], None).unwrap(), json!({"items": []}));
+        let requests = seen.lock().unwrap();
+        assert!(requests[0].to_ascii_lowercase().contains("authorization: bearer t1"), "{}", requests[0]);
+        assert!(requests[1].to_ascii_lowercase().contains("authorization: bearer t2"), "{}", requests[1]);
+        let failing = ExecPlugin { command: "false".into(), args: None, env: None, api_version: None };
+        assert!(failing.token().unwrap_err().contains("failed"));
+    }
 }
