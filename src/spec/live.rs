@@ -127,7 +127,9 @@ fn optional_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::E
 }
 
 fn optional_listen_address<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    listen_address(d).map(Some)
+    let text = String::deserialize(d)?;
+    check_listen(&text).map_err(|e| de::Error::custom(e.replacen("listen", "scheduler_address", 1)))?;
+    Ok(Some(text))
 }
 
 /// A Kubernetes object name of one DNS label: lowercase letters, digits and `-`, at most 63.

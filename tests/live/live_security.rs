@@ -386,17 +386,25 @@ fn live_settings_that_cannot_work_are_refused_at_validate() {
         (with("command: 'true'", "command: 'true'\n    env: {NODE_RANK: '1'}"), "9:10", "is set by blox for each job"),
         (with("mode: live", "mode: live\n  executor: nomad"), "4:13", "unknown variant `nomad`"),
         (with("mode: live", "mode: rounds\n  executor: slurm"), "4:13", "`engine.executor` is for `engine.mode: live`"),
-        (k8s(&base, ""), "P1", "`engine.executor: kubernetes` needs `engine.live.kubernetes`"),
+        (k8s(&base, ""), "7:5", "`engine.executor: kubernetes` needs `engine.live.kubernetes`"),
         (
             with("command: 'true'", "command: 'true'\n    kubernetes: {image: train}"),
-            "P2",
+            "6:5",
             "`engine.live.kubernetes` is for `engine.executor: kubernetes`",
         ),
-        (k8s(&base, "{image: train, namespace: Team_A}"), "P3", "`Team_A` is not a Kubernetes name"),
-        (k8s(&base, "{image: 'my image'}"), "P4", "image `my image` is not a container image reference"),
-        (k8s(&base, "{image: train, gpu_resource: gpu}"), "P5", "gpu_resource `gpu` is not an extended resource name"),
-        (k8s(&base, "{namespace: jobs}"), "P6", "missing field `image`"),
-        (k8s(&base, "{image: train, scheduler_address: 10.0.0.5}"), "P7", "listen `10.0.0.5` has no port"),
+        (k8s(&base, "{image: train, namespace: Team_A}"), "10:43", "`Team_A` is not a Kubernetes name"),
+        (k8s(&base, "{image: 'my image'}"), "10:25", "image `my image` is not a container image reference"),
+        (
+            k8s(&base, "{image: train, gpu_resource: gpu}"),
+            "10:46",
+            "gpu_resource `gpu` is not an extended resource name",
+        ),
+        (k8s(&base, "{namespace: jobs}"), "10:18", "missing field `image`"),
+        (
+            k8s(&base, "{image: train, scheduler_address: 10.0.0.5}"),
+            "10:51",
+            "scheduler_address `10.0.0.5` has no port",
+        ),
     ];
     for (spec, at, reason) in cases {
         std::fs::write(dir.path().join("case.yaml"), &spec).unwrap();
