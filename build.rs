@@ -3,32 +3,34 @@
 //!
 //! The source hash goes into every run key, so results written by a build whose simulation code
 //! differs are never taken for complete by another build; the commit is for people (`--version`,
-//! the tables' metadata). `src/figures/`, `src/report/` and `src/cli/` only present results and are left out, so
-//! redrawing a figure with a new build does not invalidate runs.
+//! the tables' metadata). It covers what turns a spec's run into its rows: the crates `blox-sim`
+//! (engines, policies, profiles) and `blox-io` (trace readers, workload generators), this crate's
+//! `spec` and `runner` (defaults, the expansion into runs, the measurement window), and
+//! `Cargo.lock` (a solver's new version can move an optimum). The tables and figures
+//! (`blox-results`), live mode, the CLI and the report only carry results out, so redrawing a
+//! figure or editing live mode does not invalidate runs.
 
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Directories under `src/` that never change a result row.
-const PRESENTATION_ONLY: [&str; 3] = ["src/figures", "src/cli", "src/report"];
+/// The crates whose sources decide result rows.
+const DECIDING_SOURCES: [&str; 4] = ["crates/sim/src", "crates/io/src", "src/spec", "src/runner"];
 
 fn main() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    println!("cargo:rerun-if-changed=src");
-    println!("cargo:rerun-if-changed=Cargo.lock");
-
     let mut files = Vec::new();
-    collect(&root.join("src"), &mut files);
+    for dir in DECIDING_SOURCES {
+        println!("cargo:rerun-if-changed={dir}");
+        collect(&root.join(dir), &mut files);
+    }
+    println!("cargo:rerun-if-changed=Cargo.lock");
     files.push(root.join("Cargo.lock"));
     files.sort();
     let mut hasher = Sha256::new();
     for file in &files {
         let relative = file.strip_prefix(&root).unwrap_or(file);
         let name = relative.to_string_lossy().replace('\\', "/");
-        if PRESENTATION_ONLY.iter().any(|dir| name.starts_with(dir)) {
-            continue;
-        }
         let bytes = std::fs::read(file).unwrap_or_default();
         hasher.update((name.len() as u64).to_le_bytes());
         hasher.update(name.as_bytes());

@@ -6,7 +6,7 @@ github.com/Rivendile/Muri @ 4e69a78, Apache-2.0) on synthetic jobs with the trac
 as `jobs.add_job` sets them up for Muri policies, and prints one line per group:
     <group> raw=<C> best=<T> worst=<T> solo_sum=<S> util=<used ratio>
 with Python's shortest round-trip reprs, which the Rust tests in
-src/policies/events/muri/group_time.rs hold as literals.
+crates/sim/src/policies/events/muri/group_time.rs hold as literals.
 
 Usage: python scripts/muri_group_time_oracle.py --muri /tmp/muri/simulator
 """

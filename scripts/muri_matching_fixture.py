@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential fixture for blox's Muri matching (src/policies/events/muri/matching.rs).
+"""Differential fixture for blox's Muri matching (crates/sim/src/policies/events/muri/matching.rs).
 
 Runs the ORIGINAL Muri simulator's maximum-weight matching (`matching.py`, class `_Blossom_Same`,
 github.com/Rivendile/Muri @ 4e69a78, Apache-2.0) on many graphs and writes their inputs and the

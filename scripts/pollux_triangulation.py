@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Exports the Delaunay triangulations behind the Pollux simulator's step times on more than
-four nodes (docs/pollux-semantics.md §3.2.3, §12.3), for blox's `src/policies/pollux/`.
+four nodes (docs/pollux-semantics.md §3.2.3, §12.3), for blox's `crates/sim/src/policies/pollux/`.
 
 The Pollux simulator interpolates a placement's (step time, sync time) over more than four
 nodes piecewise linearly in (nodes, replicas, per-GPU batch) on a Qhull triangulation of a

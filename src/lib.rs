@@ -1,34 +1,24 @@
 //! blox: declarative, parallel simulation of deep-learning GPU-cluster scheduling experiments.
 //!
-//! Layers, inside out (see `ARCHITECTURE.md`):
-//! - [`core`]: cluster, jobs, clock, policy traits and the engine; no I/O.
-//! - [`policies`]: one file per admission / scheduling / placement policy, plus the registry.
-//! - [`workload`]: generators and trace readers producing [`core::JobSpec`] streams.
-//! - [`spec`]: the YAML experiment spec and its expansion into a grid of runs.
-//! - [`results`]: Parquet tables of runs, jobs and timelines.
-//! - [`runner`]: runs a grid in parallel with progress, skipping finished runs.
-//! - [`cli`]: the `blox` command line (the binary is one call to [`cli::main`]).
-//! - [`live`]: real-cluster mode: the wire protocol, the node agent (`blox node`), job clients.
-//! - [`plugin`]: policies a program registers to run blox with its own ([`cli::main_with`]).
-//! - [`report`]: `blox report`, one self-contained HTML page of a results directory.
-//! - [`paper`]: published values a paper spec reproduces, and their checks.
-//! - [`text`]: escaping of file content echoed to the terminal.
+//! A workspace of four crates, inside out (see `ARCHITECTURE.md`); this one re-exports the
+//! lower layers' modules, so `blox::core`, `blox::trace`, `blox::results` ... name them all:
+//! - `blox-sim`: [`core`] (cluster, jobs, clock, policy traits, engines; no I/O), [`policies`],
+//!   [`profiles`], [`table`] (the CSV reader of traces and policy inputs), [`text`].
+//! - `blox-io`: [`trace`] formats, [`workload`] generators, [`data`] (datasets), [`digest`].
+//! - `blox-results`: [`results`] (Parquet tables) and [`figures`].
+//! - `blox` (here): [`spec`] (the YAML experiment spec and its grid), [`runner`] (a grid in
+//!   parallel, skipping finished runs), [`cli`] (the binary is one call to [`cli::main`]),
+//!   [`live`] (real-cluster mode), [`plugin`] (policies a program registers,
+//!   [`cli::main_with`]), [`report`] (`blox report`), [`paper`] (published values and their
+//!   checks), [`version`].
+
+pub use blox_results::{core, data, digest, figures, policies, profiles, results, table, text, trace, workload};
 
 pub mod cli;
-pub mod core;
-pub mod data;
-pub mod digest;
-pub mod figures;
 pub mod live;
 pub mod paper;
 pub mod plugin;
-pub mod policies;
-pub mod profiles;
 pub mod report;
-pub mod results;
 pub mod runner;
 pub mod spec;
-pub mod text;
-pub mod trace;
 pub mod version;
-pub mod workload;

@@ -246,7 +246,7 @@ pub fn evaluate(expected: &Expected, rows: &[RunRow], experiment_dir: &Path) -> 
             let tolerance = v.tolerance.unwrap_or(check.tolerance);
             let mut point = v.label.clone();
             if let Some(l) = v.load {
-                let _ = write!(point, " @ load {}", crate::spec::grid::fmt_number(l));
+                let _ = write!(point, " @ load {}", crate::text::fmt_number(l));
             }
             for extra in [&v.cluster, &v.workload].into_iter().flatten() {
                 let _ = write!(point, ", {extra}");
@@ -312,7 +312,7 @@ fn shape_outcomes(check: &Check, label: &str, extreme: Extreme, unit: &str, rows
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             let mut text = format!("{label} {word}, {}, {}", p.0, p.1);
             if let Some(l) = p.2 {
-                let _ = write!(text, " @ load {}", crate::spec::grid::fmt_number(l));
+                let _ = write!(text, " @ load {}", crate::text::fmt_number(l));
             }
             if let Some((_, other)) = best_other {
                 let _ = write!(text, " (vs {other})");

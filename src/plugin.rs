@@ -48,7 +48,7 @@ use crate::policies::{BuildContext, Built, Engine, Kind, OptionDoc, OwnPlacement
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// What `blox list` and spec errors say about a registered policy.
 #[derive(Debug, Clone, Copy)]
@@ -193,34 +193,11 @@ impl<O: Send + Sync + 'static> PolicyConfig for Configured<O> {
     }
 }
 
-/// The registered descriptors, and whether [`install`] ran (it may run once per process).
-static REGISTERED: RwLock<Registered> = RwLock::new(Registered { installed: false, entries: Vec::new() });
-
-struct Registered {
-    installed: bool,
-    entries: Vec<&'static PolicyInfo>,
-}
-
 /// Makes `registry`'s policies known to this process's spec parser, `blox list` and runner.
 /// Once per process; [`crate::cli::main_with`] calls it. Fails on a second call, and on a name
 /// that a built-in policy or another registered one of the same kind already has.
 pub fn install(registry: Registry) -> Result<(), String> {
-    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
-    if registered.installed {
-        return Err("policies were already registered in this process".to_string());
-    }
-    let mut seen: Vec<(Kind, &str)> =
-        crate::policies::registry::all_with(&registered.entries).map(|info| (info.kind, info.name)).collect();
-    for info in &registry.entries {
-        let (kind, name) = (info.kind, info.name);
-        if seen.contains(&(kind, name)) {
-            return Err(format!("cannot register {} `{name}`: a {} of that name exists", kind.noun(), kind.noun()));
-        }
-        seen.push((kind, name));
-    }
-    registered.installed = true;
-    registered.entries.extend(registry.entries);
-    Ok(())
+    crate::policies::registry::install(registry.entries)
 }
 
 /// Adds one policy while the process runs, for a host that learns its policies as it goes (an
@@ -229,23 +206,5 @@ pub fn install(registry: Registry) -> Result<(), String> {
 /// name a policy of its kind already has is refused. Specs parsed afterwards see it; a spec
 /// parsed before keeps the configuration it read.
 pub fn register(info: PolicyInfo, replaces: Option<&'static PolicyInfo>) -> Result<&'static PolicyInfo, String> {
-    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
-    let clash = crate::policies::registry::all_with(&registered.entries)
-        .find(|other| other.kind == info.kind && other.name == info.name)
-        .filter(|other| !replaces.is_some_and(|old| std::ptr::eq(*other, old)));
-    if clash.is_some() {
-        let noun = info.kind.noun();
-        return Err(format!("cannot register {noun} `{}`: a {noun} of that name exists", info.name));
-    }
-    let info: &'static PolicyInfo = Box::leak(Box::new(info));
-    match registered.entries.iter_mut().find(|entry| replaces.is_some_and(|old| std::ptr::eq(**entry, old))) {
-        Some(entry) => *entry = info,
-        None => registered.entries.push(info),
-    }
-    Ok(info)
-}
-
-/// The registered policies' descriptors, in registration order.
-pub(crate) fn registered() -> Vec<&'static PolicyInfo> {
-    REGISTERED.read().unwrap_or_else(|e| e.into_inner()).entries.clone()
+    crate::policies::registry::register(info, replaces)
 }

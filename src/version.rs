@@ -3,8 +3,8 @@
 /// The git commit blox was built from, `-dirty` when tracked files had changes, or `unknown`.
 pub const GIT_COMMIT: &str = env!("BLOX_GIT_COMMIT");
 
-/// Hash of the sources that decide results (everything under `src/` but figures and the CLI,
-/// plus `Cargo.lock`); part of every run key.
+/// Hash of the sources that decide results (`blox-sim`, `blox-io`, the spec and the runner, plus
+/// `Cargo.lock`; see `build.rs`); part of every run key.
 pub const SOURCE_HASH: &str = env!("BLOX_SOURCE_HASH");
 
 /// `0.1.0 (commit abcdef123456, source 0123456789ab)`, as `--version` prints it and every table's

@@ -1,6 +1,6 @@
 //! What every fuzz target does, so that the targets in `fuzz_targets/` are one line each.
 //!
-//! The readers' contract (src/trace/formats/mod.rs): on any input, emit jobs or return a `TraceError`;
+//! The readers' contract (crates/io/src/trace/formats/mod.rs): on any input, emit jobs or return a `TraceError`;
 //! never panic, abort, hang or allocate without bound. libFuzzer catches the panics, aborts,
 //! timeouts and out-of-memory; the checks here add what a successful read must satisfy.
 

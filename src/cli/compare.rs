@@ -10,7 +10,7 @@ use crate::results::compare::{RunPair, describe, jobs_csv, pair_runs, point_fiel
 use crate::results::store::write_file_atomically;
 use crate::results::{RunInfo, RunRow, read_jobs};
 use crate::runner::GridFile;
-use crate::spec::grid::fmt_number;
+use crate::text::fmt_number;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -2,10 +2,10 @@
 
 use super::read_spec;
 use super::summary::{print_per_label, print_summary};
-use super::validate::{check_workloads, fetch_datasets};
 use crate::figures::{FigureError, Rendered};
 use crate::results::{self, RunState};
 use crate::runner::{self, GridPoint, RunnerOptions, Selection, ShardArg, SweepControl, SweepReport};
+use crate::spec::check::{check_workloads, fetch_datasets};
 use crate::spec::inputs::external_policy_notes;
 use crate::spec::{Spec, SpecSource};
 use clap::Args;

@@ -4,7 +4,7 @@
 
 use crate::core::metrics::mean;
 use crate::results::RunRow;
-use crate::spec::grid::fmt_number;
+use crate::text::fmt_number;
 
 /// Width used when stdout is not a terminal: wide enough for any table a spec yields in
 /// practice, so piped output is never cut.

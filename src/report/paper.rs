@@ -210,7 +210,7 @@ pub fn marks(outcomes: &[Outcome], chart: &Chart) -> Vec<Mark> {
             let same = |y: f64| same(y, actual);
             // A name's parts: "LAS, 8x8 (w)" is "LAS" and "8x8 (w)".
             let parts = |name: &str| name.split(", ").map(str::to_string).collect::<Vec<_>>();
-            let load = value.load.map(crate::spec::grid::fmt_number);
+            let load = value.load.map(crate::text::fmt_number);
             let seed = value.seed.map(|s| s.to_string());
             // How many of the value's keys other than its label a place's names hold.
             let score = |names: &[String], x_load: Option<f64>| {

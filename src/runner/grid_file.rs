@@ -6,7 +6,8 @@
 
 use crate::results;
 use crate::results::store::{self, write_file_atomically};
-use crate::spec::grid::{RunPlan, fmt_number};
+use crate::spec::grid::RunPlan;
+use crate::text::fmt_number;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::path::Path;

@@ -8,8 +8,8 @@
 //! far (ties to the lower shard, then by run key).
 
 use crate::core::Tracking;
+use crate::policies::InputSource;
 use crate::spec::grid::RunPlan;
-use crate::workload::WorkloadSpec;
 use std::path::Path;
 
 /// Shard `index` (0-based) of `count`.
@@ -131,19 +131,12 @@ pub(super) fn estimated_cost(plan: &RunPlan, base_dir: &Path) -> f64 {
         Tracking::Ids { last, .. } => Some(last as f64 + 1.0),
         Tracking::All => None,
     };
-    let workload = match &plan.workload {
-        WorkloadSpec::ElasticflowGenerator(p) => Some(p.num_jobs.get() as f64),
-        WorkloadSpec::GavelGenerator(p) => p.num_jobs.map(|n| n.get() as f64),
-        WorkloadSpec::SynergyGenerator(p) => p.num_jobs.map(|n| n.get() as f64),
-        WorkloadSpec::Csv(p) => file_rows(&base_dir.join(&p.path)),
-        WorkloadSpec::Trace(p) => match (&p.path, &p.dataset) {
-            (Some(path), _) => file_rows(&base_dir.join(path)),
-            (None, Some(reference)) => crate::data::lookup(reference).ok().map(|(_, f)| f.size as f64 / 64.0),
-            (None, None) => None,
-        },
-        _ => None,
-    };
-    tracked.or(workload).unwrap_or(1000.0).max(1.0)
+    let workload = plan.workload.kind();
+    let size = workload.job_count().map(|n| n as f64).or_else(|| match workload.reads()? {
+        InputSource::Path(path) => file_rows(&base_dir.join(path)),
+        InputSource::Dataset(reference) => crate::data::lookup(&reference).ok().map(|(_, f)| f.size as f64 / 64.0),
+    });
+    tracked.or(size).unwrap_or(1000.0).max(1.0)
 }
 
 /// Rows of a CSV-like file, estimated from its size (64 bytes a row).

@@ -172,7 +172,8 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             "horizon_s": config.horizon,
                             "timeline": config.record_timeline,
                         });
-                        let load_part = load.map(|l| format!("_load{}", fmt_number(l))).unwrap_or_default();
+                        let load_part =
+                            load.map(|l| format!("_load{}", crate::text::fmt_number(l))).unwrap_or_default();
                         let prefix = sanitize(&format!(
                             "{}_{}_{}{}_seed{}",
                             policy.label.value.0,
@@ -232,11 +233,6 @@ fn placement_used(policy: &PolicyEntry) -> &'static str {
         Some(own) if policy.placement.value == PlacementSpec::default() => own.name,
         _ => policy.placement.value.name(),
     }
-}
-
-/// `8` for 8.0, `1.5` for 1.5: loads as people write them.
-pub fn fmt_number(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") }
 }
 
 /// Readable part of a run key: long enough to tell runs apart by eye, short enough that the

@@ -12,7 +12,7 @@ use super::{ClusterEntry, PolicyEntry, Spec};
 use crate::data;
 use crate::digest::{sha256_hex, sha256_of_reader};
 use crate::policies::{InputParser, InputReader, InputSource, ParsedInput, PolicyInput};
-use crate::workload::{TraceParams, WorkloadSpec};
+use crate::workload::WorkloadSpec;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File};
@@ -204,20 +204,12 @@ fn source_input(source: &InputSource) -> Input<'_> {
     }
 }
 
-fn workload_input(workload: &WorkloadSpec) -> Option<Input<'_>> {
-    match workload {
-        WorkloadSpec::Csv(p) => Some(Input::Path(Cow::Borrowed(&p.path))),
-        WorkloadSpec::Trace(TraceParams { path: Some(path), .. }) => Some(Input::Path(Cow::Borrowed(path))),
-        WorkloadSpec::Trace(TraceParams { dataset: Some(reference), .. }) => {
-            Some(Input::Dataset(Cow::Borrowed(reference)))
-        }
-        WorkloadSpec::GavelGenerator(p) => Some(Input::Dataset(Cow::Borrowed(p.throughputs.dataset_reference()))),
-        WorkloadSpec::PodList(p) => Some(match (&p.path, &p.dataset) {
-            (Some(path), _) => Input::Path(Cow::Borrowed(path)),
-            (None, dataset) => Input::Dataset(Cow::Borrowed(dataset.as_deref().unwrap_or_default())),
-        }),
-        _ => None,
-    }
+/// The file or dataset a workload reads, as its kind declares it.
+fn workload_input(workload: &WorkloadSpec) -> Option<Input<'static>> {
+    workload.reads().map(|source| match source {
+        InputSource::Path(path) => Input::Path(Cow::Owned(path)),
+        InputSource::Dataset(reference) => Input::Dataset(Cow::Owned(reference)),
+    })
 }
 
 /// Reads the files policies declare ([`crate::policies::PolicyConfig::inputs`]), each once per

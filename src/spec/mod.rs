@@ -6,6 +6,7 @@
 //! that span several fields (duplicate labels, a generator without loads) point at the offending
 //! entry through [`Spanned`] values.
 
+pub mod check;
 pub mod grid;
 pub mod inputs;
 mod live;
@@ -19,7 +20,7 @@ use crate::policies::node;
 use crate::policies::{AdmissionSpec, Engine, InputSource, Kind, OverheadSpec, PlacementSpec, Positive, SchedulerSpec};
 use crate::profiles::ThroughputTable;
 use crate::text::escape_control;
-use crate::workload::WorkloadSpec;
+use crate::workload::{Pairing, WorkloadSpec};
 use serde::{Deserialize, Deserializer, de};
 use serde_saphyr::Spanned;
 use std::fmt;
@@ -858,18 +859,7 @@ impl Spec {
                     ),
                 ));
             }
-            if let WorkloadSpec::BloxBursty(params) = &w.value {
-                let interval = params.burst_interval_s.get() as f64;
-                if (interval / self.engine.round_s.0).fract() != 0.0 {
-                    return Err((
-                        w.referenced,
-                        format!(
-                            "blox-bursty injects bursts at round boundaries: its burst_interval_s ({interval}) must be a multiple of engine.round_s ({})",
-                            self.engine.round_s.0
-                        ),
-                    ));
-                }
-            }
+            w.value.kind().check_round(self.engine.round_s.0).map_err(|message| (w.referenced, message))?;
             let endless = w.value.is_endless()
                 && matches!(self.measure.track.value, TrackSpec::All)
                 && self.measure.horizon_h.is_none();
@@ -971,46 +961,7 @@ impl Spec {
     /// burst of `blox-bursty` is produced whole; `elasticflow-generator` makes `num_jobs`.
     fn validate_generated_jobs(&self, w: &Spanned<WorkloadSpec>) -> Result<(), (serde_saphyr::Location, String)> {
         let max_load = self.loads.iter().map(|l| l.0).fold(0.0, f64::max);
-        match &w.value {
-            WorkloadSpec::GavelGenerator(p) if p.num_jobs.is_some_and(|n| n.get() as u64 > MAX_GENERATED_JOBS) => {
-                return Err((
-                    w.referenced,
-                    format!(
-                        "gavel-generator: num_jobs is {}; a run generates at most {MAX_GENERATED_JOBS} jobs",
-                        p.num_jobs.map_or(0, |n| n.get())
-                    ),
-                ));
-            }
-            WorkloadSpec::SynergyGenerator(p) if p.num_jobs.is_some_and(|n| n.get() as u64 > MAX_GENERATED_JOBS) => {
-                return Err((
-                    w.referenced,
-                    format!(
-                        "synergy-generator: num_jobs is {}; a run generates at most {MAX_GENERATED_JOBS} jobs",
-                        p.num_jobs.map_or(0, |n| n.get())
-                    ),
-                ));
-            }
-            WorkloadSpec::ElasticflowGenerator(p) if p.num_jobs.get() as u64 > MAX_GENERATED_JOBS => {
-                return Err((
-                    w.referenced,
-                    format!(
-                        "elasticflow-generator: num_jobs is {}; a run generates at most {MAX_GENERATED_JOBS} jobs",
-                        p.num_jobs
-                    ),
-                ));
-            }
-            WorkloadSpec::BloxBursty(p) if p.burst_multiplier.0 * max_load > MAX_GENERATED_JOBS as f64 => {
-                return Err((
-                    w.referenced,
-                    format!(
-                        "blox-bursty: burst_multiplier {} x load {} gives bursts of more than {MAX_GENERATED_JOBS} jobs, the most a run generates",
-                        number(p.burst_multiplier.0),
-                        number(max_load)
-                    ),
-                ));
-            }
-            _ => {}
-        }
+        w.value.check_size(max_load, MAX_GENERATED_JOBS).map_err(|message| (w.referenced, message))?;
         if !w.value.is_endless() {
             return Ok(());
         }
@@ -1025,11 +976,7 @@ impl Spec {
                 ),
             )),
             (TrackSpec::All, Some(horizon)) => {
-                let mut per_hour = max_load;
-                if let WorkloadSpec::BloxBursty(p) = &w.value {
-                    per_hour += (p.burst_multiplier.0 * max_load).floor() * 3600.0 / p.burst_interval_s.get() as f64;
-                }
-                let jobs = per_hour * horizon.0;
+                let jobs = w.value.kind().jobs_per_hour(max_load) * horizon.0;
                 if jobs > MAX_GENERATED_JOBS as f64 {
                     return Err((
                         at,
@@ -1226,27 +1173,18 @@ impl Spec {
                     let at = c.label.as_ref().map_or(self.clusters.referenced, |l| l.referenced);
                     return Err((at, format!("cluster `{}` for policy `{label}`: {why}", c.label())));
                 }
-                // Synergy's iterations come from the profile set of the workload's CPUs per GPU
-                // and run at the set of the cluster's: a mismatch silently rescales every job.
-                let synergy = scheduler.name.starts_with("synergy-");
-                let ratio = cluster.identical_node().and_then(|n| Some(n.cpus? / n.gpus.max(1)));
                 for (wi, w) in self.workloads.value.iter().enumerate() {
-                    let paired = !self.zip_clusters_workloads.value || ci == wi;
-                    if let (true, true, Some(ratio), WorkloadSpec::SynergyGenerator(params)) =
-                        (synergy, paired, ratio, &w.value)
-                        && params.cpus_per_gpu != ratio
-                    {
-                        return Err((
-                            w.referenced,
-                            format!(
-                                "synergy-generator draws iterations from the {} CPUs per GPU profiles, but cluster `{}` \
-                                 has {ratio} CPUs per GPU for policy `{label}`; set `cpus_per_gpu: {ratio}` (or pair \
-                                 clusters and workloads with `zip_clusters_workloads: true`)",
-                                params.cpus_per_gpu,
-                                c.label()
-                            ),
-                        ));
+                    if self.zip_clusters_workloads.value && ci != wi {
+                        continue;
                     }
+                    let cluster_label = c.label();
+                    let pairing = Pairing {
+                        cluster: &cluster,
+                        cluster_label: &cluster_label,
+                        scheduler: scheduler.name,
+                        policy_label: label,
+                    };
+                    w.value.kind().check_pairing(&pairing).map_err(|message| (w.referenced, message))?;
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! The ElasticFlow trace generator and throughput tables against the artifact's own files
 //! (dataset `elasticflow-artifact`, through the data layer; the generator's rule and sources are in
-//! `src/workload/elasticflow_generator.rs`, the tables' in `src/profiles/throughput.rs` and
+//! `crates/io/src/workload/elasticflow_generator.rs`, the tables' in `crates/sim/src/profiles/throughput.rs` and
 //! `docs/elasticflow-semantics.md` §1.2).
 
 use crate::common;

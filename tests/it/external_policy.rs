@@ -77,11 +77,13 @@ fn protocol_faults_fail_their_run_with_what_was_wrong() {
         ("partial", format!("{greet}for line in sys.stdin:\n    print(json.dumps({{'order': []}}), flush=True)\n")),
         ("version", "import sys\nsys.stdin.readline()\nprint('{\"blox_policy\": 7}', flush=True)\n".to_string()),
     ];
+    // A timeout far above a loaded machine's Python start-up, so that only `hang` runs into it,
+    // and at a decision rather than at the greeting.
     let mut policies = String::from("policies:\n  - {label: good, scheduler: las}\n");
     for (name, code) in &programs {
         std::fs::write(dir.path().join(format!("{name}.py")), code).unwrap();
         policies += &format!(
-            "  - {{label: {name}, scheduler: {{external: {{command: [python3, {name}.py], timeout_s: 2}}}}}}\n"
+            "  - {{label: {name}, scheduler: {{external: {{command: [python3, {name}.py], timeout_s: 10}}}}}}\n"
         );
     }
     let spec = fig6_with(&policies).replace("loads: [1, 2, 3, 4, 5, 6, 7, 8, 9]", "loads: [3]");
@@ -96,7 +98,7 @@ fn protocol_faults_fail_their_run_with_what_was_wrong() {
         .join("\n");
     for expected in [
         "the scheduler failed at the decision at t = 0 s: external policy `python3 crash.py` ended without answering a decision; it exited with exit status: 3; its stderr ends with:\n  bad input",
-        "external policy `python3 hang.py` did not answer a decision within 2 s (`timeout_s`)",
+        "external policy `python3 hang.py` did not answer a decision within 10 s (`timeout_s`)",
         "external policy `python3 garbage.py` answered `not json`, which is not an order",
         "external policy `python3 unknown.py` named job 123456789, which is not active",
         "external policy `python3 partial.py` ordered 0 of the",
