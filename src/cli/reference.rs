@@ -393,9 +393,10 @@ fn spec_sections() -> Vec<Section> {
                 ),
                 key(
                     "executor",
-                    "`agents` or `slurm`",
+                    "`agents`, `slurm` or `kubernetes`",
                     "`agents`",
-                    "live mode: what carries out the decisions: blox's node agents, or Slurm (srun per job and node)",
+                    "live mode: what carries out the decisions: blox's node agents, Slurm (srun per job and node) or \
+                     Kubernetes (a pod per job and node, `engine.live.kubernetes`)",
                     "mode: live, executor: slurm, live: {command: [python3, train.py]}",
                 ),
             ],
@@ -452,6 +453,71 @@ fn spec_sections() -> Vec<Section> {
                     "none",
                     "extra environment for every job (not the variables the agent sets)",
                     "env: {OMP_NUM_THREADS: \"4\"}",
+                ),
+                key(
+                    "kubernetes",
+                    "mapping (`engine.live.kubernetes`)",
+                    "none (required with `executor: kubernetes`)",
+                    "the API server and the jobs' pods of the `kubernetes` executor",
+                    "kubernetes: {image: 'python:3.12-slim'}",
+                ),
+            ],
+        },
+        Section {
+            path: "engine.live.kubernetes",
+            about: "Live mode on Kubernetes: the API server blox talks to and what each job's pod is (the pods' \
+                    grace period is `engine.live.grace_s`).",
+            keys: vec![
+                key(
+                    "kubeconfig",
+                    "path, relative to the spec",
+                    "the pod's service account, else `KUBECONFIG`, else `~/.kube/config`",
+                    "the kubeconfig with the API server, its CA and the credentials (token, exec plugin or client \
+                     certificate)",
+                    "kubeconfig: lab.kubeconfig",
+                ),
+                key("context", "text", "the kubeconfig's current-context", "the kubeconfig's context", "context: lab"),
+                key(
+                    "namespace",
+                    "Kubernetes name",
+                    "the context's namespace, else `default`",
+                    "where the pods and the gangs' Services go",
+                    "namespace: blox-jobs",
+                ),
+                key(
+                    "image",
+                    "container image reference",
+                    "required",
+                    "the image every job's command runs in",
+                    "image: 'registry.example.org/team/train:v3'",
+                ),
+                key(
+                    "gpu_resource",
+                    "extended resource name",
+                    "`nvidia.com/gpu`",
+                    "the resource a node's GPUs are, counted from its allocatable and requested by the pods",
+                    "gpu_resource: amd.com/gpu",
+                ),
+                key(
+                    "node_selector",
+                    "label selector",
+                    "all nodes",
+                    "the nodes blox may use",
+                    "node_selector: 'pool=training'",
+                ),
+                key(
+                    "scheduler_address",
+                    "HOST:PORT",
+                    "`listen`'s address",
+                    "where the pods reach the scheduler (needed when it listens on 0.0.0.0)",
+                    "scheduler_address: '10.0.0.5:7077'",
+                ),
+                key(
+                    "checkpoint_claim",
+                    "PersistentVolumeClaim name",
+                    "none (a preempted job starts over)",
+                    "a claim mounted at /blox-work in every pod for the jobs' checkpoints",
+                    "checkpoint_claim: blox-work",
                 ),
             ],
         },
@@ -1141,7 +1207,16 @@ mod tests {
                 ],
             ),
             "engine" => (spec_with(&["engine: {@}"]), &[]),
-            "engine.live" => (spec_with(&["engine: {mode: live, live: {@}}"]), &["command: [python3, train.py]"]),
+            "engine.live" => (
+                spec_with(&["engine: {mode: live, executor: kubernetes, live: {@}}"]),
+                &["command: [python3, train.py]", "kubernetes: {image: 'python:3.12-slim'}"],
+            ),
+            "engine.live.kubernetes" => (
+                spec_with(&[
+                    "engine: {mode: live, executor: kubernetes, live: {command: [python3, train.py], kubernetes: {@}}}",
+                ]),
+                &["image: 'python:3.12-slim'"],
+            ),
             "policies[]" => (spec_with(&["policies: [{@}]"]), &["label: A", "scheduler: fifo"]),
             "clusters[]" => (spec_with(&["clusters: [{@}]"]), &[]),
             "clusters[].groups[]" => (spec_with(&["clusters: [{groups: [{@}]}]"]), &["nodes: 2", "gpus_per_node: 4"]),

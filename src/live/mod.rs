@@ -32,6 +32,7 @@
 pub mod agent;
 pub mod auth;
 pub mod client;
+pub mod kubernetes;
 pub mod protocol;
 pub mod scheduler;
 pub mod slurm;

@@ -1,6 +1,6 @@
 //! The scheduler side of live mode: the round engine's decisions carried out on a real cluster,
 //! by `blox node` agents or by a cluster manager (the [`ClusterExecutor`] seam; Slurm in
-//! [`super::slurm`]), progress measured instead of simulated.
+//! [`super::slurm`], Kubernetes in [`super::kubernetes`]), progress measured instead of simulated.
 //!
 //! One [`Coordinator`] listens for a whole sweep (agents stay connected from run to run); each run
 //! gets a [`LiveRun`], the [`Executor`] the round engine calls. The policies are the simulator's,
@@ -82,6 +82,9 @@ pub struct Settings {
     /// Where an executor without agents keeps the jobs' checkpoints and output (a file system
     /// the compute nodes share, as the experiment's directory usually is).
     pub work_dir: std::path::PathBuf,
+    /// The `kubernetes` executor's cluster and pods (`engine.live.kubernetes`, its kubeconfig's
+    /// path resolved).
+    pub kubernetes: Option<crate::spec::KubernetesSpec>,
 }
 
 /// Live mode's coordinator: the listening scheduler process of a sweep, to which node agents and
@@ -342,7 +345,7 @@ pub struct ClusterNode {
 }
 
 /// The seam between a live run and the cluster that runs its attempts: blox's own agents
-/// ([`Agents`]) or a cluster manager ([`super::slurm::Slurm`]). An executor learns of starts
+/// ([`Agents`]) or a cluster manager ([`super::slurm::Slurm`], [`super::kubernetes::Kubernetes`]). An executor learns of starts
 /// and ends on its own and records them in the [`State`] (with [`end_part`]); the run only
 /// launches, preempts and asks which nodes are usable.
 pub(super) trait ClusterExecutor: Send + Sync {
@@ -502,6 +505,15 @@ impl Coordinator {
             LiveExecutor::Slurm => Coordinator::start_on(settings, |shared, settings| {
                 Ok(Box::new(super::slurm::Slurm::start(shared, settings)?))
             }),
+            LiveExecutor::Kubernetes => {
+                let spec = settings.kubernetes.clone().ok_or(
+                    "live: `engine.executor: kubernetes` needs `engine.live.kubernetes` with at least the pods' `image`",
+                )?;
+                let grace_s = settings.grace_s;
+                Coordinator::start_on(settings, move |shared, settings| {
+                    Ok(Box::new(super::kubernetes::Kubernetes::start(shared, &spec, settings, grace_s)?))
+                })
+            }
         }
     }
 
@@ -632,7 +644,7 @@ impl Coordinator {
         let why = self.executor.missing_nodes(&state, cluster.nodes.len(), self.settings.wait_for_nodes);
         match self.settings.executor {
             LiveExecutor::Agents => format!("{why}; start `blox node --scheduler {}` on each node", self.address),
-            LiveExecutor::Slurm => why,
+            LiveExecutor::Slurm | LiveExecutor::Kubernetes => why,
         }
     }
 }

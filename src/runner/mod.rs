@@ -465,6 +465,7 @@ fn start_live(
         env: live.env.clone(),
         executor,
         work_dir: experiment_dir.join("live-jobs"),
+        kubernetes: live.kubernetes.clone().map(|k| k.relative_to(base_dir)),
     })?;
     let address = coordinator.address().to_string();
     eprintln!(

@@ -64,6 +64,120 @@ pub struct LiveSpec {
     /// Extra environment for every job.
     #[serde(default, deserialize_with = "job_env")]
     pub env: BTreeMap<String, String>,
+    /// With `engine.executor: kubernetes`: the cluster to talk to and what its pods are.
+    #[serde(default)]
+    pub kubernetes: Option<KubernetesSpec>,
+}
+
+/// `engine.live.kubernetes`: the API server a `kubernetes` executor talks to and what each
+/// job's pod is. The grace period of a preempted pod is `engine.live.grace_s`.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct KubernetesSpec {
+    /// The kubeconfig file (relative to the spec's directory). Without it: the service account
+    /// of the pod blox runs in, if it runs in one, else `KUBECONFIG`, else `~/.kube/config`.
+    #[serde(default)]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig's context to use; its `current-context` when not given.
+    #[serde(default, deserialize_with = "optional_name")]
+    pub context: Option<String>,
+    /// Where the pods go: the context's namespace when not given, else `default`.
+    #[serde(default, deserialize_with = "optional_dns_label")]
+    pub namespace: Option<String>,
+    /// The container image every job's command runs in.
+    #[serde(deserialize_with = "image_name")]
+    pub image: String,
+    /// The extended resource a node's GPUs are (`nvidia.com/gpu`, `amd.com/gpu`, ...).
+    #[serde(default = "default_gpu_resource", deserialize_with = "resource_name")]
+    pub gpu_resource: String,
+    /// A label selector (`gpu=a100,pool!=spot`) choosing the nodes blox may use; all when not given.
+    #[serde(default, deserialize_with = "optional_name")]
+    pub node_selector: Option<String>,
+    /// `HOST:PORT` the pods reach the scheduler at; `listen`'s address when not given (which
+    /// must then be one the pods can reach, not `0.0.0.0`).
+    #[serde(default, deserialize_with = "optional_listen_address")]
+    pub scheduler_address: Option<String>,
+    /// A PersistentVolumeClaim mounted in every pod at `/blox-work`, where a job's checkpoints
+    /// go (`BLOX_CHECKPOINT_DIR`); without it a preempted job resumes from its start.
+    #[serde(default, deserialize_with = "optional_dns_label")]
+    pub checkpoint_claim: Option<String>,
+}
+
+impl KubernetesSpec {
+    /// With its kubeconfig's path relative to `base_dir` (the spec's directory).
+    pub fn relative_to(mut self, base_dir: &Path) -> KubernetesSpec {
+        self.kubeconfig = self.kubeconfig.map(|k| base_dir.join(k));
+        self
+    }
+}
+
+fn default_gpu_resource() -> String {
+    "nvidia.com/gpu".into()
+}
+
+fn optional_name<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = String::deserialize(d)?;
+    if text.trim().is_empty() || text.contains(|c: char| c.is_control()) {
+        return Err(de::Error::custom(format!(
+            "`{}` is empty or holds control characters",
+            escape_control(&shorten(&text))
+        )));
+    }
+    Ok(Some(text))
+}
+
+fn optional_listen_address<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = String::deserialize(d)?;
+    check_listen(&text).map_err(|e| de::Error::custom(e.replacen("listen", "scheduler_address", 1)))?;
+    Ok(Some(text))
+}
+
+/// A Kubernetes object name of one DNS label: lowercase letters, digits and `-`, at most 63.
+fn is_dns_label(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 63
+        && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !text.starts_with('-')
+        && !text.ends_with('-')
+}
+
+fn optional_dns_label<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = String::deserialize(d)?;
+    if !is_dns_label(&text) {
+        return Err(de::Error::custom(format!(
+            "`{}` is not a Kubernetes name (lowercase letters, digits and `-`, at most 63, not at either end)",
+            escape_control(&shorten(&text))
+        )));
+    }
+    Ok(Some(text))
+}
+
+fn image_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let text = String::deserialize(d)?;
+    if text.is_empty() || text.len() > 512 || text.contains(|c: char| c.is_whitespace() || c.is_control()) {
+        return Err(de::Error::custom(format!(
+            "image `{}` is not a container image reference (e.g. `python:3.12-slim`, `registry.example.org/team/train:v3`)",
+            escape_control(&shorten(&text))
+        )));
+    }
+    Ok(text)
+}
+
+/// An extended resource name such as `nvidia.com/gpu`: a domain, `/`, a name.
+fn resource_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let text = String::deserialize(d)?;
+    let part_ok = |p: &str| {
+        !p.is_empty()
+            && p.len() <= 63
+            && p.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'))
+    };
+    match text.split_once('/') {
+        Some((domain, name)) if part_ok(domain) && part_ok(name) && domain.contains('.') => Ok(text),
+        _ => Err(de::Error::custom(format!(
+            "gpu_resource `{}` is not an extended resource name such as `nvidia.com/gpu` or `amd.com/gpu`",
+            escape_control(&shorten(&text))
+        ))),
+    }
 }
 
 /// `engine.executor`: what carries out a live run's launches and preemptions.
@@ -75,6 +189,8 @@ pub enum LiveExecutor {
     Agents,
     /// Slurm: each part of an attempt is an `srun` job pinned to its node; no agent runs.
     Slurm,
+    /// Kubernetes: each part of an attempt is a pod on its node (`engine.live.kubernetes`).
+    Kubernetes,
 }
 
 /// A live job's command, before its placeholders are filled in.
@@ -241,6 +357,20 @@ fn check_env(name: &str, value: &str) -> Result<(), String> {
 }
 
 impl LiveSpec {
+    /// Whether `engine.live.kubernetes` goes with the executor: it configures the `kubernetes`
+    /// executor, which cannot run without it, and nothing else.
+    pub fn check_executor(&self, executor: LiveExecutor) -> Result<(), String> {
+        match (executor, &self.kubernetes) {
+            (LiveExecutor::Kubernetes, None) => Err("`engine.executor: kubernetes` needs `engine.live.kubernetes` \
+                                                    with at least the pods' `image`"
+                .into()),
+            (LiveExecutor::Agents | LiveExecutor::Slurm, Some(_)) => {
+                Err("`engine.live.kubernetes` is for `engine.executor: kubernetes`".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The shared token, from `token_file` (relative to `base_dir`) or `BLOX_TOKEN`.
     pub fn token(&self, base_dir: &Path) -> Result<String, String> {
         let file = self.token_file.as_ref().map(|f| base_dir.join(f));

@@ -12,7 +12,7 @@ pub mod inputs;
 mod live;
 pub mod placements;
 
-pub use live::{LiveCommand, LiveExecutor, LiveSpec};
+pub use live::{KubernetesSpec, LiveCommand, LiveExecutor, LiveSpec};
 
 use crate::core::{ClusterSpec, GpuType, JobSpec, NodeGroup, NodeSpec};
 use crate::figures::declare::FigureSpec;
@@ -231,7 +231,7 @@ pub struct EngineSpec {
     /// Live mode: the real cluster's scheduler side (`docs/live-protocol.md`).
     #[serde(default)]
     pub live: Option<Spanned<LiveSpec>>,
-    /// Live mode: what carries out the decisions (`agents`, the default, or `slurm`).
+    /// Live mode: what carries out the decisions (`agents`, the default, `slurm` or `kubernetes`).
     #[serde(default)]
     pub executor: Option<Spanned<LiveExecutor>>,
 }
@@ -1074,6 +1074,10 @@ impl Spec {
         let mode = self.engine.mode;
         if let Some(executor) = self.engine.executor.as_ref().filter(|_| mode != EngineMode::Live) {
             return Err((executor.referenced, "`engine.executor` is for `engine.mode: live`".into()));
+        }
+        if let Some(live) = self.engine.live.as_ref().filter(|_| mode == EngineMode::Live) {
+            let executor = self.engine.executor.as_ref().map(|e| e.value).unwrap_or_default();
+            live.value.check_executor(executor).map_err(|e| (live.referenced, e))?;
         }
         match (&self.engine.live, mode) {
             (None, EngineMode::Live) => {

@@ -253,6 +253,7 @@ fn scheduler_here() -> Coordinator {
         wait_for_nodes: Duration::from_secs(1),
         env: Default::default(),
         executor: Default::default(),
+        kubernetes: None,
         work_dir: std::env::temp_dir(),
     })
     .unwrap()
@@ -343,6 +344,15 @@ fn a_run_whose_jobs_all_fail_to_start_fails() {
     assert!(read_runs(&dir.path().join("out/live")).unwrap().is_empty());
 }
 
+/// `base` on the `kubernetes` executor, with `options` as `engine.live.kubernetes` (none when empty).
+fn k8s(base: &str, options: &str) -> String {
+    let spec = base.replace("mode: live", "mode: live\n  executor: kubernetes");
+    if options.is_empty() {
+        return spec;
+    }
+    spec.replace("command: 'true'", &format!("command: 'true'\n    kubernetes: {options}"))
+}
+
 /// Every spec that would start a scheduler no job can use is refused by `blox validate`, at
 /// the value's line and column, with the reason.
 #[test]
@@ -374,8 +384,27 @@ fn live_settings_that_cannot_work_are_refused_at_validate() {
         (with("command: 'true'", "command: 'true'\n    env: {'A=B': x}"), "9:10", "`A=B` has `=` in its name"),
         (with("command: 'true'", "command: 'true'\n    env: {BLOX_TOKEN: x}"), "9:10", "is set by blox for each job"),
         (with("command: 'true'", "command: 'true'\n    env: {NODE_RANK: '1'}"), "9:10", "is set by blox for each job"),
-        (with("mode: live", "mode: live\n  executor: kubernetes"), "4:13", "unknown variant `kubernetes`"),
+        (with("mode: live", "mode: live\n  executor: nomad"), "4:13", "unknown variant `nomad`"),
         (with("mode: live", "mode: rounds\n  executor: slurm"), "4:13", "`engine.executor` is for `engine.mode: live`"),
+        (k8s(&base, ""), "7:5", "`engine.executor: kubernetes` needs `engine.live.kubernetes`"),
+        (
+            with("command: 'true'", "command: 'true'\n    kubernetes: {image: train}"),
+            "6:5",
+            "`engine.live.kubernetes` is for `engine.executor: kubernetes`",
+        ),
+        (k8s(&base, "{image: train, namespace: Team_A}"), "10:43", "`Team_A` is not a Kubernetes name"),
+        (k8s(&base, "{image: 'my image'}"), "10:25", "image `my image` is not a container image reference"),
+        (
+            k8s(&base, "{image: train, gpu_resource: gpu}"),
+            "10:46",
+            "gpu_resource `gpu` is not an extended resource name",
+        ),
+        (k8s(&base, "{namespace: jobs}"), "10:18", "missing field `image`"),
+        (
+            k8s(&base, "{image: train, scheduler_address: 10.0.0.5}"),
+            "10:51",
+            "scheduler_address `10.0.0.5` has no port",
+        ),
     ];
     for (spec, at, reason) in cases {
         std::fs::write(dir.path().join("case.yaml"), &spec).unwrap();

@@ -333,6 +333,7 @@ fn status_requests_are_capped_like_handshakes() {
         wait_for_nodes: Duration::from_secs(1),
         env: Default::default(),
         executor: Default::default(),
+        kubernetes: None,
         work_dir: std::env::temp_dir(),
     })
     .unwrap();

@@ -7,5 +7,6 @@
 mod common;
 mod live_agent;
 mod live_cluster;
+mod live_kubernetes;
 mod live_security;
 mod live_status;
