@@ -85,7 +85,7 @@ fn engines_agree_with_what_gets_built() {
     let ctx = BuildContext {
         load: Some(1.0),
         base_dir: std::path::Path::new("."),
-        round_seconds: 300.0,
+        round_seconds: 60.0,
         cluster: &cluster,
         seed: 0,
         inputs: &TestInputs,
