@@ -3,7 +3,7 @@
 //! point and checked against what the engine and the policies need, policy inputs parsed.
 
 use crate::core::engine::MAX_ROUNDS;
-use crate::core::events::{ElasticJob, EventPolicy};
+use crate::core::events::{EventJob, EventPolicy};
 use crate::core::{ClusterSpec, JobSpec, RoundPolicy};
 use crate::data;
 use crate::policies::{BuildContext, InputReader, InputSource};
@@ -333,7 +333,7 @@ impl<'a> JobChecks<'a> {
             policy.check_job(job).map_err(|reason| format!("policy `{label}`: {reason}{}", name(job.id)))?;
         }
         let Some((gpu, table)) = &self.table else { return Ok(()) };
-        let elastic = ElasticJob::new(job.clone(), table);
+        let elastic = EventJob::new(job.clone(), table);
         for (label, policy) in &self.event {
             if let Err(reason) = policy.check_job(&elastic, &self.cluster_spec) {
                 let id = job.id;

@@ -78,7 +78,7 @@ impl Scaling {
 /// One job of an event-driven run: the workload's spec, what the run accounts for it (shared
 /// with the round engine) and the state event policies plan with.
 #[derive(Debug, Clone)]
-pub struct ElasticJob {
+pub struct EventJob {
     /// Identity, demand, deadline and profile. `best_effort` is also set for jobs without a
     /// deadline (ElasticFlow's rule: they are never late nor counted).
     pub spec: JobSpec,
@@ -104,7 +104,7 @@ pub struct ElasticJob {
     pub in_cache: bool,
 }
 
-impl ElasticJob {
+impl EventJob {
     /// The job of `spec`, with its curve from `table` when it has one (see [`Speed`]).
     pub fn new(mut spec: JobSpec, table: &ThroughputTable) -> Self {
         spec.best_effort |= spec.deadline.is_none();
@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn a_job_with_a_curve_scales_along_it() {
-        let job = ElasticJob::new(spec("resnet50", Some(1000.0), None), ThroughputTable::elasticflow_a100());
+        let job = EventJob::new(spec("resnet50", Some(1000.0), None), ThroughputTable::elasticflow_a100());
         let scaling = job.scaling().unwrap();
         assert_eq!((scaling.max_gpus, scaling.level_within(7)), (64, 4));
         assert!(job.rate(8).unwrap() > job.rate(1).unwrap());
@@ -230,18 +230,18 @@ mod tests {
     #[test]
     fn a_job_without_a_curve_runs_whole_at_its_solo_speed() {
         let table = ThroughputTable::elasticflow_a100();
-        let muri = ElasticJob::new(spec("resnet18", Some(1000.0), Some(0.5)), table);
+        let muri = EventJob::new(spec("resnet18", Some(1000.0), Some(0.5)), table);
         assert_eq!((muri.iter_left, muri.rate(4).unwrap()), (1000.0, 2.0));
         assert_eq!(muri.rate(8).unwrap_err().to_string(), "job 3: no measured throughput at 8 GPUs");
         let refused = muri.scaling().unwrap_err().to_string();
         assert!(refused.starts_with("job 3: model `resnet18` is not one of ElasticFlow's models (vgg16,"), "{refused}");
         // Without the trace's iteration time the duration is spread over the iterations; without
         // iterations, progress counts in seconds.
-        assert_eq!(ElasticJob::new(spec("resnet18", Some(1000.0), None), table).rate(4).unwrap(), 1.0 / 0.6);
-        let seconds = ElasticJob::new(spec("resnet18", None, None), table);
+        assert_eq!(EventJob::new(spec("resnet18", Some(1000.0), None), table).rate(4).unwrap(), 1.0 / 0.6);
+        let seconds = EventJob::new(spec("resnet18", None, None), table);
         assert_eq!((seconds.iter_left, seconds.rate(4).unwrap()), (600.0, 1.0));
         // A known model at a batch the table lacks has no curve either.
-        let unmeasured = ElasticJob::new(JobSpec { batch_size: Some(3), ..spec("bert", Some(1.0), None) }, table);
+        let unmeasured = EventJob::new(JobSpec { batch_size: Some(3), ..spec("bert", Some(1.0), None) }, table);
         assert_eq!(
             unmeasured.scaling().unwrap_err().to_string(),
             "job 3: the throughput table `elasticflow-a100.csv` has no curve for bert at global batch 3"

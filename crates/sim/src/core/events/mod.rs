@@ -3,7 +3,7 @@
 //! Gandiva and Themis baselines. `docs/elasticflow-semantics.md` specifies the original; its
 //! sections are cited as §n.
 //!
-//! The engine owns what every policy of that family shares: the jobs ([`ElasticJob`]), the event
+//! The engine owns what every policy of that family shares: the jobs ([`EventJob`]), the event
 //! list with slot coalescing ([`EventList`]), progress accounting by iterations
 //! ([`EventSim::run_all_jobs`]), the core [`Cluster`] (who holds which GPU, as in the round
 //! engine), the placement the policy brings, if any ([`GpuPlacement`]: ElasticFlow's buddy
@@ -36,7 +36,7 @@ mod placement;
 mod step;
 
 pub use event_list::{Event, EventList};
-pub use job::{ElasticJob, JobIdx, JobStatus, Scaling, Speed};
+pub use job::{EventJob, JobIdx, JobStatus, Scaling, Speed};
 pub use placement::{GpuPlacement, MakePlacement};
 pub use step::{Allocation, StepFunction, align};
 
@@ -76,9 +76,9 @@ pub trait EventPolicy: Send {
     /// Why the policy cannot run `job` on `cluster`, if it cannot: the engine refuses, before the
     /// run, the first such job, naming it (and `blox validate` reports it with the spec).
     /// Default: any job. Policies that resize jobs ask for a throughput curve
-    /// ([`ElasticJob::require_curve`]); the Muri family for its trace fields and a GPU count
+    /// ([`EventJob::require_curve`]); the Muri family for its trace fields and a GPU count
     /// MS-YARN can place and its overhead table knows.
-    fn check_job(&self, _job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, _job: &EventJob, _cluster: &ClusterSpec) -> Result<(), String> {
         Ok(())
     }
 
@@ -117,7 +117,7 @@ pub struct EventSim {
     gpus_per_node: u32,
     slot: f64,
     /// Every job of the run, in submission order.
-    jobs: Vec<ElasticJob>,
+    jobs: Vec<EventJob>,
     events: EventList,
     /// Runnable jobs never started, in the order they joined.
     pending: Vec<JobIdx>,
@@ -171,11 +171,11 @@ impl EventSim {
     }
 
     /// Every job of the run, in submission order (indexed by [`JobIdx`]).
-    pub fn jobs(&self) -> &[ElasticJob] {
+    pub fn jobs(&self) -> &[EventJob] {
         &self.jobs
     }
 
-    pub fn job(&self, j: JobIdx) -> &ElasticJob {
+    pub fn job(&self, j: JobIdx) -> &EventJob {
         &self.jobs[j]
     }
 
@@ -269,7 +269,7 @@ impl EventSim {
     /// released). A job `pick` takes runs on the GPUs it asks for (starting now if new); every
     /// other one waits, a running one counting a preemption. `running` and `pending` then follow
     /// runnable order.
-    pub fn pick_running(&mut self, now: SimTime, mut pick: impl FnMut(&ElasticJob) -> bool) {
+    pub fn pick_running(&mut self, now: SimTime, mut pick: impl FnMut(&EventJob) -> bool) {
         self.running.clear();
         self.pending.clear();
         let mut preempted = 0;
@@ -296,7 +296,7 @@ impl EventSim {
 
     /// Lets `order` permute the runnable jobs (it must keep the same jobs) with every job in
     /// view; returns what `order` returns (a planner's verdict).
-    pub fn reorder_runnable<R>(&mut self, order: impl FnOnce(&[ElasticJob], &mut [JobIdx]) -> R) -> R {
+    pub fn reorder_runnable<R>(&mut self, order: impl FnOnce(&[EventJob], &mut [JobIdx]) -> R) -> R {
         order(&self.jobs, &mut self.runnable)
     }
 
@@ -658,7 +658,7 @@ impl EventEngine {
                 ));
             }
         };
-        let mut jobs: Vec<ElasticJob> = Vec::new();
+        let mut jobs: Vec<EventJob> = Vec::new();
         let mut last_arrival = f64::NEG_INFINITY;
         for spec in source {
             if !spec.arrival.is_finite() || spec.arrival < 0.0 {
@@ -673,7 +673,7 @@ impl EventEngine {
                 });
             }
             last_arrival = spec.arrival;
-            let job = ElasticJob::new(spec, &config.throughput);
+            let job = EventJob::new(spec, &config.throughput);
             policy
                 .check_job(&job, &config.cluster)
                 .map_err(|reason| RunError::InvalidJob { id: job.spec.id, reason })?;

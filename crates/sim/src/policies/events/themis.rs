@@ -42,7 +42,7 @@
 //! nor counts preemptions; blox records the first round a job ran and every round a running job
 //! is left out.
 
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, MakePlacement, Speed};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, MakePlacement, Speed};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::BUDDY_OR_YARN;
 use crate::policies::events::buddy::BuddyPlacement;
@@ -343,7 +343,7 @@ impl EventPolicy for Themis {
 
     /// Every job runs on the GPUs it asks for; one with a curve at its rate there (its isolated
     /// finish time), one without at its solo speed.
-    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &EventJob, _cluster: &ClusterSpec) -> Result<(), String> {
         match &job.speed {
             Speed::Scaling(scaling) if scaling.curve.iterations_per_s(job.spec.gpus).is_none() => Err(format!(
                 "themis runs it at the {} GPUs it asks for, and its throughput curve has no rate for {} at global batch {} on {} GPUs",

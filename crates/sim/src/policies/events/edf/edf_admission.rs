@@ -21,7 +21,7 @@
 //! widest first instead (placement never changes speed).
 
 use super::planner::EdfPlanner;
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::buddy::BuddyPlacement;
 use crate::policies::events::{BUDDY, steps};
@@ -118,7 +118,7 @@ impl EventPolicy for EdfAdmission {
     }
 
     /// Jobs are resized along their throughput curves, so every job needs one.
-    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &EventJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
     }
 

@@ -18,7 +18,7 @@
 pub mod edf_admission;
 pub mod planner;
 
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::buddy::BuddyPlacement;
 use crate::policies::events::{BUDDY, steps};
@@ -49,7 +49,7 @@ impl EventPolicy for Edf {
     }
 
     /// Jobs are resized along their throughput curves, so every job needs one.
-    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &EventJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
     }
 

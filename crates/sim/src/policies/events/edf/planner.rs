@@ -15,7 +15,7 @@
 
 use crate::core::RunError;
 use crate::core::SimTime;
-use crate::core::events::{Allocation, ElasticJob, JobIdx, JobStatus, align};
+use crate::core::events::{Allocation, EventJob, JobIdx, JobStatus, align};
 use std::collections::HashMap;
 
 /// Free GPUs from each key on (`F` of §4): keys ascending and unique; between plans no key
@@ -42,7 +42,7 @@ fn within(rates: &[(u32, f64)], gpus: i64) -> u32 {
 }
 
 /// `job`'s iterations per second at `gpus` (the job's own error where it is not a level).
-fn rate(rates: &[(u32, f64)], job: &ElasticJob, gpus: u32) -> Result<f64, RunError> {
+fn rate(rates: &[(u32, f64)], job: &EventJob, gpus: u32) -> Result<f64, RunError> {
     match rates.iter().find(|l| l.0 == gpus) {
         Some(&(_, rate)) => Ok(rate),
         None => job.rate(gpus),
@@ -64,7 +64,7 @@ struct Sizes {
 pub struct EdfPlanner {
     free: Free,
     plans: Vec<Plan>,
-    /// Each job's deadline ([`ElasticJob::deadline`], fixed by its spec) and sizes once planned.
+    /// Each job's deadline ([`EventJob::deadline`], fixed by its spec) and sizes once planned.
     deadlines: Vec<SimTime>,
     sizes: Vec<Option<Sizes>>,
     tables: Vec<Rates>,
@@ -123,7 +123,7 @@ impl EdfPlanner {
     /// waits past it.
     pub fn estimate_all(
         &mut self,
-        jobs: &[ElasticJob],
+        jobs: &[EventJob],
         list: &mut [JobIdx],
         start: SimTime,
         total_gpus: u32,
@@ -139,7 +139,7 @@ impl EdfPlanner {
     /// ([`EdfPlanner::plan_of`] gives none).
     pub fn estimate_now(
         &mut self,
-        jobs: &[ElasticJob],
+        jobs: &[EventJob],
         list: &mut [JobIdx],
         start: SimTime,
         total_gpus: u32,
@@ -150,7 +150,7 @@ impl EdfPlanner {
 
     fn estimate(
         &mut self,
-        jobs: &[ElasticJob],
+        jobs: &[EventJob],
         list: &mut [JobIdx],
         start: SimTime,
         total_gpus: u32,
@@ -164,7 +164,7 @@ impl EdfPlanner {
             self.plans.resize_with(jobs.len(), Plan::default);
             self.sizes.resize(jobs.len(), None);
             let known = self.deadlines.len();
-            self.deadlines.extend(jobs[known..].iter().map(ElasticJob::deadline));
+            self.deadlines.extend(jobs[known..].iter().map(EventJob::deadline));
         }
         // The same stable sort on the same keys.
         self.order.clear();
@@ -187,7 +187,7 @@ impl EdfPlanner {
     }
 
     /// `job`'s sizes, adding its levels to the tables if they are new.
-    fn sizes_of(&mut self, job: &ElasticJob, total_gpus: u32) -> Result<Sizes, RunError> {
+    fn sizes_of(&mut self, job: &EventJob, total_gpus: u32) -> Result<Sizes, RunError> {
         let scaling = job.scaling()?;
         let rates = scaling.levels().map(|g| job.rate(g).map(|rate| (g, rate))).collect::<Result<Rates, _>>()?;
         let base = scaling.level_within(i64::from(scaling.max_gpus.min(total_gpus)));
@@ -211,7 +211,7 @@ impl EdfPlanner {
     /// is the one the copy would hold; keys are added only at the end.
     fn plan(
         &mut self,
-        job: &ElasticJob,
+        job: &EventJob,
         j: JobIdx,
         deadline: SimTime,
         start: SimTime,

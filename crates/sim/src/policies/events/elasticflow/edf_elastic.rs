@@ -21,7 +21,7 @@
 
 use super::place_by_class;
 use super::planner::MssPlanner;
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::buddy::BuddyPlacement;
 use crate::policies::events::{BUDDY, steps};
@@ -53,7 +53,7 @@ impl EventPolicy for EdfElastic {
     }
 
     /// Jobs are resized along their throughput curves, so every job needs one.
-    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &EventJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
     }
 

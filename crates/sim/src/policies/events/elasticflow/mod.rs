@@ -34,7 +34,7 @@
 pub mod edf_elastic;
 pub mod planner;
 
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::buddy::{BuddyPlacement, CLASSES};
 use crate::policies::events::{BUDDY, steps};
@@ -96,7 +96,7 @@ impl EventPolicy for ElasticFlow {
     }
 
     /// Jobs are resized along their throughput curves, so every job needs one.
-    fn check_job(&self, job: &ElasticJob, _cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &EventJob, _cluster: &ClusterSpec) -> Result<(), String> {
         job.require_curve()
     }
 

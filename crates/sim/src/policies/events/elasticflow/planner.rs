@@ -24,7 +24,7 @@
 //! `models.get_max_gpu` ([`SizeCaps`]); the original also walks unmeasured columns, which no
 //! capped job of a published trace reaches.
 
-use crate::core::events::{Allocation, ElasticJob, EventSim, JobIdx, JobStatus, align};
+use crate::core::events::{Allocation, EventJob, EventSim, JobIdx, JobStatus, align};
 use crate::core::{RunError, SimTime};
 use crate::profiles::ThroughputTable;
 
@@ -55,7 +55,7 @@ impl SizeCaps {
     }
 
     /// The cap of `job`, which needs a curve.
-    pub fn max_gpus(self, job: &ElasticJob) -> Result<u32, RunError> {
+    pub fn max_gpus(self, job: &EventJob) -> Result<u32, RunError> {
         let measured = job.scaling()?.max_gpus;
         let (Some(model), Some(batch)) = (job.spec.model.as_deref(), job.spec.batch_size) else {
             return Ok(measured);
@@ -90,7 +90,7 @@ struct Levels {
 }
 
 impl Levels {
-    fn of(job: &ElasticJob, cap: u32) -> Result<Self, RunError> {
+    fn of(job: &EventJob, cap: u32) -> Result<Self, RunError> {
         let levels = job.scaling()?.levels().take_while(|&g| g <= cap);
         Ok(Self { cap, rates: levels.map(|g| job.rate(g).map(|rate| (g, rate))).collect::<Result<_, _>>()? })
     }
@@ -120,7 +120,7 @@ impl Levels {
     }
 
     /// `job`'s iterations per second at `gpus`, which need not be a level.
-    fn rate(&self, job: &ElasticJob, gpus: u32) -> Result<f64, RunError> {
+    fn rate(&self, job: &EventJob, gpus: u32) -> Result<f64, RunError> {
         match self.rates.iter().find(|l| l.0 == gpus) {
             Some(&(_, rate)) => Ok(rate),
             None => job.rate(gpus),
@@ -128,7 +128,7 @@ impl Levels {
     }
 }
 
-fn deadline(job: &ElasticJob) -> SimTime {
+fn deadline(job: &EventJob) -> SimTime {
     let ddl = job.deadline();
     if ddl.is_finite() { ddl } else { MAXSIZE }
 }
@@ -221,7 +221,7 @@ fn gpu_time(points: &[(SimTime, u32)], end: SimTime) -> f64 {
     total
 }
 
-fn broken(job: &ElasticJob, what: &str) -> RunError {
+fn broken(job: &EventJob, what: &str) -> RunError {
     RunError::InvalidJob { id: job.spec.id, reason: format!("the ElasticFlow planner {what} (the original asserts)") }
 }
 
@@ -246,7 +246,7 @@ struct Ends {
 
 /// Inputs of one plan besides the buffers.
 struct PlanFor<'a> {
-    job: &'a ElasticJob,
+    job: &'a EventJob,
     levels: &'a Levels,
     start: SimTime,
     total: u32,
@@ -894,7 +894,7 @@ mod tests {
     use crate::core::JobSpec;
 
     /// Figure 10's job 0 (§7): resnet50 at global batch 256, 7246 iterations, deadline 5896.
-    fn job(iterations: f64, deadline: f64) -> ElasticJob {
+    fn job(iterations: f64, deadline: f64) -> EventJob {
         let spec = JobSpec {
             model: Some("resnet50".into()),
             batch_size: Some(256),
@@ -904,10 +904,10 @@ mod tests {
             work: 1.0,
             ..JobSpec::default()
         };
-        ElasticJob::new(spec, ThroughputTable::elasticflow_a100())
+        EventJob::new(spec, ThroughputTable::elasticflow_a100())
     }
 
-    fn plan_on(job: &ElasticJob, input: &Free, assign: Option<u32>) -> (Ends, Scratch) {
+    fn plan_on(job: &EventJob, input: &Free, assign: Option<u32>) -> (Ends, Scratch) {
         let mut sc = Scratch::default();
         let levels = Levels::of(job, 64).unwrap();
         let p = PlanFor { job, levels: &levels, start: 0.0, total: 128, slot: 240.0 };
@@ -923,7 +923,7 @@ mod tests {
         assert_eq!(SizeCaps::for_table(a100), SizeCaps::A100);
         assert_eq!(SizeCaps::for_table(ThroughputTable::elasticflow_t4()), SizeCaps::T4);
         let mut j = job(1.0, 10.0);
-        let cap = |caps: SizeCaps, j: &ElasticJob| caps.max_gpus(j).unwrap();
+        let cap = |caps: SizeCaps, j: &EventJob| caps.max_gpus(j).unwrap();
         assert_eq!(cap(SizeCaps::A100, &j), 64);
         assert_eq!(cap(SizeCaps::T4, &j), 64);
         j.spec.batch_size = Some(64);

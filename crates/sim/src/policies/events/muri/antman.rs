@@ -29,7 +29,7 @@
 //! opportunistic job's GPUs as busy only when no guaranteed job is on any of them.
 
 use super::family::{Coincidence, Family, check_job, job_overhead};
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
 use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
 use crate::policies::{BuildContext, Built, Engine, Kind, OwnPlacement, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
@@ -362,7 +362,7 @@ impl EventPolicy for Antman {
         None
     }
 
-    fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &EventJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
         check_job(spec, cluster, true)?;
         match spec.priority {
@@ -498,7 +498,7 @@ mod tests {
         let cluster = ClusterSpec::uniform(8, 8);
         let table = crate::profiles::ThroughputTable::for_gpu("a100").unwrap();
         let spec = |gpus, priority| JobSpec { priority, ..job(0, 0.0, gpus, 10.0, "vgg16", 100.0, [50.0, 40.0, 10.0]) };
-        let with = |gpus, priority| ElasticJob::new(spec(gpus, priority), table);
+        let with = |gpus, priority| EventJob::new(spec(gpus, priority), table);
         let policy = Antman::default();
         assert_eq!(policy.check_job(&with(8, Some(0)), &cluster), Ok(()));
         assert_eq!(policy.check_job(&with(16, Some(0)), &cluster), Ok(()));
@@ -513,7 +513,7 @@ mod tests {
         let err = policy.check_job(&with(16, Some(0)), &six).unwrap_err();
         assert!(err.contains("more than a node's 6 but not whole nodes"), "{err}");
         assert_eq!(policy.check_job(&with(16, Some(1)), &six), Ok(()), "opportunistic jobs take any GPUs");
-        let bare = ElasticJob::new(JobSpec { stage_times: None, ..spec(4, Some(0)) }, table);
+        let bare = EventJob::new(JobSpec { stage_times: None, ..spec(4, Some(0)) }, table);
         assert!(policy.check_job(&bare, &cluster).unwrap_err().starts_with("has no stage times"));
     }
 

@@ -37,7 +37,7 @@
 
 use super::MURI_YARN;
 use super::family::{Coincidence, Family, check_placed_job, job_overhead};
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::themis::{Term, fair_shares};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
@@ -176,7 +176,7 @@ impl EventPolicy for MuriThemis {
         None
     }
 
-    fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &EventJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
         check_placed_job(spec, cluster, false)
     }

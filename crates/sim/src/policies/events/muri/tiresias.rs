@@ -30,7 +30,7 @@
 //! arrival is handled (a run in which such a job already finished fails, as the original crashes).
 
 use super::family::{Coincidence, Family, check_job, job_overhead};
-use crate::core::events::{ElasticJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::{Built, Engine, Kind, OwnPlacement, PolicyInfo, without_options};
 
@@ -184,7 +184,7 @@ impl EventPolicy for MuriTiresias {
         None
     }
 
-    fn check_job(&self, job: &ElasticJob, cluster: &ClusterSpec) -> Result<(), String> {
+    fn check_job(&self, job: &EventJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
         check_job(spec, cluster, false)
     }
