@@ -69,9 +69,12 @@ const MAX_DECISIONS: u64 = 10_000_000;
 /// comes is each policy's.
 pub trait EventPolicy: Send {
     /// The placement the engine's placement verbs use for this policy's jobs
-    /// ([`EventSim::place`], [`EventSim::place_widest_first`], ...), or `None` for a policy that
-    /// places jobs its own way or not at all and never calls them.
-    fn placement(&self) -> Option<MakePlacement>;
+    /// ([`EventSim::place`], [`EventSim::place_widest_first`], ...). Default: none, for a policy
+    /// that places jobs its own way or not at all and never calls them (a verb called without a
+    /// placement fails the run, naming the job): Gandiva's node sets, the Muri family's nodes.
+    fn placement(&self) -> Option<MakePlacement> {
+        None
+    }
 
     /// Why the policy cannot run `job` on `cluster`, if it cannot: the engine refuses, before the
     /// run, the first such job, naming it (and `blox validate` reports it with the spec).
@@ -810,10 +813,6 @@ mod tests {
     struct PlaceWithoutPlacement;
 
     impl EventPolicy for PlaceWithoutPlacement {
-        fn placement(&self) -> Option<MakePlacement> {
-            None
-        }
-
         fn advance(&mut self, _sim: &mut EventSim, _delta: f64, _now: SimTime) -> Result<(), RunError> {
             Ok(())
         }

@@ -27,7 +27,7 @@
 
 pub mod node_sets;
 
-use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
+use crate::core::events::{EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{RunError, SimTime};
 use crate::policies::events::buddy::CLASSES;
 use crate::policies::events::overhead::ElasticflowOverhead;
@@ -83,13 +83,9 @@ impl Gandiva {
     }
 }
 
+/// No engine placement: jobs take turns on Gandiva's own node sets, which set whole nodes aside in
+/// the engine's cluster ([`EventSim::whole_nodes`]).
 impl EventPolicy for Gandiva {
-    /// None: jobs take turns on Gandiva's own node sets, which set whole nodes aside in the engine's
-    /// cluster ([`EventSim::whole_nodes`]).
-    fn placement(&self) -> Option<MakePlacement> {
-        None
-    }
-
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
         steps::finish_late_after_deadline(sim, ends);
     }

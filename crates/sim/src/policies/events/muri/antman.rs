@@ -29,7 +29,7 @@
 //! opportunistic job's GPUs as busy only when no guaranteed job is on any of them.
 
 use super::family::{Coincidence, Family, check_job, job_overhead};
-use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, JobSpec, RunError, SimTime};
 use crate::policies::{BuildContext, Built, Engine, Kind, OwnPlacement, PolicyConfig, PolicyInfo, parse_options};
 use serde::Deserialize;
@@ -357,11 +357,6 @@ pub enum CoRunner<'a> {
 }
 
 impl EventPolicy for Antman {
-    /// None: the family places jobs on its own nodes ([`super::nodes`]), never through the engine.
-    fn placement(&self) -> Option<MakePlacement> {
-        None
-    }
-
     fn check_job(&self, job: &EventJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
         check_job(spec, cluster, true)?;

@@ -38,7 +38,7 @@
 use super::family::{Coincidence, Family, check_placed_job, job_overhead};
 use super::group_time::{GroupJob, GroupTimeRule, MAX_GROUP, Ordering, group_iteration_time, used_ratio};
 use super::matching::{Emitted, Matcher, WeightMatrix, edge_threshold};
-use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::node::{NodeError, PolicyNode};
 use crate::policies::{BuildContext, Built, OptionDoc, Params, PolicyConfig};
@@ -597,11 +597,6 @@ fn group_job<'a>(sim: &'a EventSim, family: &Family, j: JobIdx) -> GroupJob<'a> 
 }
 
 impl EventPolicy for Muri {
-    /// None: the family places jobs on its own nodes ([`super::nodes`]), never through the engine.
-    fn placement(&self) -> Option<MakePlacement> {
-        None
-    }
-
     fn check_job(&self, job: &EventJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
         check_placed_job(spec, cluster, true)

@@ -16,7 +16,7 @@
 
 use super::MURI_YARN;
 use super::family::{Coincidence, Family, check_placed_job, job_overhead};
-use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
 
@@ -55,11 +55,6 @@ impl ShortestFirst {
 }
 
 impl EventPolicy for ShortestFirst {
-    /// None: the family places jobs on its own nodes ([`super::nodes`]), never through the engine.
-    fn placement(&self) -> Option<MakePlacement> {
-        None
-    }
-
     fn check_job(&self, job: &EventJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
         check_placed_job(spec, cluster, false)

@@ -37,7 +37,7 @@
 
 use super::MURI_YARN;
 use super::family::{Coincidence, Family, check_placed_job, job_overhead};
-use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::events::themis::{Term, fair_shares};
 use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
@@ -171,11 +171,6 @@ impl MuriThemis {
 }
 
 impl EventPolicy for MuriThemis {
-    /// None: the family places jobs on its own nodes ([`super::nodes`]), never through the engine.
-    fn placement(&self) -> Option<MakePlacement> {
-        None
-    }
-
     fn check_job(&self, job: &EventJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
         check_placed_job(spec, cluster, false)

@@ -30,7 +30,7 @@
 //! arrival is handled (a run in which such a job already finished fails, as the original crashes).
 
 use super::family::{Coincidence, Family, check_job, job_overhead};
-use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus, MakePlacement};
+use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx, JobStatus};
 use crate::core::{ClusterSpec, RunError, SimTime};
 use crate::policies::{Built, Engine, Kind, OwnPlacement, PolicyInfo, without_options};
 
@@ -179,11 +179,6 @@ impl Default for MuriTiresias {
 }
 
 impl EventPolicy for MuriTiresias {
-    /// None: the family places jobs on its own nodes ([`super::nodes`]), never through the engine.
-    fn placement(&self) -> Option<MakePlacement> {
-        None
-    }
-
     fn check_job(&self, job: &EventJob, cluster: &ClusterSpec) -> Result<(), String> {
         let spec = &job.spec;
         check_job(spec, cluster, false)
