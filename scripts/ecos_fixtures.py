@@ -236,5 +236,126 @@ def main(out):
     print(f"{len(fixtures)} fixtures, {path.stat().st_size} bytes -> {path}")
 
 
+# --- Gavel's LP policies (scheduler/policies/*.py at c4fa400), written as the original writes them
+# with cvxpy: the data ECOS receives, the point it returns, and the inputs blox's builders take.
+
+def gavel_base_constraints(x, scale_factors, capacity):
+    """`Policy.get_base_constraints`: shares >= 0, the type's GPUs fit, a job's shares add to <= 1."""
+    m, n = x.shape
+    scale_factors_array = np.repeat(np.asarray(scale_factors, dtype=float)[:, None], n, axis=1)
+    return [x >= 0, cp.sum(cp.multiply(scale_factors_array, x), axis=0) <= list(capacity),
+            cp.sum(x, axis=1) <= 1], scale_factors_array
+
+
+def gavel_max_min_round(throughputs, scale_factors, capacity):
+    """`MaxMinFairnessPolicyWithPerf.get_allocation` (priority weights 1); the agnostic policy is
+    the same program with every throughput 1."""
+    throughputs = np.asarray(throughputs, dtype=float)
+    m, n = throughputs.shape
+    x_proportional = np.array([[c / m for c in capacity] for _ in range(m)])
+    x_proportional = x_proportional / np.sum(x_proportional, axis=1).max()
+    proportional = np.sum(np.multiply(throughputs, x_proportional), axis=1).reshape((m, 1))
+    weights = np.multiply(np.array([1.0 / 1.0] * m).reshape((m, 1)), 1.0 / proportional.reshape((m, 1)))
+    x = cp.Variable(throughputs.shape)
+    constraints, sf = gavel_base_constraints(x, scale_factors, capacity)
+    objective = cp.Maximize(cp.min(cp.sum(cp.multiply(
+        np.multiply(throughputs * weights.reshape((m, 1)), sf), x), axis=1)))
+    return cp.Problem(objective, constraints)
+
+
+def gavel_feasibility_round(throughputs, scale_factors, capacity, remaining, horizon):
+    """`MinTotalDurationPolicyWithPerf.get_allocation_helper`: can every job finish by `horizon`?"""
+    throughputs = np.asarray(throughputs, dtype=float)
+    x = cp.Variable(throughputs.shape)
+    constraints, _ = gavel_base_constraints(x, scale_factors, capacity)
+    constraints.append(cp.sum(cp.multiply(throughputs, x), axis=1) >= (np.asarray(remaining) / horizon))
+    return cp.Problem(cp.Maximize(1), constraints)
+
+
+def gavel_finish_time_round(throughputs, scale_factors, capacity, age, remaining, isolated_time):
+    """`FinishTimeFairnessPolicyWithPerf.get_allocation` for one round: `isolated_time[i]` is the
+    denominator `cumulative_i + remaining_i / isolated_throughput_i`, kept as the original's
+    one-element array."""
+    throughputs = np.asarray(throughputs, dtype=float)
+    x = cp.Variable(throughputs.shape)
+    fractions = []
+    for i in range(throughputs.shape[0]):
+        allocation_throughput = cp.sum(cp.multiply(throughputs[i], x[i]))
+        expected_time_isolated = np.array([isolated_time[i]])
+        expected_time_allocation = age[i] + (remaining[i] * cp.inv_pos(allocation_throughput))
+        fractions.append(expected_time_allocation / expected_time_isolated)
+    objective = cp.Minimize(fractions[0] if len(fractions) == 1 else cp.maximum(*fractions))
+    constraints, _ = gavel_base_constraints(x, scale_factors, capacity)
+    return cp.Problem(objective, constraints)
+
+
+def gavel_inputs(rng, jobs, types, agnostic):
+    """A round's inputs of Gavel's size: throughputs in steps/s (equal across types when
+    `agnostic`, as the agnostic policies see them), scale factors 1-8, 36-GPU types or fewer."""
+    if agnostic:
+        throughputs = np.repeat(rng.uniform(0.5, 30.0, (jobs, 1)), types, axis=1)
+    else:
+        throughputs = rng.uniform(0.5, 30.0, (jobs, types))
+    scale_factors = rng.choice([1.0, 1.0, 1.0, 2.0, 4.0, 8.0], jobs)
+    capacity = [float(c) for c in rng.choice([4, 8, 36], types)]
+    return throughputs, scale_factors, capacity
+
+
+def gavel_fixtures(out):
+    """Rounds of Gavel's max-min fairness, makespan feasibility and finish-time fairness programs,
+    each with the inputs blox's builders take (`inputs`)."""
+    rng = np.random.default_rng(20261130)
+    fixtures = []
+    for i, (jobs, types, agnostic) in enumerate([(1, 3, False), (2, 3, True), (4, 3, True), (6, 3, False),
+                                                  (12, 3, False), (30, 3, True)]):
+        throughputs, sf, capacity = gavel_inputs(rng, jobs, types, agnostic)
+        if agnostic:
+            throughputs = np.ones_like(throughputs)
+        fixture = from_cvxpy(f"gavel_max_min_round_{i}", "gavel", gavel_max_min_round(throughputs, sf, capacity))
+        fixture["inputs"] = {"policy": "max_min", "throughputs": throughputs.tolist(),
+                             "scale_factors": sf.tolist(), "capacity": capacity}
+        fixtures.append(fixture)
+    for i, (jobs, types, horizon) in enumerate([(1, 3, 5e4), (3, 3, 2e5), (8, 3, 1e5), (20, 3, 3e6),
+                                                 (20, 3, 1e3)]):
+        throughputs, sf, capacity = gavel_inputs(rng, jobs, types, i % 2 == 1)
+        remaining = [float(v) for v in rng.uniform(1e4, 1e6, jobs)]
+        problem = gavel_feasibility_round(throughputs, sf, capacity, remaining, horizon)
+        fixture = from_cvxpy(f"gavel_feasibility_round_{i}", "gavel", problem)
+        fixture["inputs"] = {"policy": "feasibility", "throughputs": throughputs.tolist(),
+                             "scale_factors": sf.tolist(), "capacity": capacity, "remaining": remaining,
+                             "horizon": horizon}
+        fixtures.append(fixture)
+    for i, (jobs, types, agnostic) in enumerate([(1, 3, False), (2, 3, True), (5, 3, False), (9, 3, True),
+                                                  (16, 3, False)]):
+        throughputs, sf, capacity = gavel_inputs(rng, jobs, types, agnostic)
+        age = [float(v) for v in rng.choice([0.0, 360.0, 7200.0, 86400.0], jobs)]
+        remaining = [float(v) for v in rng.uniform(1e4, 1e6, jobs)]
+        isolated_time = [float(v) for v in np.array(remaining) / rng.uniform(0.2, 10.0, jobs)
+                         + rng.uniform(0.0, 5e4, jobs)]
+        problem = gavel_finish_time_round(throughputs, sf, capacity, age, remaining, isolated_time)
+        fixture = from_cvxpy(f"gavel_finish_time_round_{i}", "gavel", problem)
+        fixture["inputs"] = {"policy": "finish_time", "throughputs": throughputs.tolist(),
+                             "scale_factors": sf.tolist(), "capacity": capacity, "age": age,
+                             "remaining": remaining, "isolated_time": isolated_time}
+        fixtures.append(fixture)
+    header = {
+        "generator": "scripts/ecos_fixtures.py (gavel_fixtures)",
+        "ecos": ecos.__version__,
+        "ecos_c": ecos.__solver_version__,
+        "cvxpy": cp.__version__,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "python": sys.version.split()[0],
+    }
+    path = out / "gavel_fixtures.json"
+    path.write_text(json.dumps({"header": header, "fixtures": fixtures}, separators=(",", ":")) + "\n")
+    for f in fixtures:
+        e = f["ecos"]
+        print(f"{f['name']:28} n={len(f['c']):3} exit={e['exit_flag']:3} it={e['iterations']:3}")
+    print(f"{len(fixtures)} fixtures, {path.stat().st_size} bytes -> {path}")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "crates/ecos/tests/fixtures")
+    target = sys.argv[1] if len(sys.argv) > 1 else "crates/ecos/tests/fixtures"
+    main(target)
+    gavel_fixtures(Path(target))

@@ -8,6 +8,7 @@ use blox::core::{ClusterSpec, GpuType, JobSpec, NodeGroup, NodeSpec};
 use blox::policies::rounds::admission::accept_all::AcceptAll;
 use blox::policies::rounds::gavel::allox::Allox;
 use blox::policies::rounds::gavel::gandiva::Gandiva;
+use blox::policies::rounds::gavel::lp::Solver;
 use blox::policies::rounds::gavel::max_min_fairness::MaxMinFairness;
 use blox::policies::rounds::gavel::mechanism::{Allocator, Mechanism};
 use blox::policies::rounds::gavel::min_total_duration::MinTotalDuration;
@@ -39,9 +40,9 @@ fn job(id: u64, model: Option<&str>, gpus: u32, steps: Option<f64>) -> JobSpec {
 /// Runs `jobs` under Gavel's LAS (or its makespan policy) and returns the run's error.
 fn error_of(cluster: ClusterSpec, jobs: Vec<JobSpec>, makespan: bool) -> String {
     let allocator: Box<dyn Allocator> = if makespan {
-        Box::new(MinTotalDuration { aware: true, packing: false })
+        Box::new(MinTotalDuration { aware: true, packing: false, solver: Solver::Clarabel })
     } else {
-        Box::new(MaxMinFairness { aware: true, packing: false })
+        Box::new(MaxMinFairness { aware: true, packing: false, solver: Solver::Clarabel })
     };
     error_with(cluster, jobs, allocator, oracle())
 }

@@ -11,6 +11,7 @@ use blox::policies::rounds::admission::accept_all::AcceptAll;
 use blox::policies::rounds::gavel::allox::Allox;
 use blox::policies::rounds::gavel::fifo::{Fifo, TypeChoice};
 use blox::policies::rounds::gavel::gandiva::Gandiva;
+use blox::policies::rounds::gavel::lp::Solver;
 use blox::policies::rounds::gavel::max_min_fairness::MaxMinFairness;
 use blox::policies::rounds::gavel::mechanism::{Allocator, Mechanism};
 use blox::profiles::gavel::GavelThroughputs;
@@ -160,9 +161,10 @@ fn fifo_continuous_runs_equal_the_original() {
 fn max_min_fairness_at_low_load_equals_the_original() {
     let oracle = oracle();
     let single = Setting { seed: 0, rate: Some(0.4), jobs: None, multi_gpu: false, first_tracked: 4000 };
-    let out = run(&single, Box::new(MaxMinFairness { aware: false, packing: false }), &oracle);
+    let out =
+        run(&single, Box::new(MaxMinFairness { aware: false, packing: false, solver: Solver::Clarabel }), &oracle);
     assert_same_jcts("max_min_fairness-poisson0.4-single-seed0", &out);
-    let out = run(&single, Box::new(MaxMinFairness { aware: true, packing: false }), &oracle);
+    let out = run(&single, Box::new(MaxMinFairness { aware: true, packing: false, solver: Solver::Clarabel }), &oracle);
     assert_same_jcts("max_min_fairness_perf-poisson0.4-single-seed0", &out);
 }
 

@@ -12,14 +12,16 @@
 //! isolated rate of then. The agnostic variant gives every type the job's V100 throughput (the
 //! original's comment: other types have zeros) and has the mechanism shuffle the type order. A
 //! solve that returns nothing falls back to the isolated allocation, as in the original; priority
-//! weights are ignored there too. The program is convex, not linear: Clarabel solves it with one
-//! second-order cone per job ([`super::lp`]).
+//! weights are ignored there too. The program is convex, not linear: one second-order cone per
+//! job, solved by Clarabel or, with `solver: ecos`, by ECOS on cvxpy's form of the original's
+//! program ([`super::lp`]).
 //!
 //! `gavel-finish-time-fairness-packed` (`finish_time_fairness_packed`) adds a row per pair of
 //! jobs sharing GPUs ([`super::packing`]); the isolated reference stays the jobs' own. Where the
 //! original crashes on a failed solve (it does not fall back), blox falls back as `-perf` does.
+//! It is solved with Clarabel.
 
-use super::lp::{BaseProblem, Outcome};
+use super::lp::{BaseProblem, Outcome, Solver};
 use super::mechanism::{Allocation, AllocationInput, Allocator, JobView, Types};
 use super::packing::PackedRows;
 use crate::core::{JobId, PolicyError};
@@ -57,6 +59,8 @@ pub struct FinishTimeFairness {
     aware: bool,
     /// Also allocate to pairs of jobs sharing GPUs (`_packed`; implies `aware`).
     packing: bool,
+    /// The solver of the programs of jobs alone (the packed program is Clarabel's).
+    solver: Solver,
     /// Seconds the job would have run so far under its isolated allocations.
     isolated_time: HashMap<JobId, f64>,
     /// Each job's remaining steps and isolated rate at the previous re-allocation.
@@ -64,8 +68,8 @@ pub struct FinishTimeFairness {
 }
 
 impl FinishTimeFairness {
-    pub fn new(aware: bool, packing: bool) -> Self {
-        Self { aware, packing, isolated_time: HashMap::new(), previous: HashMap::new() }
+    pub fn new(aware: bool, packing: bool, solver: Solver) -> Self {
+        Self { aware, packing, solver, isolated_time: HashMap::new(), previous: HashMap::new() }
     }
 }
 
@@ -127,7 +131,8 @@ impl Allocator for FinishTimeFairness {
             Some(rows) => rows.terms(input, &problem, &vec![1.0; jobs.len()], false),
             None => problem.own_terms(&throughput),
         };
-        let outcome = problem.min_max_finish_time_ratio(&rates, &age, &remaining, &denominator);
+        let solver = if self.packing { Solver::Clarabel } else { self.solver };
+        let outcome = problem.min_max_finish_time_ratio(&rates, &age, &remaining, &denominator, solver);
         self.previous = jobs.iter().zip(&isolated_rate).map(|(j, &rate)| (j.id, (j.remaining_steps, rate))).collect();
         self.isolated_time.retain(|id, _| self.previous.contains_key(id));
         Ok(match outcome {

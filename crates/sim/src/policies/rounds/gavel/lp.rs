@@ -1,18 +1,44 @@
-//! The linear programs of Gavel's policies over an allocation `x[job][type]`, solved with
-//! Clarabel (a pure-Rust interior-point method).
+//! The programs of Gavel's policies over an allocation `x[job][type]`, solved with Clarabel or
+//! with ECOS on cvxpy's canonical form ([`Solver`]).
 //!
 //! Every program shares Gavel's base constraints (`Policy.get_base_constraints`): `x >= 0`, the
 //! GPUs given to a type's jobs fit it (`sum_i sf_i x[i][w] <= N_w`) and a job's shares add up to
 //! at most 1. Their optima are rarely unique (max-min fixes only the smallest normalised rate, a
 //! feasibility program nothing at all), so which point a solver returns decides the allocation.
-//! Gavel solves with ECOS, an interior-point method whose points lie near the centre of the
-//! optimal face; Clarabel's do too, which is why it is used here rather than a simplex
-//! (`docs/gavel-semantics.md` §10).
+//! Gavel solves with ECOS (cvxpy's default for these programs); `Solver::Ecos` hands
+//! [`blox_ecos`] the data cvxpy hands ECOS ([`super::ecos_form`]) and so lands on the original's
+//! point. Clarabel, another interior-point method, lands near it: same makespans and max-min
+//! values, slack shared slightly differently (`docs/gavel-semantics.md` §10).
 
+use super::ecos_form::{self, Layout};
+use blox_ecos::{Settings, Status};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
     DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SecondOrderConeT, SolverStatus, SupportedConeT,
 };
+use serde::Deserialize;
+
+/// Which interior-point method solves a policy's programs; their optima are rarely unique, so
+/// the choice decides the allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Solver {
+    /// Clarabel on blox's own formulation.
+    #[default]
+    Clarabel,
+    /// ECOS 2.0 ([`blox_ecos`]) on the program as cvxpy 1.9 gives it to ECOS: the original's
+    /// default, and its point. Programs of jobs alone only (not the packed variants').
+    Ecos,
+}
+
+impl Solver {
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::Clarabel => "clarabel",
+            Solver::Ecos => "ecos",
+        }
+    }
+}
 
 /// The allocation rows (a job, or a pair of jobs sharing GPUs), their GPUs per worker set
 /// (scale factors) and the types' GPU counts.
@@ -67,6 +93,20 @@ impl BaseProblem<'_> {
         self.scale_factors.len()
     }
 
+    /// Solves the ECOS form built by [`super::ecos_form`], mapping ECOS's exit as cvxpy does:
+    /// `optimal`, `optimal_inaccurate`, or nothing usable.
+    fn solve_ecos(&self, (program, layout): (blox_ecos::Problem, Layout)) -> Outcome {
+        debug_assert!(self.rows_of_job.is_none(), "the ECOS forms are for jobs alone");
+        let Ok(solution) = blox_ecos::solve(&program, &Settings::default()) else {
+            return Outcome::Failed;
+        };
+        match solution.status {
+            Status::Optimal => Outcome::Optimal(layout.allocation(&solution.x)),
+            Status::OptimalInaccurate => Outcome::Inaccurate(layout.allocation(&solution.x)),
+            _ => Outcome::Failed,
+        }
+    }
+
     fn jobs(&self) -> usize {
         self.rows_of_job.map_or(self.rows(), <[_]>::len)
     }
@@ -114,7 +154,10 @@ impl BaseProblem<'_> {
     }
 
     /// Maximises the smallest job rate (Gavel's max-min fairness, epigraph form).
-    pub fn max_min(&self, rates: &[Terms]) -> Outcome {
+    pub fn max_min(&self, rates: &[Terms], solver: Solver) -> Outcome {
+        if solver == Solver::Ecos {
+            return self.solve_ecos(ecos_form::max_min(self, rates));
+        }
         let epigraph = self.rows() * self.types();
         let mut rows = self.base_rows();
         for terms in rates {
@@ -127,7 +170,10 @@ impl BaseProblem<'_> {
 
     /// Any allocation under which every job `i` runs at least `min_rate[i]` steps per second
     /// (Gavel's makespan feasibility check).
-    pub fn feasible_rates(&self, rates: &[Terms], min_rate: &[f64]) -> Outcome {
+    pub fn feasible_rates(&self, rates: &[Terms], min_rate: &[f64], solver: Solver) -> Outcome {
+        if solver == Solver::Ecos {
+            return self.solve_ecos(ecos_form::feasibility(self, rates, min_rate));
+        }
         let mut rows = self.base_rows();
         for (terms, &min) in rates.iter().zip(min_rate) {
             rows.push(terms.iter().map(|&(k, rate)| (k, -rate)), -min);
@@ -148,7 +194,11 @@ impl BaseProblem<'_> {
         age: &[f64],
         remaining: &[f64],
         isolated: &[f64],
+        solver: Solver,
     ) -> Outcome {
+        if solver == Solver::Ecos {
+            return self.solve_ecos(ecos_form::finish_time(self, rates, age, remaining, isolated));
+        }
         let m = self.jobs();
         let inverse = |i: usize| self.rows() * self.types() + i;
         let bound = self.rows() * self.types() + m;
@@ -222,7 +272,9 @@ mod tests {
     #[test]
     fn max_min_returns_the_central_optimum() {
         let problem = BaseProblem { scale_factors: &[1.0; 4], capacity: &[36.0; 3], rows_of_job: None };
-        let Outcome::Optimal(x) = problem.max_min(&problem.own_terms(&vec![vec![1.0; 3]; 4])) else { panic!("solved") };
+        let Outcome::Optimal(x) = problem.max_min(&problem.own_terms(&vec![vec![1.0; 3]; 4]), Solver::Clarabel) else {
+            panic!("solved")
+        };
         for row in &x {
             for &share in row {
                 assert!((share - 1.0 / 3.0).abs() < 1e-6, "{x:?}");
@@ -234,13 +286,13 @@ mod tests {
     #[test]
     fn feasibility_and_max_min_on_a_tiny_cluster() {
         let problem = BaseProblem { scale_factors: &[1.0, 1.0], capacity: &[1.0], rows_of_job: None };
-        let Outcome::Optimal(x) = problem.max_min(&problem.own_terms(&[vec![1.0], vec![1.0]])) else {
+        let Outcome::Optimal(x) = problem.max_min(&problem.own_terms(&[vec![1.0], vec![1.0]]), Solver::Clarabel) else {
             panic!("solved")
         };
         assert!((x[0][0] - 0.5).abs() < 1e-6 && (x[1][0] - 0.5).abs() < 1e-6, "{x:?}");
         let rates = problem.own_terms(&[vec![10.0], vec![10.0]]);
-        assert!(matches!(problem.feasible_rates(&rates, &[4.0, 4.0]), Outcome::Optimal(_)));
-        assert_eq!(problem.feasible_rates(&rates, &[6.0, 6.0]), Outcome::Failed);
+        assert!(matches!(problem.feasible_rates(&rates, &[4.0, 4.0], Solver::Clarabel), Outcome::Optimal(_)));
+        assert_eq!(problem.feasible_rates(&rates, &[6.0, 6.0], Solver::Clarabel), Outcome::Failed);
     }
 
     /// Two jobs on one GPU, equal work, one waited 100 s longer: finish-time fairness gives the
@@ -250,7 +302,9 @@ mod tests {
         let problem = BaseProblem { scale_factors: &[1.0, 1.0], capacity: &[1.0], rows_of_job: None };
         let rates = problem.own_terms(&[vec![1.0], vec![1.0]]);
         let (age, remaining, isolated) = ([100.0, 0.0], [1000.0, 1000.0], [2000.0, 2000.0]);
-        let Outcome::Optimal(x) = problem.min_max_finish_time_ratio(&rates, &age, &remaining, &isolated) else {
+        let Outcome::Optimal(x) =
+            problem.min_max_finish_time_ratio(&rates, &age, &remaining, &isolated, Solver::Clarabel)
+        else {
             panic!("solved")
         };
         let ratio = |i: usize| (age[i] + remaining[i] / x[i][0]) / isolated[i];
@@ -270,7 +324,7 @@ mod tests {
             vec![(problem.var(0, 0), 1.0), (problem.var(2, 0), 0.8)],
             vec![(problem.var(1, 0), 1.0), (problem.var(2, 0), 0.8)],
         ];
-        let Outcome::Optimal(x) = problem.max_min(&rates) else { panic!("solved") };
+        let Outcome::Optimal(x) = problem.max_min(&rates, Solver::Clarabel) else { panic!("solved") };
         assert!((x[2][0] - 1.0).abs() < 1e-6, "the pair holds the GPU: {x:?}");
         assert!(x[0][0] < 1e-6 && x[1][0] < 1e-6, "{x:?}");
     }

@@ -6,16 +6,17 @@
 //! (`sum_w T[i][w] x[i][w] >= remaining_i / T` over the base constraints); if none is feasible,
 //! move the window up tenfold and bisect again. The allocation is the one found at the last
 //! feasible `T`. The original's program maximises a constant, so any feasible point is "optimal"
-//! and the solver's choice decides who gets slack: Clarabel, like the original's ECOS, returns an
-//! interior point (average JCT depends on it, the makespan does not; §10.2). Only a solve that
-//! ends `Solved` counts as feasible, as only cvxpy's `optimal` does. The agnostic variant gives
+//! and the solver's choice decides who gets slack (average JCT and makespan depend on it; §10.2):
+//! `solver: ecos` returns the original's point (ECOS on cvxpy's form of its program), Clarabel
+//! another interior point. Only a solve that ends optimal counts as feasible, as only cvxpy's
+//! `optimal` does. The agnostic variant gives
 //! every type the job's V100 throughput and has the mechanism shuffle the type order.
 //!
 //! `gavel-min-total-duration-packed` (`min_total_duration_packed`, the paper's "Gavel w/ SS")
 //! adds a row per pair of jobs sharing GPUs ([`super::packing`]): a job's rate counts its
-//! throughput beside each partner on the pair's share.
+//! throughput beside each partner on the pair's share. It is solved with Clarabel.
 
-use super::lp::{BaseProblem, Outcome, Terms};
+use super::lp::{BaseProblem, Outcome, Solver, Terms};
 use super::mechanism::{Allocation, AllocationInput, Allocator};
 use super::packing::PackedRows;
 use crate::core::PolicyError;
@@ -28,6 +29,8 @@ pub struct MinTotalDuration {
     pub aware: bool,
     /// Also allocate to pairs of jobs sharing GPUs (`_packed`; implies `aware`).
     pub packing: bool,
+    /// The solver of the programs of jobs alone (the packed program is Clarabel's).
+    pub solver: Solver,
 }
 
 impl Allocator for MinTotalDuration {
@@ -65,6 +68,7 @@ impl Allocator for MinTotalDuration {
                     .own_terms(&jobs.iter().map(|j| vec![j.throughput[v100]; j.throughput.len()]).collect::<Vec<_>>())
             }
         };
+        let solver = if self.packing { Solver::Clarabel } else { self.solver };
         let mut max_t = 1_000_000.0_f64;
         let mut min_t = 100.0_f64;
         let mut last_max_t = max_t;
@@ -79,7 +83,7 @@ impl Allocator for MinTotalDuration {
             while 1.05 * min_t < max_t {
                 let t = (min_t + max_t) / 2.0;
                 let min_rate: Vec<f64> = jobs.iter().map(|j| j.remaining_steps / t).collect();
-                match problem.feasible_rates(&rates, &min_rate) {
+                match problem.feasible_rates(&rates, &min_rate, solver) {
                     Outcome::Optimal(x) => {
                         feasible = Some(x);
                         max_t = t;

@@ -9,6 +9,7 @@
 
 pub mod allox;
 pub mod assignment;
+mod ecos_form;
 pub mod fifo;
 pub mod finish_time_fairness;
 pub mod gandiva;
@@ -23,6 +24,7 @@ use crate::policies::{
     PolicyInfo, PolicyInput, parse_options,
 };
 use crate::profiles::gavel::{GavelThroughputs, ThroughputFile};
+use lp::Solver;
 use mechanism::{Allocator, Mechanism};
 use serde::Deserialize;
 
@@ -53,6 +55,62 @@ fn oracle_input(file: ThroughputFile) -> PolicyInput {
 fn mechanism(ctx: &BuildContext, file: ThroughputFile, allocator: Box<dyn Allocator>) -> Result<Built, String> {
     let oracle = ctx.input(&oracle_input(file))?;
     Ok(Built::Round(Box::new(Mechanism::new(allocator, oracle, ctx.cluster, ctx.round_seconds, ctx.seed))))
+}
+
+const SOLVER_OPTION: OptionDoc = OptionDoc {
+    name: "solver",
+    example: "ecos",
+    meaning: "the solver of the policy's programs, whose optima are rarely unique: clarabel (default) or ecos (the original's: ECOS 2.0 on cvxpy's canonical form, landing on its point)",
+};
+
+/// A Gavel policy whose programs take a `solver`: `$allocator` gets it.
+macro_rules! gavel_lp_policy {
+    ($module:ident, $name:literal, $summary:literal, $source:literal, $allocator:expr) => {
+        pub mod $module {
+            use super::*;
+
+            pub const INFO: PolicyInfo = PolicyInfo {
+                name: $name,
+                kind: Kind::Scheduler,
+                engine: Engine::Rounds,
+                summary: $summary,
+                options: &[THROUGHPUTS_OPTION, SOLVER_OPTION],
+                source: $source,
+                placement: Some(MECHANISM),
+                parse: &parse_options::<Options>,
+            };
+
+            #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            pub struct Options {
+                #[serde(default)]
+                pub throughputs: ThroughputFile,
+                #[serde(default)]
+                pub solver: Option<Solver>,
+            }
+
+            impl PolicyConfig for Options {
+                /// The solver only when given: runs keyed before the option keep their keys.
+                fn params(&self) -> Params {
+                    let mut params = throughputs_param(self.throughputs);
+                    if let Some(solver) = self.solver {
+                        params.insert("solver", solver.name().into());
+                    }
+                    params
+                }
+
+                fn inputs(&self) -> Vec<PolicyInput> {
+                    vec![oracle_input(self.throughputs)]
+                }
+
+                fn build(&self, ctx: &BuildContext) -> Result<Built, String> {
+                    #[allow(clippy::redundant_closure_call)]
+                    let allocator: Box<dyn Allocator> = ($allocator)(self.solver.unwrap_or_default());
+                    mechanism(ctx, self.throughputs, allocator)
+                }
+            }
+        }
+    };
 }
 
 macro_rules! gavel_policy {
@@ -129,20 +187,20 @@ gavel_policy!(
     |ctx: &BuildContext| Box::new(gandiva::Gandiva::new(ctx.seed))
 );
 
-gavel_policy!(
+gavel_lp_policy!(
     gavel_max_min_fairness,
     "gavel-max-min-fairness",
     "Gavel's heterogeneity-agnostic LAS: max-min fairness of GPU time, types shuffled each round",
     "Gavel max_min_fairness (policies/max_min_fairness.py MaxMinFairnessPolicy); docs/gavel-semantics.md 9.6",
-    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: false, packing: false })
+    |solver: Solver| Box::new(max_min_fairness::MaxMinFairness { aware: false, packing: false, solver })
 );
 
-gavel_policy!(
+gavel_lp_policy!(
     gavel_max_min_fairness_perf,
     "gavel-max-min-fairness-perf",
     "Gavel's LAS: max-min fairness of throughput normalised to the proportional share (LP)",
     "Gavel max_min_fairness_perf (policies/max_min_fairness.py MaxMinFairnessPolicyWithPerf); docs/gavel-semantics.md 9.6",
-    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: true, packing: false })
+    |solver: Solver| Box::new(max_min_fairness::MaxMinFairness { aware: true, packing: false, solver })
 );
 
 gavel_policy!(
@@ -150,23 +208,27 @@ gavel_policy!(
     "gavel-max-min-fairness-packed",
     "Gavel's LAS with space sharing: max-min fairness over jobs and pairs of jobs sharing GPUs (LP)",
     "Gavel max_min_fairness_packed (policies/max_min_fairness.py MaxMinFairnessPolicyWithPacking, per-job sums); docs/gavel-semantics.md 9.7",
-    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness { aware: true, packing: true })
+    |_: &BuildContext| Box::new(max_min_fairness::MaxMinFairness {
+        aware: true,
+        packing: true,
+        solver: Solver::Clarabel
+    })
 );
 
-gavel_policy!(
+gavel_lp_policy!(
     gavel_min_total_duration,
     "gavel-min-total-duration",
     "Gavel's makespan policy, heterogeneity-agnostic (V100 throughput on every type)",
     "Gavel min_total_duration (policies/min_total_duration.py MinTotalDurationPolicy); docs/gavel-semantics.md 9.9",
-    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: false, packing: false })
+    |solver: Solver| Box::new(min_total_duration::MinTotalDuration { aware: false, packing: false, solver })
 );
 
-gavel_policy!(
+gavel_lp_policy!(
     gavel_min_total_duration_perf,
     "gavel-min-total-duration-perf",
     "Gavel's makespan policy (the paper's \"Gavel\"): the shortest horizon every job can meet, by bisection over LPs",
     "Gavel min_total_duration_perf (policies/min_total_duration.py MinTotalDurationPolicyWithPerf); docs/gavel-semantics.md 9.9",
-    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: true, packing: false })
+    |solver: Solver| Box::new(min_total_duration::MinTotalDuration { aware: true, packing: false, solver })
 );
 
 gavel_policy!(
@@ -174,23 +236,27 @@ gavel_policy!(
     "gavel-min-total-duration-packed",
     "Gavel's makespan policy with space sharing (the paper's \"Gavel w/ SS\"): jobs and pairs of jobs sharing GPUs",
     "Gavel min_total_duration_packed (policies/min_total_duration.py MinTotalDurationPolicyWithPacking, per-job sums); docs/gavel-semantics.md 9.9",
-    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration { aware: true, packing: true })
+    |_: &BuildContext| Box::new(min_total_duration::MinTotalDuration {
+        aware: true,
+        packing: true,
+        solver: Solver::Clarabel
+    })
 );
 
-gavel_policy!(
+gavel_lp_policy!(
     gavel_finish_time_fairness,
     "gavel-finish-time-fairness",
     "Gavel's heterogeneity-agnostic finish-time fairness (V100 throughput on every type), types shuffled each round",
     "Gavel finish_time_fairness (policies/finish_time_fairness.py FinishTimeFairnessPolicy); docs/gavel-semantics.md 9.8",
-    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(false, false))
+    |solver: Solver| Box::new(finish_time_fairness::FinishTimeFairness::new(false, false, solver))
 );
 
-gavel_policy!(
+gavel_lp_policy!(
     gavel_finish_time_fairness_perf,
     "gavel-finish-time-fairness-perf",
     "Gavel's finish-time fairness: minimise the largest JCT ratio to the isolated share (convex, SOC)",
     "Gavel finish_time_fairness_perf (policies/finish_time_fairness.py FinishTimeFairnessPolicyWithPerf); docs/gavel-semantics.md 9.8",
-    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(true, false))
+    |solver: Solver| Box::new(finish_time_fairness::FinishTimeFairness::new(true, false, solver))
 );
 
 gavel_policy!(
@@ -198,7 +264,7 @@ gavel_policy!(
     "gavel-finish-time-fairness-packed",
     "Gavel's finish-time fairness with space sharing: jobs and pairs of jobs sharing GPUs (convex, SOC)",
     "Gavel finish_time_fairness_packed (policies/finish_time_fairness.py FinishTimeFairnessPolicyWithPacking); docs/gavel-semantics.md 9.8",
-    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(true, true))
+    |_: &BuildContext| Box::new(finish_time_fairness::FinishTimeFairness::new(true, true, Solver::Clarabel))
 );
 
 gavel_policy!(
