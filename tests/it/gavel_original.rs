@@ -10,10 +10,12 @@ use blox::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec, RunOutput};
 use blox::policies::rounds::admission::accept_all::AcceptAll;
 use blox::policies::rounds::gavel::allox::Allox;
 use blox::policies::rounds::gavel::fifo::{Fifo, TypeChoice};
+use blox::policies::rounds::gavel::finish_time_fairness::FinishTimeFairness;
 use blox::policies::rounds::gavel::gandiva::Gandiva;
 use blox::policies::rounds::gavel::lp::Solver;
 use blox::policies::rounds::gavel::max_min_fairness::MaxMinFairness;
 use blox::policies::rounds::gavel::mechanism::{Allocator, Mechanism};
+use blox::policies::rounds::gavel::min_total_duration::MinTotalDuration;
 use blox::profiles::gavel::GavelThroughputs;
 use blox::workload::gavel_generator::{Arrivals, GavelGeneratorParams, JobTable, ThroughputFile, job_stream};
 use common::dataset_file;
@@ -200,4 +202,25 @@ fn fifo_packed_and_allox_equal_the_original() {
     assert_same_jcts("fifo_packed-poisson0.4-single-seed0", &out);
     assert_same_jcts("allox-poisson0.4-single-seed0", &run(&at(0.4), Box::new(Allox::new(1.0)), &oracle));
     assert_same_jcts("allox-poisson2.0-single-seed0", &run(&at(2.0), Box::new(Allox::new(1.0)), &oracle));
+}
+
+/// Gavel's LP policies with `solver: ecos` on the makespan table's workload (100 static multi-GPU
+/// jobs, seed 0), where the optima are not unique and Clarabel's points end jobs up to hours
+/// apart from the original's: ECOS on cvxpy's form of each program returns the original's point
+/// in every round, so every JCT is the original's.
+#[test]
+fn lp_policies_with_ecos_equal_the_original() {
+    let oracle = oracle();
+    let setting = Setting { seed: 0, rate: None, jobs: Some(100), multi_gpu: true, first_tracked: 4000 };
+    let ecos = Solver::Ecos;
+    let cases: Vec<(&str, Box<dyn Allocator>)> = vec![
+        ("min_total_duration_perf", Box::new(MinTotalDuration { aware: true, packing: false, solver: ecos })),
+        ("min_total_duration", Box::new(MinTotalDuration { aware: false, packing: false, solver: ecos })),
+        ("finish_time_fairness_perf", Box::new(FinishTimeFairness::new(true, false, ecos))),
+        ("finish_time_fairness", Box::new(FinishTimeFairness::new(false, false, ecos))),
+        ("max_min_fairness_perf", Box::new(MaxMinFairness { aware: true, packing: false, solver: ecos })),
+    ];
+    for (policy, allocator) in cases {
+        assert_same_jcts(&format!("{policy}-static100-multi-seed0"), &run(&setting, allocator, &oracle));
+    }
 }
