@@ -205,7 +205,7 @@ fn fifo_packed_and_allox_equal_the_original() {
 }
 
 /// Gavel's LP policies with `solver: ecos` on the makespan table's workload (100 static multi-GPU
-/// jobs, seed 0), where the optima are not unique and Clarabel's points end jobs up to hours
+/// jobs, seed 0) and Gavel's FTF at 0.4 jobs/h (single-GPU, jobs 4000-4999), where the optima are not unique and Clarabel's points end jobs up to hours
 /// apart from the original's: ECOS on cvxpy's form of each program returns the original's point
 /// in every round, so every JCT is the original's.
 #[test]
@@ -223,4 +223,8 @@ fn lp_policies_with_ecos_equal_the_original() {
     for (policy, allocator) in cases {
         assert_same_jcts(&format!("{policy}-static100-multi-seed0"), &run(&setting, allocator, &oracle));
     }
+    // A continuous run: finish-time fairness's state (isolated time so far) across re-allocations.
+    let single = Setting { seed: 0, rate: Some(0.4), jobs: None, multi_gpu: false, first_tracked: 4000 };
+    let out = run(&single, Box::new(FinishTimeFairness::new(true, false, ecos)), &oracle);
+    assert_same_jcts("finish_time_fairness_perf-poisson0.4-single-seed0", &out);
 }
