@@ -7,8 +7,8 @@
 //! feasibility program nothing at all), so which point a solver returns decides the allocation.
 //! Gavel solves with ECOS (cvxpy's default for these programs); `Solver::Ecos` hands
 //! [`blox_ecos`] the data cvxpy hands ECOS ([`super::ecos_form`]) and so lands on the original's
-//! point. Clarabel, another interior-point method, lands near it: same makespans and max-min
-//! values, slack shared slightly differently (`docs/gavel-semantics.md` §10).
+//! point. Clarabel, another interior-point method, lands near it: the same optimal values with
+//! the slack shared differently, which moves JCTs (`docs/gavel-semantics.md` §10.2).
 
 use super::ecos_form::{self, Layout};
 use blox_ecos::{Settings, Status};

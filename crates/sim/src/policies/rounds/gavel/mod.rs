@@ -9,7 +9,7 @@
 
 pub mod allox;
 pub mod assignment;
-mod ecos_form;
+pub mod ecos_form;
 pub mod fifo;
 pub mod finish_time_fairness;
 pub mod gandiva;
