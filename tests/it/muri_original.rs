@@ -13,6 +13,7 @@ use blox::policies::events::muri::interleave::{Muri, Params4, Variant};
 use blox::policies::events::muri::srtf::ShortestFirst;
 use blox::policies::events::muri::themis::MuriThemis;
 use blox::policies::events::muri::tiresias::MuriTiresias;
+use blox::policies::events::themis::Solver;
 use blox::profiles::ThroughputTable;
 use common::{config, trace_run};
 use std::path::Path;
@@ -145,6 +146,15 @@ fn the_ablations_match_the_original_with_and_without_autopack() {
 fn themis_matches_the_original_given_the_same_shares() {
     for trace in ["trace3", "trace3_pr", "trace1", "trace1_pr", "trace4", "trace4_pr"] {
         assert_same_ends(trace, "themis centre", &run(trace, Box::new(MuriThemis::default())));
+    }
+}
+
+/// With `solver: ecos`, blox solves each decision's program as the original's cvxpy hands it to
+/// ECOS and lands on ECOS's point: against the unmodified original, every job ends at its time.
+#[test]
+fn themis_with_ecos_matches_the_original() {
+    for trace in ["trace3", "trace3_pr"] {
+        assert_same_ends(trace, "themis", &run(trace, Box::new(MuriThemis::with_solver(Solver::Ecos))));
     }
 }
 
