@@ -252,8 +252,13 @@ impl EventPolicy for MuriThemis {
                 Solver::AnalyticCentre => {
                     fair_shares(&self.terms, total, &mut self.shares);
                 }
-                Solver::Ecos => ecos_shares(&self.terms, total, &mut self.shares)
-                    .map_err(|reason| RunError::Policy { time: now, reason: format!("muri-themis: {reason}") })?,
+                Solver::Ecos => {
+                    let solved = ecos_shares(&self.terms, total, &mut self.shares)
+                        .map_err(|reason| RunError::Policy { time: now, reason: format!("muri-themis: {reason}") })?;
+                    if !solved {
+                        fair_shares(&self.terms, total, &mut self.shares);
+                    }
+                }
             }
             self.rank(sim, now);
             let standing = &self.standing;
@@ -287,22 +292,27 @@ impl EventPolicy for MuriThemis {
     }
 }
 
-/// The shares ECOS returns for the decision's program as cvxpy 1.9 hands it to ECOS. Two jobs or
-/// more: ElasticFlow's Themis program ([`themis::ecos_shares`]), which the original writes the
-/// same way. A lone job: its own term, no maximum ([`lone_program`]). Fails with ECOS's status
-/// where the original's cvxpy would raise and fall back to SCS, which blox does not run.
-fn ecos_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> Result<(), String> {
-    let [term] = terms else {
-        return themis::ecos_shares(terms, total, x);
-    };
+/// The shares ECOS returns for the decision's program as cvxpy 1.9 hands it to ECOS: two jobs or
+/// more, ElasticFlow's Themis program ([`themis::ecos_program`]), which the original writes the
+/// same way; a lone job, its own term without the maximum ([`lone_program`]). cvxpy takes ECOS's
+/// point when ECOS ends optimal, optimal to its reduced tolerances, or at its iteration limit
+/// (`user_limit`); on any other exit it raises and the original retries with SCS, whose point
+/// blox does not reproduce: then `false`, and `x` is left empty.
+fn ecos_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> Result<bool, String> {
     x.clear();
-    let solution = blox_ecos::solve(&lone_program(term, total), &Settings::default()).map_err(|e| e.to_string())?;
+    let program = match terms {
+        [] => return Ok(true),
+        [term] => lone_program(term, total),
+        _ => themis::ecos_program(terms, total),
+    };
+    let solution = blox_ecos::solve(&program, &Settings::default()).map_err(|e| e.to_string())?;
     match solution.status {
-        Status::Optimal | Status::OptimalInaccurate => {
-            x.push(solution.x[1]);
-            Ok(())
+        Status::Optimal | Status::OptimalInaccurate | Status::MaxIterations => {
+            // A lone job's variables are `(u, x)`; the maximum's `(t, x, u)`.
+            x.extend_from_slice(&solution.x[1..=terms.len()]);
+            Ok(true)
         }
-        status => Err(format!("ECOS ended with exit code {} on the lone job's program", status.exit_flag())),
+        _ => Ok(false),
     }
 }
 
@@ -425,7 +435,7 @@ mod tests {
             assert_eq!((program.orthant, program.soc.clone()), (f["l"].as_u64().unwrap() as usize, indices(&f["q"])));
             assert!(f["A"].is_null());
             let mut x = Vec::new();
-            ecos_shares(&terms, total, &mut x).unwrap();
+            assert!(ecos_shares(&terms, total, &mut x).unwrap(), "{name}: ECOS's point");
             assert_eq!(x, floats(&f["ecos"]["x"])[columns], "{name}: shares");
         }
         assert_eq!((lone, several), (2, 7));
