@@ -161,11 +161,11 @@ fn themis_with_ecos_matches_the_original() {
 
 /// The analytic centre (the default) against the unmodified original (ECOS), where the optimum
 /// is not unique and ECOS stops at another interior point (`docs/muri-semantics.md` §6.4). With
-/// arrivals over time (trace3), 549 of 992 jobs end at the same time, the average JCT agrees within 0.2 % and the makespan and
-/// p99 within 0.5 %. With every job at t = 0 (trace3_pr) the shares decide which never-run jobs
-/// start at every event, and the order of its many near-equal shares follows the solver: the
-/// makespan and p99 agree within 0.5 %, the average JCT does not (blox 4.11e6 s, ECOS 1.81e6 s;
-/// both follow the same rule).
+/// arrivals over time (trace3), 549 of 992 jobs end at the same time, the average JCT agrees
+/// within 0.2 % and the makespan and p99 within 0.5 %. With every job at t = 0 (trace3_pr) the
+/// shares decide which never-run jobs start at every event, and the order of its many near-equal
+/// shares follows the solver: the makespan and p99 agree within 0.5 %, the average JCT does not
+/// (blox 4.11e6 s, ECOS 1.81e6 s; both follow the same rule).
 #[test]
 fn themis_against_the_originals_ecos_shares() {
     let job_submitted = |out: &RunOutput, id: u64| out.jobs.iter().find(|r| r.id == id).unwrap().arrival;
