@@ -28,7 +28,7 @@
 //! terms normalised so that jobs equal in exact arithmetic get equal bits; `ecos` takes the point
 //! the original takes, ECOS 2.0 (`blox_ecos`) on the program as cvxpy 1.9 hands it over, built
 //! from the original's own terms ([`ecos_shares`]): with it the original's runs are reproduced
-//! job for job (§6.4).
+//! job for job up to any decision at which ECOS fails and the original turns to SCS (§6.4, §6.6).
 //!
 //! Quirks kept (§6.2, §6.3): `a_i` is a fraction, not the throughput its function is named for,
 //! so `B_i` mixes iterations and seconds; `x` is a priority over whole-GPU, solo-speed runs;
