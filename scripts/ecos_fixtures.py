@@ -11,10 +11,13 @@ rounds with the inputs blox's builders take, `gavel_fixtures`).
 Usage (versions pinned; the fixture header records them):
     python -m venv /tmp/ecosvenv
     /tmp/ecosvenv/bin/pip install ecos==2.0.14 cvxpy==1.9.3
-    /tmp/ecosvenv/bin/python scripts/ecos_fixtures.py crates/ecos/tests/fixtures
+    /tmp/ecosvenv/bin/python scripts/ecos_fixtures.py crates/ecos/tests/fixtures [section ...]
+
+Sections (all by default): `core` writes ecos_fixtures.json, `muri` muri_themis.json.
 """
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -179,9 +182,26 @@ def themis_round(rng, jobs, total):
     return problem, terms
 
 
+def write(path, fixtures):
+    """Writes `fixtures` with the versions that made them, and a line per fixture."""
+    header = {
+        "generator": "scripts/ecos_fixtures.py",
+        "ecos": ecos.__version__,
+        "ecos_c": ecos.__solver_version__,
+        "cvxpy": cp.__version__,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "python": sys.version.split()[0],
+    }
+    path.write_text(json.dumps({"header": header, "fixtures": fixtures}, separators=(",", ":")) + "\n")
+    for f in fixtures:
+        e = f["ecos"]
+        print(f"{f['name']:28} n={len(f['c']):3} exit={e['exit_flag']:3} it={e['iterations']:3} "
+              f"t={e['seconds'] * 1e6:8.1f}us")
+    print(f"{len(fixtures)} fixtures, {path.stat().st_size} bytes -> {path}")
+
+
 def main(out):
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(20261129)
     fixtures = []
     for i, (n, m, p) in enumerate([(3, 2, 0), (6, 4, 1), (10, 8, 2), (20, 15, 3)]):
@@ -220,22 +240,7 @@ def main(out):
         fixture["terms"], fixture["total"] = terms, float(total)
         rounds.append(fixture)
     fixtures.extend(rounds)
-    header = {
-        "generator": "scripts/ecos_fixtures.py",
-        "ecos": ecos.__version__,
-        "ecos_c": ecos.__solver_version__,
-        "cvxpy": cp.__version__,
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "python": sys.version.split()[0],
-    }
-    path = out / "ecos_fixtures.json"
-    path.write_text(json.dumps({"header": header, "fixtures": fixtures}, separators=(",", ":")) + "\n")
-    for f in fixtures:
-        e = f["ecos"]
-        print(f"{f['name']:28} n={len(f['c']):3} exit={e['exit_flag']:3} it={e['iterations']:3} "
-              f"t={e['seconds'] * 1e6:8.1f}us")
-    print(f"{len(fixtures)} fixtures, {path.stat().st_size} bytes -> {path}")
+    write(out / "ecos_fixtures.json", fixtures)
 
 
 # --- Gavel's LP policies (scheduler/policies/*.py at c4fa400), written as the original writes them
@@ -357,7 +362,67 @@ def gavel_fixtures(out):
     print(f"{len(fixtures)} fixtures, {path.stat().st_size} bytes -> {path}")
 
 
+
+# --- Muri's Themis (crates/sim/src/policies/events/muri/themis.rs) --------------------------------
+# Its own fixture file, muri_themis.json: rounds written as Muri's run_sim.py themis_sim_jobs
+# writes them (4e69a78), whose lone-job program differs from ElasticFlow's.
+
+
+def muri_themis_round(rng, jobs, total, at_start=False):
+    """One decision of Muri's Themis as the original writes it: per runnable job `(now - submit +
+    I * inv_pos(tput * x_i)) / (cum + I / a)`, `a = min(1, ceil(G / n) / g)` as numpy computes it
+    (get_isolated_throughputs), the maximum over the jobs (a lone job's own term), the box and the
+    capacity row (get_base_constraints with the cluster's integer GPU count). `at_start`: every
+    job submitted now with nothing done, as at t = 0 of a `_pr` trace (equal jobs tie)."""
+    gpus = rng.choice([1.0, 2.0, 4.0, 8.0, 16.0, 32.0], jobs)
+    models_ms = rng.choice([23.0, 80.8, 111.1, 180.67, 214.0, 350.5], jobs)
+    iteration_time = models_ms * 1.015 / 1000
+    if at_start:
+        age = [0.0] * jobs
+        left = [float(v) for v in rng.choice([1000.0, 5000.0, 20000.0], jobs)]
+        cum = np.zeros(jobs)
+    else:
+        age = [float(v) for v in rng.uniform(0.0, 2e6, jobs)]
+        left = [float(v) for v in rng.uniform(1e2, 6e5, jobs)]
+        cum = rng.choice([0.0, 1.0], jobs) * rng.uniform(0.0, 5e5, jobs)
+    tput = [1 / float(v) for v in iteration_time]
+    allocation = np.array([math.ceil(total / jobs) for _ in range(jobs)]) / gpus
+    fraction = allocation / np.maximum(allocation, np.ones(allocation.shape))
+    isolated = [cum[i] + (left[i] / fraction[i]) for i in range(jobs)]
+    x = cp.Variable(jobs)
+    fractions = []
+    for i in range(jobs):
+        allocation_throughput = tput[i] * x[i]
+        expected_time_allocation = age[i] + (left[i] * cp.inv_pos(allocation_throughput))
+        fractions.append(expected_time_allocation / isolated[i])
+    if jobs == 1:
+        objective = cp.Minimize(fractions[0])
+    else:
+        objective = cp.Minimize(cp.maximum(*fractions))
+    constraints = [x >= 0, x <= 1, cp.sum(cp.multiply(gpus, x), axis=0) <= total]
+    terms = [{"age": age[i], "left": left[i], "rate": tput[i], "isolated": float(isolated[i]),
+              "gpus": float(gpus[i])} for i in range(jobs)]
+    return cp.Problem(objective, constraints), terms
+
+
+def muri_themis_fixtures(out):
+    """muri_themis.json: Muri Themis rounds in cvxpy's canonical form, ECOS's answers, the terms."""
+    rng = np.random.default_rng(20261130)
+    rounds = []
+    shapes = [(1, 8, False), (1, 64, False), (2, 8, False), (3, 64, False), (6, 16, False),
+              (12, 64, False), (40, 64, False), (10, 64, True), (60, 64, True)]
+    for i, (jobs, total, at_start) in enumerate(shapes):
+        problem, terms = muri_themis_round(rng, jobs, total, at_start)
+        fixture = from_cvxpy(f"muri_themis_round_{i}", "themis", problem)
+        fixture["terms"], fixture["total"] = terms, float(total)
+        rounds.append(fixture)
+    write(out / "muri_themis.json", rounds)
+
+
+SECTIONS = {"core": main, "gavel": gavel_fixtures, "muri": muri_themis_fixtures}
+
 if __name__ == "__main__":
-    target = sys.argv[1] if len(sys.argv) > 1 else "crates/ecos/tests/fixtures"
-    main(target)
-    gavel_fixtures(Path(target))
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "crates/ecos/tests/fixtures")
+    target.mkdir(parents=True, exist_ok=True)
+    for section in sys.argv[2:] or SECTIONS:
+        SECTIONS[section](target)

@@ -86,16 +86,22 @@ pub enum Solver {
     Ecos,
 }
 
+impl Solver {
+    /// The option's value in specs, run keys and the runs table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::AnalyticCentre => "analytic_centre",
+            Solver::Ecos => "ecos",
+        }
+    }
+}
+
 impl PolicyConfig for Options {
     /// Only the options given: plain `themis` stays a bare name.
     fn params(&self) -> Params {
         let mut params = Params::new();
         if let Some(solver) = self.solver {
-            let name = match solver {
-                Solver::AnalyticCentre => "analytic_centre",
-                Solver::Ecos => "ecos",
-            };
-            params.insert("solver", name.into());
+            params.insert("solver", solver.name().into());
         }
         params
     }
@@ -202,7 +208,7 @@ pub(in crate::policies::events) fn ecos_shares(terms: &[Term], total: f64, x: &m
 }
 
 /// The program of [`ecos_shares`] (two jobs or more) as ECOS receives it from cvxpy.
-fn ecos_program(terms: &[Term], total: f64) -> Problem {
+pub(in crate::policies::events) fn ecos_program(terms: &[Term], total: f64) -> Problem {
     let n = terms.len();
     let mut colptr = vec![0];
     let (mut rowval, mut nzval) = (Vec::new(), Vec::new());

@@ -22,12 +22,13 @@
 //! reserved jobs are placed again from an empty cluster in that order. Chosen jobs run alone at
 //! their solo iteration time on the GPUs they ask for; running jobs left out are preempted.
 //!
-//! The program is solved exactly by ElasticFlow's Themis solver (the same program; see that
-//! module for the optimal face and the analytic centre blox picks on it). The original calls
-//! cvxpy with ECOS, which often stops "inaccurate" near that face, so orders among jobs whose
-//! shares are close, and among jobs at a full share that have not run yet (all `1e9` for blox,
-//! `≈ 1e9` apart by solver noise for ECOS), can differ from the original's: Muri's Themis numbers
-//! are reproduced to a stated tolerance, not exactly (§6.4).
+//! Under contention the optimum is a face, not a point, and the point decides the order. Option
+//! `solver` picks it: `analytic_centre` (default) solves the program exactly with ElasticFlow's
+//! Themis solver (the same program; see that module for the face and its analytic centre), from
+//! terms normalised so that jobs equal in exact arithmetic get equal bits; `ecos` takes the point
+//! the original takes, ECOS 2.0 (`blox_ecos`) on the program as cvxpy 1.9 hands it over, built
+//! from the original's own terms ([`ecos_shares`]): with it the original's runs are reproduced
+//! job for job up to any decision at which ECOS fails and the original turns to SCS (§6.4, §6.6).
 //!
 //! Quirks kept (§6.2, §6.3): `a_i` is a fraction, not the throughput its function is named for,
 //! so `B_i` mixes iterations and seconds; `x` is a priority over whole-GPU, solo-speed runs;
@@ -39,8 +40,10 @@ use super::MURI_YARN;
 use super::family::{Coincidence, Family, check_placed_job, job_overhead};
 use crate::core::events::{EventJob, EventPolicy, EventSim, JobIdx};
 use crate::core::{ClusterSpec, RunError, SimTime};
-use crate::policies::events::themis::{Term, fair_shares};
-use crate::policies::{Built, Engine, Kind, PolicyInfo, without_options};
+use crate::policies::events::themis::{self, Solver, Term, fair_shares};
+use crate::policies::{BuildContext, Built, Engine, Kind, OptionDoc, Params, PolicyConfig, PolicyInfo, parse_options};
+use blox_ecos::{Csc, Problem, Settings, Status};
+use serde::Deserialize;
 use std::cmp::Ordering;
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -48,11 +51,38 @@ pub const INFO: PolicyInfo = PolicyInfo {
     kind: Kind::Scheduler,
     engine: Engine::Events,
     summary: "Muri's Themis: finish-time fair shares re-solved at every arrival and completion, used as run priorities",
-    options: &[],
+    options: &[OptionDoc {
+        name: "solver",
+        example: "ecos",
+        meaning: "the optimal point taken when it is not unique: analytic_centre (default) or ecos (the original's: ECOS 2.0 on cvxpy's canonical form; reproduces its runs job for job)",
+    }],
     source: "Muri's themis (Themis, NSDI'20; Muri, SIGCOMM'22; run_sim.py themis_sim_jobs)",
     placement: Some(MURI_YARN),
-    parse: &|node| without_options(node, || Built::Event(Box::new(MuriThemis::default()))),
+    parse: &parse_options::<Options>,
 };
+
+/// Options of `muri-themis`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    #[serde(default)]
+    pub solver: Option<Solver>,
+}
+
+impl PolicyConfig for Options {
+    /// Only the options given: plain `muri-themis` stays a bare name.
+    fn params(&self) -> Params {
+        let mut params = Params::new();
+        if let Some(solver) = self.solver {
+            params.insert("solver", solver.name().into());
+        }
+        params
+    }
+
+    fn build(&self, _ctx: &BuildContext) -> Result<Built, String> {
+        Ok(Built::Event(Box::new(MuriThemis::with_solver(self.solver.unwrap_or_default()))))
+    }
+}
 
 /// A runnable job's standing in the fairness order (§6.3).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -75,6 +105,7 @@ impl Standing {
 
 #[derive(Debug)]
 pub struct MuriThemis {
+    solver: Solver,
     family: Family,
     /// Per job index: seconds it should have run by its shares (`time_should_received`).
     should: Vec<f64>,
@@ -94,6 +125,7 @@ pub struct MuriThemis {
 impl Default for MuriThemis {
     fn default() -> Self {
         Self {
+            solver: Solver::default(),
             family: Family::new(Coincidence::Exact),
             should: Vec::new(),
             cumulative: Vec::new(),
@@ -108,6 +140,11 @@ impl Default for MuriThemis {
 }
 
 impl MuriThemis {
+    /// Muri's Themis taking `solver`'s optimal point of each decision's program.
+    pub fn with_solver(solver: Solver) -> MuriThemis {
+        MuriThemis { solver, ..MuriThemis::default() }
+    }
+
     fn grow(&mut self, jobs: usize) {
         if self.should.len() < jobs {
             self.should.resize(jobs, 0.0);
@@ -133,20 +170,33 @@ impl MuriThemis {
                 self.cumulative[j] += (left - job.remaining) / before;
             }
             self.previous[j] = Some((job.remaining, fraction));
-            if job.remaining > 0.0 {
+            if job.remaining <= 0.0 {
+                continue;
+            }
+            self.solved.push(j);
+            self.terms.push(match self.solver {
                 // `rho = p + q / x` with `p = A / B` and `q = I / (T B)`, through `B / I =
                 // cum / I + 1 / a`: jobs whose shares are equal in exact arithmetic (no history,
                 // same speed and fraction) get equal bits, hence the original's stable order.
-                let isolated_per_iteration = self.cumulative[j] / job.remaining + 1.0 / fraction;
-                self.solved.push(j);
-                self.terms.push(Term {
-                    age: (now - spec.submitted) / (job.remaining * isolated_per_iteration),
-                    left: 1.0 / (isolated_per_iteration / job.solo),
-                    rate: 1.0,
-                    isolated: 1.0,
+                Solver::AnalyticCentre => {
+                    let isolated_per_iteration = self.cumulative[j] / job.remaining + 1.0 / fraction;
+                    Term {
+                        age: (now - spec.submitted) / (job.remaining * isolated_per_iteration),
+                        left: 1.0 / (isolated_per_iteration / job.solo),
+                        rate: 1.0,
+                        isolated: 1.0,
+                        gpus,
+                    }
+                }
+                // The original's values, as cvxpy receives them (`tput = 1 / iteration_time`).
+                Solver::Ecos => Term {
+                    age: now - spec.submitted,
+                    left: job.remaining,
+                    rate: 1.0 / job.solo,
+                    isolated: self.cumulative[j] + job.remaining / fraction,
                     gpus,
-                });
-            }
+                },
+            });
         }
     }
 
@@ -197,7 +247,19 @@ impl EventPolicy for MuriThemis {
         self.family.progress(sim, now);
         if !sim.runnable().is_empty() {
             self.build_terms(sim, now);
-            fair_shares(&self.terms, f64::from(sim.total_gpus()), &mut self.shares);
+            let total = f64::from(sim.total_gpus());
+            match self.solver {
+                Solver::AnalyticCentre => {
+                    fair_shares(&self.terms, total, &mut self.shares);
+                }
+                Solver::Ecos => {
+                    let solved = ecos_shares(&self.terms, total, &mut self.shares)
+                        .map_err(|reason| RunError::Policy { time: now, reason: format!("muri-themis: {reason}") })?;
+                    if !solved {
+                        fair_shares(&self.terms, total, &mut self.shares);
+                    }
+                }
+            }
             self.rank(sim, now);
             let standing = &self.standing;
             sim.reorder_runnable(|_, runnable| runnable.sort_by(|&a, &b| standing[b].cmp(&standing[a])));
@@ -227,6 +289,52 @@ impl EventPolicy for MuriThemis {
 
     fn next_decision(&mut self, sim: &mut EventSim, _now: SimTime) -> Result<Option<SimTime>, RunError> {
         Ok(self.family.next_decision(sim))
+    }
+}
+
+/// The shares ECOS returns for the decision's program as cvxpy 1.9 hands it to ECOS: two jobs or
+/// more, ElasticFlow's Themis program ([`themis::ecos_program`]), which the original writes the
+/// same way; a lone job, its own term without the maximum ([`lone_program`]). cvxpy takes ECOS's
+/// point when ECOS ends optimal, optimal to its reduced tolerances, or at its iteration limit
+/// (`user_limit`); on any other exit it raises and the original retries with SCS, whose point
+/// blox does not reproduce: then `false`, and `x` is left empty.
+fn ecos_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> Result<bool, String> {
+    x.clear();
+    let program = match terms {
+        [] => return Ok(true),
+        [term] => lone_program(term, total),
+        _ => themis::ecos_program(terms, total),
+    };
+    let solution = blox_ecos::solve(&program, &Settings::default()).map_err(|e| e.to_string())?;
+    match solution.status {
+        Status::Optimal | Status::OptimalInaccurate | Status::MaxIterations => {
+            // A lone job's variables are `(u, x)`; the maximum's `(t, x, u)`.
+            x.extend_from_slice(&solution.x[1..=terms.len()]);
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// A lone job's program as cvxpy builds it from `minimise (A + I inv_pos(T x)) / B`: variables
+/// `(u, x)`, minimise `(I (1/B)) u` (the constant `A / B` stays with cvxpy) subject to, in this row
+/// order, `-x <= 0`, `x <= 1`, `g x <= G`, then the 3-d cone `(T x + u, T x - u, 2)` (`u >= 1 /
+/// (T x)`).
+fn lone_program(term: &Term, total: f64) -> Problem {
+    Problem {
+        c: vec![term.left * (1.0 / term.isolated), 0.0],
+        g: Csc {
+            nrows: 6,
+            ncols: 2,
+            colptr: vec![0, 2, 7],
+            rowval: vec![3, 4, 0, 1, 2, 3, 4],
+            nzval: vec![-1.0, 1.0, -1.0, 1.0, term.gpus, -term.rate, -term.rate],
+        },
+        h: vec![0.0, 1.0, total, 0.0, 0.0, 2.0],
+        a: None,
+        b: Vec::new(),
+        orthant: 3,
+        soc: vec![3],
     }
 }
 
@@ -279,6 +387,58 @@ mod tests {
         assert_eq!(finishes(&out)[1..], [solo_run, solo_run]);
         assert_eq!(out.jobs[0].first_start, Some(solo_run));
         assert_eq!(out.jobs[0].finish, Some(2.0 * solo_run));
+    }
+
+    /// The rounds of `scripts/ecos_fixtures.py`'s Muri section, written as the original writes
+    /// them (a lone job's own term, else the maximum): blox's program is cvxpy's entry for entry,
+    /// and its shares are ECOS's bit for bit.
+    #[test]
+    fn ecos_shares_are_the_originals_on_cvxpy_canonical_data() {
+        let all: serde_json::Value =
+            serde_json::from_str(include_str!("../../../../../ecos/tests/fixtures/muri_themis.json")).unwrap();
+        let floats =
+            |v: &serde_json::Value| -> Vec<f64> { v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect() };
+        let indices = |v: &serde_json::Value| -> Vec<usize> {
+            v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect()
+        };
+        let (mut lone, mut several) = (0, 0);
+        for f in all["fixtures"].as_array().unwrap() {
+            let terms: Vec<Term> = f["terms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| Term {
+                    age: t["age"].as_f64().unwrap(),
+                    left: t["left"].as_f64().unwrap(),
+                    rate: t["rate"].as_f64().unwrap(),
+                    isolated: t["isolated"].as_f64().unwrap(),
+                    gpus: t["gpus"].as_f64().unwrap(),
+                })
+                .collect();
+            let total = f["total"].as_f64().unwrap();
+            let (program, columns) = match &terms[..] {
+                [term] => {
+                    lone += 1;
+                    (lone_program(term, total), 1..2)
+                }
+                _ => {
+                    several += 1;
+                    (themis::ecos_program(&terms, total), 1..terms.len() + 1)
+                }
+            };
+            let name = f["name"].as_str().unwrap();
+            assert_eq!(program.c, floats(&f["c"]), "{name}: c");
+            assert_eq!(program.h, floats(&f["h"]), "{name}: h");
+            assert_eq!(program.g.colptr, indices(&f["G"]["indptr"]), "{name}: G's columns");
+            assert_eq!(program.g.rowval, indices(&f["G"]["indices"]), "{name}: G's rows");
+            assert_eq!(program.g.nzval, floats(&f["G"]["data"]), "{name}: G's values");
+            assert_eq!((program.orthant, program.soc.clone()), (f["l"].as_u64().unwrap() as usize, indices(&f["q"])));
+            assert!(f["A"].is_null());
+            let mut x = Vec::new();
+            assert!(ecos_shares(&terms, total, &mut x).unwrap(), "{name}: ECOS's point");
+            assert_eq!(x, floats(&f["ecos"]["x"])[columns], "{name}: shares");
+        }
+        assert_eq!((lone, several), (2, 7));
     }
 
     #[test]
