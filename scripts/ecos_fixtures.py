@@ -13,7 +13,8 @@ Usage (versions pinned; the fixture header records them):
     /tmp/ecosvenv/bin/pip install ecos==2.0.14 cvxpy==1.9.3
     /tmp/ecosvenv/bin/python scripts/ecos_fixtures.py crates/ecos/tests/fixtures [section ...]
 
-Sections (all by default): `core` writes ecos_fixtures.json, `muri` muri_themis.json.
+Sections (all by default): `core` writes ecos_fixtures.json, `gavel` gavel_fixtures.json, `muri`
+muri_themis.json.
 """
 
 import json
