@@ -4,9 +4,9 @@
 Each fixture holds exactly the data `ecos.solve` receives (c, G and A as CSC arrays, h, b, the
 cone dimensions) and what ECOS 2.0.x returned: status (exitFlag), iteration count, x, y, z, s.
 Programs written in cvxpy go through `get_problem_data(cp.ECOS)`, so the data is cvxpy's
-canonical form, the one the original simulators' ECOS saw. Two files: ecos_fixtures.json (the
-solver's own fixtures, ElasticFlow's Themis rounds) and gavel_fixtures.json (Gavel's LP policies'
-rounds with the inputs blox's builders take, `gavel_fixtures`).
+canonical form, the one the original simulators' ECOS saw. Three files: ecos_fixtures.json (the
+solver's own fixtures, ElasticFlow's Themis rounds), gavel_fixtures.json (Gavel's LP policies'
+rounds with the inputs blox's builders take) and muri_themis.json (Muri's Themis rounds).
 
 Usage (versions pinned; the fixture header records them):
     python -m venv /tmp/ecosvenv
