@@ -37,8 +37,8 @@
 use super::protocol::{self, Argv, Connection, ExitReason, Message, MessageWriter, Peer, Rejected, RunningJob, Slot};
 use super::status::{self, StatusSnapshot};
 use crate::core::{
-    ActiveJob, ClusterSpec, Executor, JobSlot, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime,
-    StopFlag,
+    ActiveJob, ClusterSpec, Executor, GpuType, JobSlot, JobTable, NodeChange, Observation, PlacementDecisions, Quantum,
+    SimTime, StopFlag,
 };
 use crate::results::AttemptRow;
 use crate::spec::{LiveCommand, LiveExecutor};
@@ -566,13 +566,7 @@ impl Coordinator {
 
     /// Starts run `run` (a plain directory name, unique per run of the sweep) on `cluster`:
     /// waits for enough agents and binds them to the cluster's nodes.
-    pub fn begin_run(
-        &self,
-        run: &str,
-        cluster: &ClusterSpec,
-        round_seconds: f64,
-        stop: StopFlag,
-    ) -> Result<LiveRun<'_>, String> {
+    pub fn begin_run(&self, run: &str, cluster: &ClusterSpec, stop: StopFlag) -> Result<LiveRun<'_>, String> {
         if !protocol::is_valid_run_name(run) {
             return Err(format!("live: the run name `{run}` is not a plain directory name"));
         }
@@ -604,8 +598,9 @@ impl Coordinator {
             run: run.to_string(),
             online: vec![true; nodes.len()],
             nodes,
+            gpu_types: cluster.nodes.iter().map(|node| node.gpu_type.clone()).collect(),
             gpu_slot,
-            round_seconds,
+            round_start: 0.0,
             current: HashMap::new(),
             counted_iterations: HashMap::new(),
             counted_seconds: HashMap::new(),
@@ -1112,9 +1107,14 @@ pub struct LiveRun<'a> {
     /// Cluster node -> the executor's node (its first slots).
     nodes: Vec<ClusterNode>,
     online: Vec<bool>,
+    /// Each cluster node's GPU type, as the spec's node groups give it: what a job placed there
+    /// is told it runs on.
+    gpu_types: Vec<GpuType>,
     /// Cluster GPU id -> (node, index into its slot ids).
     gpu_slot: Vec<(usize, usize)>,
-    round_seconds: f64,
+    /// The time of the round that began last: a running job held its GPUs from its quantum's
+    /// start until then (a fixed round, or under Gavel's timing until the round's last quantum).
+    round_start: SimTime,
     /// Each job's current attempt.
     current: HashMap<u64, u32>,
     /// Iterations of each job (cumulative over its attempts) already counted as progress.
@@ -1252,6 +1252,7 @@ impl Attempt {
 
 impl Executor for LiveRun<'_> {
     fn begin_round(&mut self, now: SimTime) -> Result<(), String> {
+        self.round_start = now;
         let clock = self.coordinator.shared.lock().clock.expect("a live run has a clock");
         loop {
             {
@@ -1269,7 +1270,7 @@ impl Executor for LiveRun<'_> {
         }
     }
 
-    fn observe(&mut self, job: &ActiveJob) -> Observation {
+    fn observe(&mut self, job: &ActiveJob, whole_work: f64) -> Observation {
         let id = job.spec.id;
         let total = self.iterations(job);
         let mut state = self.coordinator.shared.lock();
@@ -1280,8 +1281,8 @@ impl Executor for LiveRun<'_> {
         let Some(attempt) = state.attempts.get_mut(&(id, number)) else {
             return Observation { quantum: job.quantum, interrupted: false };
         };
-        // Progress: the share of the job's iterations reported, in its seconds of work; without
-        // reports, the seconds its process ran.
+        // Progress: the share of the job's iterations reported, of its whole work in the policy's
+        // units; without reports, the seconds its process ran.
         let work = match attempt.iterations {
             Some(iterations) => {
                 // A job resumed without its checkpoint (another node, no shared file system)
@@ -1290,16 +1291,19 @@ impl Executor for LiveRun<'_> {
                 let done = iterations.min(total);
                 let new = done.saturating_sub(*counted);
                 *counted = (*counted).max(done);
-                new as f64 / total as f64 * job.spec.work
+                new as f64 / total as f64 * whole_work
             }
             None => {
                 let ran = attempt.row.started.map_or(0.0, |s| (attempt.row.ended.unwrap_or(now) - s).max(0.0));
                 let counted = self.counted_seconds.insert((id, number), ran).unwrap_or(0.0);
-                (ran - counted).max(0.0)
+                // Seconds at the profiled speed are `JobSpec::work`'s units; the policy's may
+                // be others (Gavel's steps).
+                let per_second = if job.spec.work > 0.0 { whole_work / job.spec.work } else { 1.0 };
+                (ran - counted).max(0.0) * per_second
             }
         };
-        let mut quantum =
-            Quantum { work, seconds: self.round_seconds, overhead: 0.0, completes: false, abandons: false };
+        let seconds = self.round_start - job.quantum_start;
+        let mut quantum = Quantum { work, seconds, overhead: 0.0, completes: false, abandons: false };
         let mut interrupted = false;
         if attempt.phase == Phase::Ended {
             match (attempt.lost, attempt.exit, attempt.row.exit_code) {
@@ -1310,7 +1314,7 @@ impl Executor for LiveRun<'_> {
                 (false, Some(ExitReason::Exited), Some(0)) => {
                     attempt.row.end = "finished".into();
                     quantum.completes = true;
-                    quantum.work = quantum.work.max(job.spec.work - job.life.executed_work);
+                    quantum.work = quantum.work.max(whole_work - job.life.executed_work);
                 }
                 (false, Some(ExitReason::FailedToStart), _) => {
                     attempt.row.end = "failed_to_start".into();
@@ -1359,6 +1363,26 @@ impl Executor for LiveRun<'_> {
                  keeps the GPUs it was started on)",
                 jobs[resized.job].spec.id
             ));
+        }
+        // Two jobs on one GPU (Gavel's packed policies and Gandiva pair jobs on it) would be two
+        // processes on one slot, where a launch waits for the slot's previous attempt to exit.
+        let preempted: HashSet<JobSlot> = decisions.preempt.iter().copied().collect();
+        let mut taken: HashMap<u32, u64> = HashMap::new();
+        for (slot, job) in jobs.iter() {
+            if job.is_running() && !preempted.contains(&slot) {
+                taken.extend(job.gpus.iter().map(|&g| (g, job.spec.id)));
+            }
+        }
+        for launch in &decisions.launch {
+            let id = jobs[launch.job].spec.id;
+            for &g in &launch.gpus {
+                if let Some(other) = taken.insert(g, id) {
+                    return Err(format!(
+                        "live: the policy put job {id} on GPU {g} beside job {other}; sharing a GPU is not \
+                         something live mode can carry out (one job's process per GPU)"
+                    ));
+                }
+            }
         }
         let settings = &self.coordinator.settings;
         let mut state = self.coordinator.shared.lock();
@@ -1422,6 +1446,13 @@ impl Executor for LiveRun<'_> {
                         }
                     }
                     let host = launch.host.iter().find(|h| h.node as usize == node);
+                    // What the policy chose, for the job to see: its node's GPU type and, for a
+                    // policy that allocates them, its CPUs and memory there.
+                    env.insert("BLOX_GPU_TYPE".into(), self.gpu_types[node].name().to_string());
+                    if let Some(host) = host.filter(|h| h.cpus > 0.0 || h.memory_gb > 0.0) {
+                        env.insert("BLOX_CPUS".into(), host.cpus.to_string());
+                        env.insert("BLOX_MEMORY_GB".into(), host.memory_gb.to_string());
+                    }
                     Part {
                         launch: PartLaunch {
                             job: id,

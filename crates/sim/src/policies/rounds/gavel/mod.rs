@@ -18,6 +18,10 @@ pub mod mechanism;
 pub mod min_total_duration;
 pub mod packing;
 
+use crate::core::{
+    ActiveJob, Cluster, JobSlot, JobSpec, JobTable, PlacementDecisions, PolicyError, Quantum, RoundPolicy, RoundTiming,
+    SimTime,
+};
 use crate::policies::{
     BuildContext, Built, Engine, InputParser, InputSource, Kind, OptionDoc, OwnPlacement, Params, PolicyConfig,
     PolicyInfo, PolicyInput, parse_options,
@@ -52,7 +56,40 @@ fn oracle_input(file: ThroughputFile) -> PolicyInput {
 /// The mechanism running `allocator` over the oracle `file`.
 fn mechanism(ctx: &BuildContext, file: ThroughputFile, allocator: Box<dyn Allocator>) -> Result<Built, String> {
     let oracle = ctx.input(&oracle_input(file))?;
-    Ok(Built::Round(Box::new(Mechanism::new(allocator, oracle, ctx.cluster, ctx.round_seconds, ctx.seed))))
+    Ok(Built::Round(Box::new(InSteps(Mechanism::new(allocator, oracle, ctx.cluster, ctx.round_seconds, ctx.seed)))))
+}
+
+/// The mechanism, saying that its quanta count steps: a job's whole work is its `iterations`
+/// (the trace's total steps), which a live run's share of iterations done is a share of.
+struct InSteps(Mechanism);
+
+impl RoundPolicy for InSteps {
+    fn decide(
+        &mut self,
+        now: SimTime,
+        jobs: &JobTable,
+        order: &mut [JobSlot],
+        cluster: &mut Cluster,
+        decisions: &mut PlacementDecisions,
+    ) -> Result<(), PolicyError> {
+        self.0.decide(now, jobs, order, cluster, decisions)
+    }
+
+    fn quantum(&self, job: &ActiveJob, cluster: &Cluster, round_seconds: f64) -> Quantum {
+        self.0.quantum(job, cluster, round_seconds)
+    }
+
+    fn timing(&self) -> RoundTiming {
+        self.0.timing()
+    }
+
+    fn check_job(&self, job: &JobSpec) -> Result<(), String> {
+        self.0.check_job(job)
+    }
+
+    fn whole_work(&self, job: &JobSpec) -> f64 {
+        job.iterations.unwrap_or(job.work)
+    }
 }
 
 macro_rules! gavel_policy {
