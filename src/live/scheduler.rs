@@ -1250,6 +1250,31 @@ impl Attempt {
     }
 }
 
+/// Live mode runs one job's process per GPU: a decision that puts a job on a GPU another job
+/// keeps (Gavel's packed policies and Gandiva pair jobs on one GPU; the `shares` placement splits
+/// one) cannot be carried out, as a launch waits for its slots' previous attempts to exit.
+fn one_job_per_gpu(jobs: &JobTable, decisions: &PlacementDecisions) -> Result<(), String> {
+    let preempted: HashSet<JobSlot> = decisions.preempt.iter().copied().collect();
+    let mut holder: HashMap<u32, u64> = HashMap::new();
+    for (slot, job) in jobs.iter() {
+        if job.is_running() && !preempted.contains(&slot) {
+            holder.extend(job.gpus.iter().map(|&gpu| (gpu, job.spec.id)));
+        }
+    }
+    for launch in &decisions.launch {
+        let id = jobs[launch.job].spec.id;
+        for &gpu in &launch.gpus {
+            if let Some(other) = holder.insert(gpu, id) {
+                return Err(format!(
+                    "live: the policy put job {id} on GPU {gpu} beside job {other}; live mode runs one job's \
+                     process per GPU and cannot share one"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Executor for LiveRun<'_> {
     fn begin_round(&mut self, now: SimTime) -> Result<(), String> {
         self.round_start = now;
@@ -1364,26 +1389,7 @@ impl Executor for LiveRun<'_> {
                 jobs[resized.job].spec.id
             ));
         }
-        // Two jobs on one GPU (Gavel's packed policies and Gandiva pair jobs on it) would be two
-        // processes on one slot, where a launch waits for the slot's previous attempt to exit.
-        let preempted: HashSet<JobSlot> = decisions.preempt.iter().copied().collect();
-        let mut taken: HashMap<u32, u64> = HashMap::new();
-        for (slot, job) in jobs.iter() {
-            if job.is_running() && !preempted.contains(&slot) {
-                taken.extend(job.gpus.iter().map(|&g| (g, job.spec.id)));
-            }
-        }
-        for launch in &decisions.launch {
-            let id = jobs[launch.job].spec.id;
-            for &g in &launch.gpus {
-                if let Some(other) = taken.insert(g, id) {
-                    return Err(format!(
-                        "live: the policy put job {id} on GPU {g} beside job {other}; sharing a GPU is not \
-                         something live mode can carry out (one job's process per GPU)"
-                    ));
-                }
-            }
-        }
+        one_job_per_gpu(jobs, decisions)?;
         let settings = &self.coordinator.settings;
         let mut state = self.coordinator.shared.lock();
         let wall = state.seconds();
@@ -1607,6 +1613,32 @@ mod tests {
 
     /// The status page shows a cluster manager's nodes with the health of the agents' words: a
     /// node Slurm offers is connected, one it drained is lost, and the jobs on each are listed.
+    #[test]
+    fn a_launch_onto_a_gpu_another_job_keeps_is_refused() {
+        use crate::core::{JobSpec, Launch};
+        let mut jobs = JobTable::default();
+        let running =
+            jobs.insert(ActiveJob::admitted(JobSpec { id: 7, gpus: 1, work: 10.0, ..JobSpec::default() }, 0.0, 1.0));
+        jobs[running].gpus = vec![2];
+        let waiting =
+            jobs.insert(ActiveJob::admitted(JobSpec { id: 8, gpus: 1, work: 10.0, ..JobSpec::default() }, 0.0, 1.0));
+        let mut decisions = PlacementDecisions::default();
+        decisions.launch.push(Launch::gpus(waiting, vec![2]));
+        let refused = one_job_per_gpu(&jobs, &decisions).unwrap_err();
+        assert!(refused.contains("put job 8 on GPU 2 beside job 7"), "{refused}");
+        // The same GPU once its job is preempted, or another one, is fine.
+        decisions.preempt.push(running);
+        assert_eq!(one_job_per_gpu(&jobs, &decisions), Ok(()));
+        decisions.preempt.clear();
+        decisions.launch[0].gpus = vec![3];
+        assert_eq!(one_job_per_gpu(&jobs, &decisions), Ok(()));
+        // Two launches onto one GPU in the same decision.
+        let third =
+            jobs.insert(ActiveJob::admitted(JobSpec { id: 9, gpus: 1, work: 10.0, ..JobSpec::default() }, 0.0, 1.0));
+        decisions.launch.push(Launch::gpus(third, vec![3]));
+        assert!(one_job_per_gpu(&jobs, &decisions).unwrap_err().contains("put job 9 on GPU 3 beside job 8"));
+    }
+
     #[test]
     fn managed_nodes_appear_on_the_status_page_with_their_health() {
         let mut state = State::default();
