@@ -105,7 +105,7 @@ fn assert_every_job_finished(experiment: &Path, jobs: usize) -> Vec<(String, Str
         let attempts = read_attempts(experiment, &key).unwrap();
         assert_no_slot_shared(&attempts);
         for record in &records {
-            let last = attempts.iter().filter(|a| a.job_id == record.id).next_back();
+            let last = attempts.iter().rfind(|a| a.job_id == record.id);
             assert_eq!(last.map(|a| a.end.as_str()), Some("finished"), "job {}: {attempts:?}", record.id);
         }
         runs.push((run.info.label.clone(), key, attempts));
