@@ -181,7 +181,8 @@ EOF
 echo "slurm live e2e: a drained node took its jobs out and every job still finished" >&2
 # Synergy's FIFO at the GPU-proportional share of these nodes (2 GPUs, 6 CPUs, 0.75 GB): 3 CPUs
 # and 0.375 GB per GPU. Each attempt writes what the policy gave it (BLOX_CPUS, BLOX_MEMORY_GB)
-# beside what Slurm allocated its step (SLURM_CPUS_PER_TASK, SLURM_MEM_PER_NODE in MB).
+# beside what Slurm allocated its job (SLURM_CPUS_PER_TASK, and the memory `scontrol show job`
+# gives it: srun sets no variable for it).
 synergy="$work/synergy"
 mkdir -p "$synergy/alloc"
 {
@@ -197,7 +198,8 @@ engine:
   live:
     listen: 127.0.0.1:0
     command: >-
-      echo "\$BLOX_CPUS \$SLURM_CPUS_PER_TASK \$BLOX_MEMORY_GB \$SLURM_MEM_PER_NODE" > $synergy/alloc/{job}-{attempt}-\$NODE_RANK;
+      { echo "blox_cpus=\$BLOX_CPUS slurm_cpus=\$SLURM_CPUS_PER_TASK blox_memory_gb=\$BLOX_MEMORY_GB";
+      scontrol show job "\$SLURM_JOB_ID"; } > $synergy/alloc/{job}-{attempt}-\$NODE_RANK;
       exec python3 clients/python/examples/train.py --iterations {iterations} --ms-per-iteration 100
     iterations_per_s: 10
     grace_s: 5
@@ -214,7 +216,7 @@ measure:
 EOF
 "$blox" run "$synergy/live.yaml" --out "$synergy/out" --quiet
 python3 - "$synergy" <<'EOF'
-import glob, math, os, sys
+import glob, math, os, re, sys
 import pyarrow.parquet as pq
 synergy = sys.argv[1]
 jobs = [r for f in glob.glob(synergy + "/out/live-slurm-synergy/jobs/*.parquet") for r in pq.read_table(f).to_pylist()]
@@ -222,8 +224,12 @@ unfinished = [j["job_id"] for j in jobs if j["finish_s"] is None]
 failed = not jobs or bool(unfinished)
 files = sorted(glob.glob(synergy + "/alloc/*"))
 for path in files:
-    blox_cpus, slurm_cpus, blox_mem, slurm_mem = open(path).read().split()
-    ok = int(slurm_cpus) == math.ceil(float(blox_cpus)) and int(slurm_mem) == math.ceil(float(blox_mem) * 1024)
+    text = open(path).read()
+    fields = dict(f.split("=", 1) for f in text.splitlines()[0].split())
+    blox_cpus, slurm_cpus, blox_mem = fields["blox_cpus"], fields["slurm_cpus"], fields["blox_memory_gb"]
+    memory = re.search(r"MinMemoryNode=(\d+)M", text)
+    slurm_mem = memory.group(1) if memory else "?"
+    ok = slurm_cpus == str(math.ceil(float(blox_cpus))) and slurm_mem == str(math.ceil(float(blox_mem) * 1024))
     ok &= float(blox_cpus) % 3 == 0 and abs(float(blox_mem) / (float(blox_cpus) / 3) - 0.375) < 1e-9
     if not ok:
         print(f"{os.path.basename(path)}: the policy gave {blox_cpus} CPUs and {blox_mem} GB, Slurm {slurm_cpus} CPUs "
