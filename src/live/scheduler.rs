@@ -1611,8 +1611,8 @@ mod tests {
         PartEnd { reason: ExitReason::Exited, code: Some(code), signal: None, stderr_tail: String::new(), lost: false }
     }
 
-    /// The status page shows a cluster manager's nodes with the health of the agents' words: a
-    /// node Slurm offers is connected, one it drained is lost, and the jobs on each are listed.
+    /// A job's process per GPU: a launch onto a GPU that a running job keeps is refused, naming
+    /// both jobs, while one onto a GPU whose job is preempted in the same decision is not.
     #[test]
     fn a_launch_onto_a_gpu_another_job_keeps_is_refused() {
         use crate::core::{JobSpec, Launch};
@@ -1639,6 +1639,8 @@ mod tests {
         assert!(one_job_per_gpu(&jobs, &decisions).unwrap_err().contains("put job 9 on GPU 3 beside job 8"));
     }
 
+    /// The status page shows a cluster manager's nodes with the health of the agents' words: a
+    /// node Slurm offers is connected, one it drained is lost, and the jobs on each are listed.
     #[test]
     fn managed_nodes_appear_on_the_status_page_with_their_health() {
         let mut state = State::default();
