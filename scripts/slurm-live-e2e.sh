@@ -5,7 +5,9 @@
 # training processes launched with srun, LAS preempting, job 3 a two-node gang), then simulates
 # the same spec with the launch overhead the live run measured and checks with `blox compare`
 # that each policy's average JCT agrees within 1.5 rounds plus 15 % (the localhost live test's
-# tolerance, tests/live/live_cluster.rs).
+# tolerance, tests/live/live_cluster.rs); then drains a node under a gang; then runs Synergy's
+# FIFO at the proportional share, whose jobs check from inside that Slurm gave them the CPUs
+# and memory the policy did.
 #
 # Usage: scripts/slurm-live-e2e.sh   (BLOX=target/release/blox; KEEP=1 keeps the directory)
 # Needs root (the daemons), slurm-wlm and munge (.ci/run installs them when missing), python3
@@ -42,7 +44,8 @@ munged --force --key-file="$work/munge/munge.key" --socket="$work/munge/munge.so
 # Three node entries on this machine, each its own slurmd on its own port. Their GPUs are GRES
 # whose device files are links to /dev/null: Slurm counts, allocates and hands them out
 # (CUDA_VISIBLE_DEVICES) as it does real ones. Memory is consumable, 100 MB per CPU unless a
-# job asks (--mem).
+# job asks (--mem). Each node claims 6 CPUs (config_overrides: more than this machine may have),
+# the 3 CPUs per GPU at which Synergy's profiles were measured.
 port="${SLURM_LIVE_PORT:-16917}"
 {
     cat <<EOF
@@ -64,6 +67,7 @@ TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU_Memory
 DefMemPerCPU=100
+SlurmdParameters=config_overrides
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
@@ -75,7 +79,7 @@ EOF
     i=0
     for node in "${nodes[@]}"; do
         i=$((i + 1))
-        echo "NodeName=$node NodeHostname=localhost Port=$((port + 3 + i)) CPUs=2 RealMemory=1000 Gres=gpu:2 State=UNKNOWN"
+        echo "NodeName=$node NodeHostname=localhost Port=$((port + 3 + i)) CPUs=6 RealMemory=1000 Gres=gpu:2 State=UNKNOWN"
         ln -s /dev/null "$work/gpus/$node-gpu0"
         ln -s /dev/null "$work/gpus/$node-gpu1"
         echo "NodeName=$node Name=gpu File=$work/gpus/$node-gpu[0-1]" >> "$work/gres.conf"
@@ -175,3 +179,63 @@ print(f"drained n3: lost attempts {lost}; {len(jobs) - len(unfinished)} of {len(
 sys.exit(0 if lost and all("n3" in node for _, _, node in lost) and jobs and not unfinished else 1)
 EOF
 echo "slurm live e2e: a drained node took its jobs out and every job still finished" >&2
+# Synergy's FIFO at the GPU-proportional share of these nodes (2 GPUs, 6 CPUs, 0.75 GB): 3 CPUs
+# and 0.375 GB per GPU. Each attempt writes what the policy gave it (BLOX_CPUS, BLOX_MEMORY_GB)
+# beside what Slurm allocated its job (SLURM_CPUS_PER_TASK, and the memory `scontrol show job`
+# gives it: srun sets no variable for it).
+synergy="$work/synergy"
+mkdir -p "$synergy/alloc"
+{
+    echo "job_id,arrival_s,gpus,duration_s,model"
+    for i in 0 1 2 3 4 5; do echo "$i,$((i / 2)),$((i % 3 == 1 ? 2 : 1)),$((3 + i % 3)),lstm"; done
+} > "$synergy/trace.csv"
+cat > "$synergy/live.yaml" <<EOF
+name: live-slurm-synergy
+engine:
+  mode: live
+  executor: slurm
+  round_s: 4
+  live:
+    listen: 127.0.0.1:0
+    command: >-
+      { echo "blox_cpus=\$BLOX_CPUS slurm_cpus=\$SLURM_CPUS_PER_TASK blox_memory_gb=\$BLOX_MEMORY_GB";
+      scontrol show job "\$SLURM_JOB_ID"; } > $synergy/alloc/{job}-{attempt}-\$NODE_RANK;
+      exec python3 clients/python/examples/train.py --iterations {iterations} --ms-per-iteration 100
+    iterations_per_s: 10
+    grace_s: 5
+    wait_for_nodes_s: 60
+policies:
+  - {label: FIFO+fair, scheduler: {synergy-fifo: {allocation: fair}}}
+clusters:
+  - groups:
+      - {nodes: 3, gpus_per_node: 2, gpu: v100, cpus_per_node: 6, memory_gb_per_node: 0.75}
+workloads:
+  - csv: {path: $synergy/trace.csv}
+measure:
+  track: all
+EOF
+"$blox" run "$synergy/live.yaml" --out "$synergy/out" --quiet
+python3 - "$synergy" <<'EOF'
+import glob, math, os, re, sys
+import pyarrow.parquet as pq
+synergy = sys.argv[1]
+jobs = [r for f in glob.glob(synergy + "/out/live-slurm-synergy/jobs/*.parquet") for r in pq.read_table(f).to_pylist()]
+unfinished = [j["job_id"] for j in jobs if j["finish_s"] is None]
+failed = not jobs or bool(unfinished)
+files = sorted(glob.glob(synergy + "/alloc/*"))
+for path in files:
+    text = open(path).read()
+    fields = dict(f.split("=", 1) for f in text.splitlines()[0].split())
+    blox_cpus, slurm_cpus, blox_mem = fields["blox_cpus"], fields["slurm_cpus"], fields["blox_memory_gb"]
+    memory = re.search(r"MinMemoryNode=(\d+)M", text)
+    slurm_mem = memory.group(1) if memory else "?"
+    ok = slurm_cpus == str(math.ceil(float(blox_cpus))) and slurm_mem == str(math.ceil(float(blox_mem) * 1024))
+    ok &= float(blox_cpus) % 3 == 0 and abs(float(blox_mem) / (float(blox_cpus) / 3) - 0.375) < 1e-9
+    if not ok:
+        print(f"{os.path.basename(path)}: the policy gave {blox_cpus} CPUs and {blox_mem} GB, Slurm {slurm_cpus} CPUs "
+              f"and {slurm_mem} MB", file=sys.stderr)
+        failed = True
+print(f"synergy: {len(jobs) - len(unfinished)} of {len(jobs)} jobs finished; {len(files)} parts checked their CPUs and memory")
+sys.exit(1 if failed or not files else 0)
+EOF
+echo "slurm live e2e: each Synergy job got from Slurm the CPUs and memory its policy gave it" >&2

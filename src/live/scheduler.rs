@@ -37,8 +37,8 @@
 use super::protocol::{self, Argv, Connection, ExitReason, Message, MessageWriter, Peer, Rejected, RunningJob, Slot};
 use super::status::{self, StatusSnapshot};
 use crate::core::{
-    ActiveJob, ClusterSpec, Executor, JobSlot, JobTable, NodeChange, Observation, PlacementDecisions, Quantum, SimTime,
-    StopFlag,
+    ActiveJob, ClusterSpec, Executor, GpuType, JobSlot, JobTable, NodeChange, Observation, PlacementDecisions, Quantum,
+    SimTime, StopFlag,
 };
 use crate::results::AttemptRow;
 use crate::spec::{LiveCommand, LiveExecutor};
@@ -566,13 +566,7 @@ impl Coordinator {
 
     /// Starts run `run` (a plain directory name, unique per run of the sweep) on `cluster`:
     /// waits for enough agents and binds them to the cluster's nodes.
-    pub fn begin_run(
-        &self,
-        run: &str,
-        cluster: &ClusterSpec,
-        round_seconds: f64,
-        stop: StopFlag,
-    ) -> Result<LiveRun<'_>, String> {
+    pub fn begin_run(&self, run: &str, cluster: &ClusterSpec, stop: StopFlag) -> Result<LiveRun<'_>, String> {
         if !protocol::is_valid_run_name(run) {
             return Err(format!("live: the run name `{run}` is not a plain directory name"));
         }
@@ -604,8 +598,9 @@ impl Coordinator {
             run: run.to_string(),
             online: vec![true; nodes.len()],
             nodes,
+            gpu_types: cluster.nodes.iter().map(|node| node.gpu_type.clone()).collect(),
             gpu_slot,
-            round_seconds,
+            round_start: 0.0,
             current: HashMap::new(),
             counted_iterations: HashMap::new(),
             counted_seconds: HashMap::new(),
@@ -1112,9 +1107,14 @@ pub struct LiveRun<'a> {
     /// Cluster node -> the executor's node (its first slots).
     nodes: Vec<ClusterNode>,
     online: Vec<bool>,
+    /// Each cluster node's GPU type, as the spec's node groups give it: what a job placed there
+    /// is told it runs on.
+    gpu_types: Vec<GpuType>,
     /// Cluster GPU id -> (node, index into its slot ids).
     gpu_slot: Vec<(usize, usize)>,
-    round_seconds: f64,
+    /// The time of the round that began last: a running job held its GPUs from its quantum's
+    /// start until then (a fixed round, or under Gavel's timing until the round's last quantum).
+    round_start: SimTime,
     /// Each job's current attempt.
     current: HashMap<u64, u32>,
     /// Iterations of each job (cumulative over its attempts) already counted as progress.
@@ -1250,8 +1250,34 @@ impl Attempt {
     }
 }
 
+/// Live mode runs one job's process per GPU: a decision that puts a job on a GPU another job
+/// keeps (Gavel's packed policies and Gandiva pair jobs on one GPU; the `shares` placement splits
+/// one) cannot be carried out, as a launch waits for its slots' previous attempts to exit.
+fn one_job_per_gpu(jobs: &JobTable, decisions: &PlacementDecisions) -> Result<(), String> {
+    let preempted: HashSet<JobSlot> = decisions.preempt.iter().copied().collect();
+    let mut holder: HashMap<u32, u64> = HashMap::new();
+    for (slot, job) in jobs.iter() {
+        if job.is_running() && !preempted.contains(&slot) {
+            holder.extend(job.gpus.iter().map(|&gpu| (gpu, job.spec.id)));
+        }
+    }
+    for launch in &decisions.launch {
+        let id = jobs[launch.job].spec.id;
+        for &gpu in &launch.gpus {
+            if let Some(other) = holder.insert(gpu, id) {
+                return Err(format!(
+                    "live: the policy put job {id} on GPU {gpu} beside job {other}; live mode runs one job's \
+                     process per GPU and cannot share one"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Executor for LiveRun<'_> {
     fn begin_round(&mut self, now: SimTime) -> Result<(), String> {
+        self.round_start = now;
         let clock = self.coordinator.shared.lock().clock.expect("a live run has a clock");
         loop {
             {
@@ -1269,7 +1295,7 @@ impl Executor for LiveRun<'_> {
         }
     }
 
-    fn observe(&mut self, job: &ActiveJob) -> Observation {
+    fn observe(&mut self, job: &ActiveJob, whole_work: f64) -> Observation {
         let id = job.spec.id;
         let total = self.iterations(job);
         let mut state = self.coordinator.shared.lock();
@@ -1280,8 +1306,8 @@ impl Executor for LiveRun<'_> {
         let Some(attempt) = state.attempts.get_mut(&(id, number)) else {
             return Observation { quantum: job.quantum, interrupted: false };
         };
-        // Progress: the share of the job's iterations reported, in its seconds of work; without
-        // reports, the seconds its process ran.
+        // Progress: the share of the job's iterations reported, of its whole work in the policy's
+        // units; without reports, the seconds its process ran.
         let work = match attempt.iterations {
             Some(iterations) => {
                 // A job resumed without its checkpoint (another node, no shared file system)
@@ -1290,16 +1316,19 @@ impl Executor for LiveRun<'_> {
                 let done = iterations.min(total);
                 let new = done.saturating_sub(*counted);
                 *counted = (*counted).max(done);
-                new as f64 / total as f64 * job.spec.work
+                new as f64 / total as f64 * whole_work
             }
             None => {
                 let ran = attempt.row.started.map_or(0.0, |s| (attempt.row.ended.unwrap_or(now) - s).max(0.0));
                 let counted = self.counted_seconds.insert((id, number), ran).unwrap_or(0.0);
-                (ran - counted).max(0.0)
+                // Seconds at the profiled speed are `JobSpec::work`'s units; the policy's may
+                // be others (Gavel's steps).
+                let per_second = if job.spec.work > 0.0 { whole_work / job.spec.work } else { 1.0 };
+                (ran - counted).max(0.0) * per_second
             }
         };
-        let mut quantum =
-            Quantum { work, seconds: self.round_seconds, overhead: 0.0, completes: false, abandons: false };
+        let seconds = self.round_start - job.quantum_start;
+        let mut quantum = Quantum { work, seconds, overhead: 0.0, completes: false, abandons: false };
         let mut interrupted = false;
         if attempt.phase == Phase::Ended {
             match (attempt.lost, attempt.exit, attempt.row.exit_code) {
@@ -1310,7 +1339,7 @@ impl Executor for LiveRun<'_> {
                 (false, Some(ExitReason::Exited), Some(0)) => {
                     attempt.row.end = "finished".into();
                     quantum.completes = true;
-                    quantum.work = quantum.work.max(job.spec.work - job.life.executed_work);
+                    quantum.work = quantum.work.max(whole_work - job.life.executed_work);
                 }
                 (false, Some(ExitReason::FailedToStart), _) => {
                     attempt.row.end = "failed_to_start".into();
@@ -1360,6 +1389,7 @@ impl Executor for LiveRun<'_> {
                 jobs[resized.job].spec.id
             ));
         }
+        one_job_per_gpu(jobs, decisions)?;
         let settings = &self.coordinator.settings;
         let mut state = self.coordinator.shared.lock();
         let wall = state.seconds();
@@ -1422,6 +1452,13 @@ impl Executor for LiveRun<'_> {
                         }
                     }
                     let host = launch.host.iter().find(|h| h.node as usize == node);
+                    // What the policy chose, for the job to see: its node's GPU type and, for a
+                    // policy that allocates them, its CPUs and memory there.
+                    env.insert("BLOX_GPU_TYPE".into(), self.gpu_types[node].name().to_string());
+                    if let Some(host) = host.filter(|h| h.cpus > 0.0 || h.memory_gb > 0.0) {
+                        env.insert("BLOX_CPUS".into(), host.cpus.to_string());
+                        env.insert("BLOX_MEMORY_GB".into(), host.memory_gb.to_string());
+                    }
                     Part {
                         launch: PartLaunch {
                             job: id,
@@ -1572,6 +1609,34 @@ mod tests {
 
     fn exited(code: i32) -> PartEnd {
         PartEnd { reason: ExitReason::Exited, code: Some(code), signal: None, stderr_tail: String::new(), lost: false }
+    }
+
+    /// A job's process per GPU: a launch onto a GPU that a running job keeps is refused, naming
+    /// both jobs, while one onto a GPU whose job is preempted in the same decision is not.
+    #[test]
+    fn a_launch_onto_a_gpu_another_job_keeps_is_refused() {
+        use crate::core::{JobSpec, Launch};
+        let mut jobs = JobTable::default();
+        let running =
+            jobs.insert(ActiveJob::admitted(JobSpec { id: 7, gpus: 1, work: 10.0, ..JobSpec::default() }, 0.0, 1.0));
+        jobs[running].gpus = vec![2];
+        let waiting =
+            jobs.insert(ActiveJob::admitted(JobSpec { id: 8, gpus: 1, work: 10.0, ..JobSpec::default() }, 0.0, 1.0));
+        let mut decisions = PlacementDecisions::default();
+        decisions.launch.push(Launch::gpus(waiting, vec![2]));
+        let refused = one_job_per_gpu(&jobs, &decisions).unwrap_err();
+        assert!(refused.contains("put job 8 on GPU 2 beside job 7"), "{refused}");
+        // The same GPU once its job is preempted, or another one, is fine.
+        decisions.preempt.push(running);
+        assert_eq!(one_job_per_gpu(&jobs, &decisions), Ok(()));
+        decisions.preempt.clear();
+        decisions.launch[0].gpus = vec![3];
+        assert_eq!(one_job_per_gpu(&jobs, &decisions), Ok(()));
+        // Two launches onto one GPU in the same decision.
+        let third =
+            jobs.insert(ActiveJob::admitted(JobSpec { id: 9, gpus: 1, work: 10.0, ..JobSpec::default() }, 0.0, 1.0));
+        decisions.launch.push(Launch::gpus(third, vec![3]));
+        assert!(one_job_per_gpu(&jobs, &decisions).unwrap_err().contains("put job 9 on GPU 3 beside job 8"));
     }
 
     /// The status page shows a cluster manager's nodes with the health of the agents' words: a

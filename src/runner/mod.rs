@@ -551,15 +551,19 @@ fn simulate(
         EngineMode::Live => {
             let live = live.ok_or("live: no scheduler is listening")?;
             let policies = plan.round_policies(&ctx)?;
-            if policies.decision.timing() != RoundTiming::Fixed {
+            // A real job's end is seen at a round's end, not inside a fixed round.
+            if policies.decision.timing() == RoundTiming::FixedEndsInside {
                 let name = plan.policy.scheduler.value.name();
-                return Err(format!("scheduler `{name}` does not run live (its rounds are not fixed)"));
+                return Err(format!(
+                    "scheduler `{name}` does not run live (its jobs end inside fixed rounds, which live mode sees only \
+                     at a round's end)"
+                ));
             }
             // A run redone (after a failure or a restarted scheduler) starts afresh: its
             // attempts never find an earlier try's checkpoints.
             let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
             let run_name = format!("{}-{}", plan.info.run_key, stamp.as_millis());
-            let mut run = live.begin_run(&run_name, &plan.config.cluster, plan.config.round_seconds, stop.clone())?;
+            let mut run = live.begin_run(&run_name, &plan.config.cluster, stop.clone())?;
             let output = Engine::with_executor(plan.config.clone(), policies, jobs, &mut run)
                 .and_then(|engine| engine.with_stop(stop).run_into(sink));
             attempts = Some(run.attempts());

@@ -1134,17 +1134,11 @@ impl Spec {
                     ),
                 ));
             }
-            if mode == EngineMode::Live && scheduler.placement.is_some() {
-                return Err((
-                    p.scheduler.referenced,
-                    format!(
-                        "policy `{label}`: scheduler `{}` places its own jobs, which live mode cannot carry out yet; \
-                         live mode runs the schedulers that order jobs for a placement (e.g. fifo, las, srtf)",
-                        scheduler.name
-                    ),
-                ));
-            }
-            if let Some(own) = scheduler.placement.as_ref().filter(|_| mode == EngineMode::Rounds && round_placement) {
+            if let Some(own) = scheduler
+                .placement
+                .as_ref()
+                .filter(|_| matches!(mode, EngineMode::Rounds | EngineMode::Live) && round_placement)
+            {
                 return Err((
                     p.placement.referenced,
                     format!(

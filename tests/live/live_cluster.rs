@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BLOX: &str = env!("CARGO_BIN_EXE_blox");
-const TOKEN: &str = "live-test-token-of-the-cluster";
+pub(crate) const BLOX: &str = env!("CARGO_BIN_EXE_blox");
+pub(crate) const TOKEN: &str = "live-test-token-of-the-cluster";
 
 /// The live tests run one at a time: each is a cluster of busy processes on a 2-core machine,
 /// and the comparison with the simulation measures how long real processes take.
@@ -21,7 +21,7 @@ pub(crate) fn exclusive() -> std::sync::MutexGuard<'static, ()> {
 }
 
 /// The example job is Python; like tests/live_agent.rs, these tests say so and pass without it.
-fn python3() -> bool {
+pub(crate) fn python3() -> bool {
     let found = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
     if !found {
         eprintln!("skipped: no python3 on this machine");
@@ -111,7 +111,7 @@ impl Guard {
     }
 }
 
-fn start_scheduler(dir: &Path) -> Guard {
+pub(crate) fn start_scheduler(dir: &Path) -> Guard {
     Guard(
         Command::new(BLOX)
             .args(["run", "live.yaml", "--out", "out", "--quiet"])
@@ -124,7 +124,7 @@ fn start_scheduler(dir: &Path) -> Guard {
 }
 
 /// Waits for the scheduler to say where it listens.
-fn scheduler_address(dir: &Path) -> String {
+pub(crate) fn scheduler_address(dir: &Path) -> String {
     let file = dir.join("out/live/live-address");
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
@@ -138,7 +138,7 @@ fn scheduler_address(dir: &Path) -> String {
     panic!("no live-address: {}", std::fs::read_to_string(dir.join("scheduler.err")).unwrap_or_default());
 }
 
-fn start_agent(dir: &Path, address: &str, name: &str, work_dir: &str) -> Guard {
+pub(crate) fn start_agent(dir: &Path, address: &str, name: &str, work_dir: &str) -> Guard {
     Guard(
         Command::new(BLOX)
             .args(["node", "--scheduler", address, "--cpu-slots", "2", "--name", name, "--token-file", "token"])
@@ -151,7 +151,7 @@ fn start_agent(dir: &Path, address: &str, name: &str, work_dir: &str) -> Guard {
     )
 }
 
-fn wait_for(scheduler: &mut Guard, dir: &Path, limit: Duration) {
+pub(crate) fn wait_for(scheduler: &mut Guard, dir: &Path, limit: Duration) {
     let deadline = Instant::now() + limit;
     loop {
         if let Some(status) = scheduler.0.try_wait().unwrap() {
@@ -177,7 +177,7 @@ fn simulate(dir: &Path, name: &str, overhead: f64) -> BTreeMap<String, (f64, usi
 }
 
 /// Average JCT per policy label, over finished jobs.
-fn average_jct(experiment: &Path) -> BTreeMap<String, (f64, usize)> {
+pub(crate) fn average_jct(experiment: &Path) -> BTreeMap<String, (f64, usize)> {
     let mut averages = BTreeMap::new();
     for run in read_runs(experiment).unwrap() {
         let jobs = read_jobs(experiment, &run.info.run_key).unwrap();
@@ -189,7 +189,7 @@ fn average_jct(experiment: &Path) -> BTreeMap<String, (f64, usize)> {
 
 /// No two attempts held a slot at the same time, by the scheduler's clock: an attempt is sent
 /// only after the previous one on its slots has exited.
-fn assert_no_slot_shared(attempts: &[AttemptRow]) {
+pub(crate) fn assert_no_slot_shared(attempts: &[AttemptRow]) {
     // (node, slot) -> (started, ended, job) of each attempt there.
     type Spans = BTreeMap<(String, String), Vec<(f64, f64, u64)>>;
     let mut by_slot = Spans::new();

@@ -351,7 +351,8 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             if !self.jobs[slot].is_running() {
                 continue;
             }
-            let Observation { quantum, interrupted } = self.executor.observe(&self.jobs[slot]);
+            let whole_work = self.policies.decision.whole_work(&self.jobs[slot].spec);
+            let Observation { quantum, interrupted } = self.executor.observe(&self.jobs[slot], whole_work);
             let job = &mut self.jobs[slot];
             let end = match timing {
                 RoundTiming::Fixed => now,
@@ -1070,7 +1071,7 @@ mod tests {
             Ok(())
         }
 
-        fn observe(&mut self, job: &ActiveJob) -> Observation {
+        fn observe(&mut self, job: &ActiveJob, _whole_work: f64) -> Observation {
             Observation { quantum: job.quantum, interrupted: self.now == 300.0 && job.spec.id == 0 }
         }
 

@@ -31,8 +31,9 @@ pub trait Executor {
     fn begin_round(&mut self, now: SimTime) -> Result<(), String>;
 
     /// What `job`, which held GPUs through the round that ends now, did in it; `job.quantum` is
-    /// what its policy planned.
-    fn observe(&mut self, job: &ActiveJob) -> Observation;
+    /// what its policy planned, and `whole_work` the job's whole work in its quanta's units
+    /// (`RoundPolicy::whole_work`).
+    fn observe(&mut self, job: &ActiveJob, whole_work: f64) -> Observation;
 
     /// Nodes that left or came back since the last call. A node leaves only after every job on
     /// it was observed interrupted.
@@ -63,7 +64,7 @@ impl Executor for Simulated {
     }
 
     #[inline]
-    fn observe(&mut self, job: &ActiveJob) -> Observation {
+    fn observe(&mut self, job: &ActiveJob, _whole_work: f64) -> Observation {
         Observation { quantum: job.quantum, interrupted: false }
     }
 
@@ -78,8 +79,8 @@ impl<E: Executor + ?Sized> Executor for &mut E {
         (**self).begin_round(now)
     }
 
-    fn observe(&mut self, job: &ActiveJob) -> Observation {
-        (**self).observe(job)
+    fn observe(&mut self, job: &ActiveJob, whole_work: f64) -> Observation {
+        (**self).observe(job, whole_work)
     }
 
     fn node_changes(&mut self, changes: &mut Vec<NodeChange>) {

@@ -169,6 +169,13 @@ pub trait RoundPolicy: Send {
         false
     }
 
+    /// The whole of `job`'s work in the units its quanta count (`Quantum::work`): what a live
+    /// run's share of iterations done is a share of. `JobSpec::work` unless the family counts
+    /// otherwise (Gavel: steps).
+    fn whole_work(&self, job: &JobSpec) -> f64 {
+        job.work
+    }
+
     /// Whether the policy's own starvation rule promoted `job`, for its record; `None` for
     /// policies that leave promotion to the engine's guard (Blox's).
     fn promoted(&self, _job: &ActiveJob) -> Option<bool> {
