@@ -24,10 +24,11 @@ use serde::Deserialize;
 #[serde(rename_all = "snake_case")]
 pub enum Solver {
     /// Clarabel on blox's own formulation.
-    #[default]
     Clarabel,
     /// ECOS 2.0 ([`blox_ecos`]) on the program as cvxpy 1.9 gives it to ECOS: the original's
-    /// default, and its point. Programs of jobs alone only (not the packed variants').
+    /// default, and its point, so blox's too. Programs of jobs alone only (the packed variants
+    /// solve with Clarabel).
+    #[default]
     Ecos,
 }
 

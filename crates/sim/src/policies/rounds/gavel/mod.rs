@@ -110,7 +110,7 @@ impl RoundPolicy for InSteps {
 const SOLVER_OPTION: OptionDoc = OptionDoc {
     name: "solver",
     example: "ecos",
-    meaning: "the solver of the policy's programs, whose optima are rarely unique: clarabel (default) or ecos (the original's: ECOS 2.0 on cvxpy's canonical form, landing on its point)",
+    meaning: "the solver of the policy's programs, whose optima are rarely unique: ecos (default, the original's: ECOS 2.0 on cvxpy's canonical form, landing on its point) or clarabel",
 };
 
 /// A Gavel policy whose programs take a `solver`: `$allocator` gets it.
@@ -140,12 +140,10 @@ macro_rules! gavel_lp_policy {
             }
 
             impl PolicyConfig for Options {
-                /// The solver only when given: runs keyed before the option keep their keys.
+                /// The solver always, given or not: it decides the allocation.
                 fn params(&self) -> Params {
                     let mut params = throughputs_param(self.throughputs);
-                    if let Some(solver) = self.solver {
-                        params.insert("solver", solver.name().into());
-                    }
+                    params.insert("solver", self.solver.unwrap_or_default().name().into());
                     params
                 }
 
