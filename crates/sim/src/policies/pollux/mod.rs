@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod frame;
 pub mod job;
+pub mod lbfgsb;
 pub mod mesh;
 pub mod nsga2;
 pub mod optimus;
