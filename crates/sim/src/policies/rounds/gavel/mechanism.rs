@@ -121,8 +121,9 @@ pub trait Allocator: Send {
 }
 
 /// What the mechanism schedules: one job, or two jobs sharing GPUs (Gavel's `JobIdPair`).
-/// Ordered as Gavel's priority lists are filled: each job, then its pairs with earlier jobs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Ordered as Gavel's `JobIdPair`s (singles first, then by lower and higher id), which breaks ties
+/// of its completion heap and is the order of the allocation's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Combination {
     newer: JobId,
     older: Option<JobId>,
@@ -138,13 +139,29 @@ impl Combination {
         self.older.into_iter().chain([self.newer])
     }
 
-    /// Gavel's `JobIdPair` order (singles first, then by lower and higher id), which breaks ties
-    /// of its completion heap.
-    fn heap_key(&self) -> (bool, JobId, JobId) {
+    fn key(&self) -> (bool, JobId, JobId) {
         match self.older {
             None => (false, self.newer, 0),
             Some(older) => (true, older, self.newer),
         }
+    }
+
+    /// The order in which Gavel fills its priority lists (each job, then its pairs with earlier
+    /// jobs), which breaks ties between candidates.
+    fn added(&self) -> (JobId, Option<JobId>) {
+        (self.newer, self.older)
+    }
+}
+
+impl Ord for Combination {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for Combination {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -247,7 +264,7 @@ impl Ord for ZeroRank {
             .deficit
             .total_cmp(&self.deficit)
             .then(other.share.total_cmp(&self.share))
-            .then(self.combination.cmp(&other.combination))
+            .then(self.combination.added().cmp(&other.combination.added()))
     }
 }
 
@@ -293,7 +310,7 @@ impl Ord for Candidate {
             .total_cmp(&other.priority)
             .then(self.deficit.total_cmp(&other.deficit))
             .then(self.share.total_cmp(&other.share))
-            .then(other.combination.cmp(&self.combination))
+            .then(other.combination.added().cmp(&self.combination.added()))
     }
 }
 
@@ -423,7 +440,7 @@ impl Mechanism {
         self.planned.sort_by(|a, b| {
             (start + b.seconds)
                 .total_cmp(&(start + a.seconds))
-                .then(a.combination.heap_key().cmp(&b.combination.heap_key()))
+                .then(a.combination.cmp(&b.combination))
         });
         for planned in &self.planned {
             let single = planned.combination.older.is_none();
@@ -455,10 +472,10 @@ impl Mechanism {
         let departed: Vec<JobId> = known.iter().copied().filter(|id| !active.contains(id)).collect();
         for &id in &departed {
             self.jobs.remove(&id);
-            let pairs = known.iter().flat_map(|&other| {
-                [Combination { newer: id, older: Some(other) }, Combination { newer: other, older: Some(id) }]
-            });
-            for combination in pairs.chain([Combination::single(id)]) {
+            let with_newer = Combination { newer: 0, older: Some(id) }..=Combination { newer: JobId::MAX, older: Some(id) };
+            let with_newer: Vec<Combination> = self.entries.range(with_newer).map(|(&c, _)| c).collect();
+            let with_older = known.iter().map(|&other| Combination { newer: id, older: Some(other) });
+            for combination in with_newer.into_iter().chain(with_older).chain([Combination::single(id)]) {
                 self.forget(combination);
             }
         }
@@ -626,32 +643,31 @@ impl Mechanism {
             })
             .collect();
         let index: HashMap<JobId, usize> = views.iter().enumerate().map(|(i, v)| (v.id, i)).collect();
-        let mut pair_ids: Vec<Combination> = self.entries.keys().filter(|c| c.older.is_some()).copied().collect();
-        pair_ids.sort_by_key(Combination::heap_key);
-        let pairs: Vec<PairView> = pair_ids
+        // The entries are in the allocation's row order: every job alone in id order, then the
+        // pairs by lower and higher id.
+        let mut older_index = None;
+        let pairs: Vec<PairView> = self
+            .entries
             .iter()
-            .map(|c| PairView {
-                members: (index[&c.older.expect("a pair")], index[&c.newer]),
-                throughput: self.entries[c].rates.iter().map(|r| (r[0], r[1])).collect(),
+            .filter_map(|(c, entry)| Some((c.older?, c.newer, entry)))
+            .map(|(older, newer, entry)| {
+                let older = match older_index {
+                    Some((id, i)) if id == older => i,
+                    _ => older_index.insert((older, index[&older])).1,
+                };
+                PairView { members: (older, index[&newer]), throughput: entry.rates.iter().map(|r| (r[0], r[1])).collect() }
             })
             .collect();
         let input = AllocationInput { jobs: &views, pairs: &pairs, types: &self.types };
         let allocation = self.allocator.allocate(&input)?;
-        let mut job_rows: Vec<Option<Vec<f64>>> = allocation.jobs.into_iter().map(Some).collect();
-        let mut pair_rows: Vec<Option<Vec<f64>>> = allocation.pairs.into_iter().map(Some).collect();
+        let (mut job_rows, mut pair_rows) = (allocation.jobs.into_iter(), allocation.pairs.into_iter());
         let types = self.types.names.len();
         let mut before = Vec::with_capacity(types);
         for (&combination, entry) in &mut self.entries {
-            let row = match combination.older {
-                None => index.get(&combination.newer).and_then(|&i| job_rows.get_mut(i)),
-                Some(_) => pair_ids
-                    .binary_search_by_key(&combination.heap_key(), Combination::heap_key)
-                    .ok()
-                    .and_then(|p| pair_rows.get_mut(p)),
-            };
+            let row = if combination.older.is_some() { pair_rows.next() } else { job_rows.next() };
             before.clear();
             before.extend((0..types).map(|t| entry.zero_rank(combination, t)));
-            entry.share = row.and_then(Option::take);
+            entry.share = row;
             for (t, &rank) in before.iter().enumerate() {
                 rerank(&mut self.zero_ranked[t], rank, entry.zero_rank(combination, t));
             }
