@@ -214,7 +214,7 @@ impl Entry {
     /// Whether its priority on type `t` depends on the time it receives: it runs there and has a
     /// nonzero share of it. Every other combination's priority there is constant zero.
     fn ranked(&self, combination: &Combination, t: usize) -> bool {
-        self.runs_on(combination, t) && self.share.as_ref().is_some_and(|row| row[t] != 0.0)
+        self.share.as_ref().is_some_and(|row| row[t] != 0.0) && self.runs_on(combination, t)
     }
 
     /// `X / fraction of the type's time received`, or `X * 1e9` while it received none; zero when
@@ -613,13 +613,17 @@ impl Mechanism {
         self.type_time.fill(0.0);
         for (&combination, entry) in &mut self.entries {
             for t in 0..self.types.names.len() {
-                let before = entry.zero_rank(combination, t);
                 let received = entry.time_received[t] - half_round;
                 let should = entry.share.as_ref().map_or(0.0, |row| row[t] * elapsed);
-                entry.deficit[t] += should - received;
+                let deficit = entry.deficit[t] + (should - received);
+                // Most pairs neither ran nor had a share: their deficit and rank stay.
+                if deficit.to_bits() != entry.deficit[t].to_bits() {
+                    let before = entry.zero_rank(combination, t);
+                    entry.deficit[t] = deficit;
+                    rerank(&mut self.zero_ranked[t], before, entry.zero_rank(combination, t));
+                }
                 entry.time_received[t] = half_round;
                 self.type_time[t] += half_round;
-                rerank(&mut self.zero_ranked[t], before, entry.zero_rank(combination, t));
             }
         }
         self.last_reset = now;
@@ -663,18 +667,29 @@ impl Mechanism {
         let (mut job_rows, mut pair_rows) = (allocation.jobs.into_iter(), allocation.pairs.into_iter());
         let types = self.types.names.len();
         let mut before = Vec::with_capacity(types);
+        for ranked in &mut self.ranked {
+            ranked.clear();
+        }
         for (&combination, entry) in &mut self.entries {
             let row = if combination.older.is_some() { pair_rows.next() } else { job_rows.next() };
-            before.clear();
-            before.extend((0..types).map(|t| entry.zero_rank(combination, t)));
-            entry.share = row;
-            for (t, &rank) in before.iter().enumerate() {
-                rerank(&mut self.zero_ranked[t], rank, entry.zero_rank(combination, t));
+            // Most pairs keep a zero share: their ranks stay.
+            let same = match (&entry.share, &row) {
+                (Some(old), Some(new)) => old.iter().map(|x| x.to_bits()).eq(new.iter().map(|x| x.to_bits())),
+                (old, new) => old.is_none() && new.is_none(),
+            };
+            if !same {
+                before.clear();
+                before.extend((0..types).map(|t| entry.zero_rank(combination, t)));
+                entry.share = row;
+                for (t, &rank) in before.iter().enumerate() {
+                    rerank(&mut self.zero_ranked[t], rank, entry.zero_rank(combination, t));
+                }
             }
-        }
-        for (t, ranked) in self.ranked.iter_mut().enumerate() {
-            ranked.clear();
-            ranked.extend(self.entries.iter().filter(|(c, e)| e.ranked(c, t)).map(|(&c, _)| c));
+            for (t, ranked) in self.ranked.iter_mut().enumerate() {
+                if entry.ranked(&combination, t) {
+                    ranked.push(combination);
+                }
+            }
         }
         Ok(())
     }
