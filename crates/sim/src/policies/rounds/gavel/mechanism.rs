@@ -191,13 +191,7 @@ struct Entry {
 
 impl Entry {
     fn new(scale_factor: u32, rates: Vec<[f64; 2]>, time_received: f64, types: usize) -> Self {
-        Self {
-            scale_factor,
-            rates,
-            share: None,
-            time_received: vec![time_received; types],
-            deficit: vec![0.0; types],
-        }
+        Self { scale_factor, rates, share: None, time_received: vec![time_received; types], deficit: vec![0.0; types] }
     }
 
     /// Whether every member can run on type `t` (a positive throughput there).
@@ -438,9 +432,7 @@ impl Mechanism {
         self.round_end = Some(now);
         let start = self.dispatched_at;
         self.planned.sort_by(|a, b| {
-            (start + b.seconds)
-                .total_cmp(&(start + a.seconds))
-                .then(a.combination.cmp(&b.combination))
+            (start + b.seconds).total_cmp(&(start + a.seconds)).then(a.combination.cmp(&b.combination))
         });
         for planned in &self.planned {
             let single = planned.combination.older.is_none();
@@ -472,7 +464,8 @@ impl Mechanism {
         let departed: Vec<JobId> = known.iter().copied().filter(|id| !active.contains(id)).collect();
         for &id in &departed {
             self.jobs.remove(&id);
-            let with_newer = Combination { newer: 0, older: Some(id) }..=Combination { newer: JobId::MAX, older: Some(id) };
+            let with_newer =
+                Combination { newer: 0, older: Some(id) }..=Combination { newer: JobId::MAX, older: Some(id) };
             let with_newer: Vec<Combination> = self.entries.range(with_newer).map(|(&c, _)| c).collect();
             let with_older = known.iter().map(|&other| Combination { newer: id, older: Some(other) });
             for combination in with_newer.into_iter().chain(with_older).chain([Combination::single(id)]) {
@@ -659,7 +652,10 @@ impl Mechanism {
                     Some((id, i)) if id == older => i,
                     _ => older_index.insert((older, index[&older])).1,
                 };
-                PairView { members: (older, index[&newer]), throughput: entry.rates.iter().map(|r| (r[0], r[1])).collect() }
+                PairView {
+                    members: (older, index[&newer]),
+                    throughput: entry.rates.iter().map(|r| (r[0], r[1])).collect(),
+                }
             })
             .collect();
         let input = AllocationInput { jobs: &views, pairs: &pairs, types: &self.types };
@@ -929,6 +925,38 @@ mod tests {
     use crate::core::{ClusterSpec, JobSpec, NodeGroup, NodeSpec};
     use crate::policies::rounds::admission::accept_all::AcceptAll;
     use crate::policies::rounds::gavel::gandiva::Gandiva;
+
+    /// The zero-priority candidates kept in order between rounds walk exactly as the candidate
+    /// list ranks them: descending deficit and share, ties in the order combinations were added
+    /// (a job's pairs with earlier jobs come after the job, before any later job).
+    #[test]
+    fn zero_priority_candidates_walk_in_candidate_list_order() {
+        let rank = |deficit: f64, share: f64, newer: JobId, older: Option<JobId>| ZeroRank {
+            deficit,
+            share,
+            combination: Combination { newer, older },
+            scale_factor: 1,
+        };
+        let ranks = [
+            rank(180.0, 0.0, 3, None),
+            rank(180.0, 0.0, 2, Some(1)),
+            rank(180.0, -0.0, 1, None),
+            rank(180.0, 0.0, 2, None),
+            rank(360.0, 0.0, 4, Some(3)),
+            rank(0.0, 0.5, 5, None),
+            rank(180.0, 0.25, 5, Some(4)),
+        ];
+        let walked: Vec<Combination> =
+            ranks.iter().copied().collect::<BTreeSet<_>>().iter().map(|r| r.combination).collect();
+        let mut listed: Vec<Candidate> = ranks.iter().map(ZeroRank::candidate).collect();
+        listed.sort_by(|a, b| b.cmp(a));
+        assert_eq!(walked, listed.iter().map(|c| c.combination).collect::<Vec<_>>());
+        let newer_older = |c: &Combination| (c.newer, c.older);
+        assert_eq!(
+            walked.iter().map(newer_older).collect::<Vec<_>>(),
+            [(4, Some(3)), (5, Some(4)), (2, None), (2, Some(1)), (3, None), (1, None), (5, None)]
+        );
+    }
 
     /// Two jobs on one V100 under Gandiva: oversubscribed, so they are paired and share the GPU,
     /// each at its throughput beside the other (A 0.5, B 0.25 steps/s). A needs 180 s, B 120 s;
