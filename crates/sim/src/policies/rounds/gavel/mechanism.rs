@@ -718,7 +718,7 @@ impl Mechanism {
                 candidates.push(Candidate { priority, deficit, share, combination: *combination });
             }
             let mut heap = BinaryHeap::from(candidates);
-            let mut zeros = (!skips_zero).then(|| self.zero_ranked[t].iter()).into_iter().flatten().peekable();
+            let mut zeros = (!skips_zero).then_some(self.zero_ranked[t].iter()).into_iter().flatten().peekable();
             while left[t] > 0 {
                 let from_heap = match (heap.peek(), zeros.peek()) {
                     (Some(top), Some(zero)) => *top > zero.candidate(),
