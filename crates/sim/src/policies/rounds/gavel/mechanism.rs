@@ -121,8 +121,9 @@ pub trait Allocator: Send {
 }
 
 /// What the mechanism schedules: one job, or two jobs sharing GPUs (Gavel's `JobIdPair`).
-/// Ordered as Gavel's priority lists are filled: each job, then its pairs with earlier jobs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Ordered as Gavel's `JobIdPair`s (singles first, then by lower and higher id), which breaks ties
+/// of its completion heap and is the order of the allocation's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Combination {
     newer: JobId,
     older: Option<JobId>,
@@ -138,13 +139,29 @@ impl Combination {
         self.older.into_iter().chain([self.newer])
     }
 
-    /// Gavel's `JobIdPair` order (singles first, then by lower and higher id), which breaks ties
-    /// of its completion heap.
-    fn heap_key(&self) -> (bool, JobId, JobId) {
+    fn key(&self) -> (bool, JobId, JobId) {
         match self.older {
             None => (false, self.newer, 0),
             Some(older) => (true, older, self.newer),
         }
+    }
+
+    /// The order in which Gavel fills its priority lists (each job, then its pairs with earlier
+    /// jobs), which breaks ties between candidates.
+    fn added(&self) -> (JobId, Option<JobId>) {
+        (self.newer, self.older)
+    }
+}
+
+impl Ord for Combination {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for Combination {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -169,20 +186,12 @@ struct Entry {
     share: Option<Vec<f64>>,
     /// Seconds received per type since the last reset, plus `R/2` after a reset.
     time_received: Vec<f64>,
-    priority: Vec<f64>,
     deficit: Vec<f64>,
 }
 
 impl Entry {
     fn new(scale_factor: u32, rates: Vec<[f64; 2]>, time_received: f64, types: usize) -> Self {
-        Self {
-            scale_factor,
-            rates,
-            share: None,
-            time_received: vec![time_received; types],
-            priority: vec![0.0; types],
-            deficit: vec![0.0; types],
-        }
+        Self { scale_factor, rates, share: None, time_received: vec![time_received; types], deficit: vec![0.0; types] }
     }
 
     /// Whether every member can run on type `t` (a positive throughput there).
@@ -190,15 +199,102 @@ impl Entry {
         let members = if combination.older.is_some() { 2 } else { 1 };
         self.rates[t][..members].iter().all(|&r| r > 0.0)
     }
+
+    /// Its share of type `t`, 0 while it has none.
+    fn share_of(&self, t: usize) -> f64 {
+        self.share.as_ref().map_or(0.0, |row| row[t])
+    }
+
+    /// Whether its priority on type `t` depends on the time it receives: it runs there and has a
+    /// nonzero share of it. Every other combination's priority there is constant zero.
+    fn ranked(&self, combination: &Combination, t: usize) -> bool {
+        self.share.as_ref().is_some_and(|row| row[t] != 0.0) && self.runs_on(combination, t)
+    }
+
+    /// `X / fraction of the type's time received`, or `X * 1e9` while it received none; zero when
+    /// not in `X`, `X = 0` or a member cannot run there (`_update_priorities`).
+    fn priority(&self, combination: &Combination, t: usize, type_time: f64) -> f64 {
+        if !self.ranked(combination, t) {
+            return 0.0;
+        }
+        let share = self.share_of(t);
+        let fraction = if type_time == 0.0 { 0.0 } else { self.time_received[t] / type_time };
+        if fraction > 0.0 { share / fraction } else { share * 1e9 }
+    }
+
+    /// Its place among type `t`'s zero-priority candidates, if it is one.
+    fn zero_rank(&self, combination: Combination, t: usize) -> Option<ZeroRank> {
+        (self.runs_on(&combination, t) && !self.ranked(&combination, t)).then(|| ZeroRank {
+            deficit: self.deficit[t],
+            share: self.share_of(t),
+            combination,
+            scale_factor: self.scale_factor,
+        })
+    }
+}
+
+/// A combination that can run on a type but whose priority there is zero whatever time it
+/// receives, ranked as the type's candidate list orders it: descending deficit, then share, ties in
+/// the order the combinations were added. The rank changes only at resets (deficit), re-allocations
+/// (share) and arrivals, so the mechanism keeps these candidates in order between rounds instead of
+/// ranking the hundreds of thousands of pairs of a loaded cluster again every round.
+#[derive(Debug, Clone, Copy)]
+struct ZeroRank {
+    deficit: f64,
+    share: f64,
+    combination: Combination,
+    scale_factor: u32,
+}
+
+impl ZeroRank {
+    fn candidate(&self) -> Candidate {
+        Candidate { priority: 0.0, deficit: self.deficit, share: self.share, combination: self.combination }
+    }
+}
+
+impl Ord for ZeroRank {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .deficit
+            .total_cmp(&self.deficit)
+            .then(other.share.total_cmp(&self.share))
+            .then(self.combination.added().cmp(&other.combination.added()))
+    }
+}
+
+impl PartialOrd for ZeroRank {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for ZeroRank {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for ZeroRank {}
+
+/// Moves a combination within one type's zero-priority candidates after its rank changed.
+fn rerank(zero: &mut BTreeSet<ZeroRank>, before: Option<ZeroRank>, after: Option<ZeroRank>) {
+    if before == after {
+        return;
+    }
+    if let Some(rank) = before {
+        zero.remove(&rank);
+    }
+    if let Some(rank) = after {
+        zero.insert(rank);
+    }
 }
 
 /// A combination on one type's candidate list, ranked as Gavel sorts the list: descending
-/// (priority, deficit, share), ties in the order the combinations were added.
+/// (priority, deficit, share), ties in the order the combinations were added (their own order).
 struct Candidate {
     priority: f64,
     deficit: f64,
     share: f64,
-    position: usize,
     combination: Combination,
 }
 
@@ -208,7 +304,7 @@ impl Ord for Candidate {
             .total_cmp(&other.priority)
             .then(self.deficit.total_cmp(&other.deficit))
             .then(self.share.total_cmp(&other.share))
-            .then(other.position.cmp(&self.position))
+            .then(other.combination.added().cmp(&self.combination.added()))
     }
 }
 
@@ -249,6 +345,10 @@ pub struct Mechanism {
     round_s: f64,
     jobs: BTreeMap<JobId, JobState>,
     entries: BTreeMap<Combination, Entry>,
+    /// Per type, the combinations whose priority there can be nonzero (set at re-allocations).
+    ranked: Vec<Vec<Combination>>,
+    /// Per type, every other combination that can run there, in its candidate-list order.
+    zero_ranked: Vec<BTreeSet<ZeroRank>>,
     /// Seconds run per type since the last reset, summed over combinations (Gavel's worker time).
     type_time: Vec<f64>,
     last_reset: SimTime,
@@ -304,6 +404,8 @@ impl Mechanism {
             round_s,
             jobs: BTreeMap::new(),
             entries: BTreeMap::new(),
+            ranked: vec![Vec::new(); type_count],
+            zero_ranked: vec![BTreeSet::new(); type_count],
             type_time: vec![0.0; type_count],
             last_reset: 0.0,
             needs_update: false,
@@ -330,9 +432,7 @@ impl Mechanism {
         self.round_end = Some(now);
         let start = self.dispatched_at;
         self.planned.sort_by(|a, b| {
-            (start + b.seconds)
-                .total_cmp(&(start + a.seconds))
-                .then(a.combination.heap_key().cmp(&b.combination.heap_key()))
+            (start + b.seconds).total_cmp(&(start + a.seconds)).then(a.combination.cmp(&b.combination))
         });
         for planned in &self.planned {
             let single = planned.combination.older.is_none();
@@ -359,12 +459,24 @@ impl Mechanism {
     /// their pairs with every earlier job of the same scale factor (Gavel's `_remove_job`,
     /// `add_job`, `_populate_job_combination_metadata`).
     fn sync_jobs(&mut self, jobs: &JobTable, order: &[JobSlot]) -> Result<(), PolicyError> {
-        let before = self.jobs.len();
         let active: BTreeSet<JobId> = order.iter().map(|&s| jobs[s].spec.id).collect();
-        self.jobs.retain(|id, _| active.contains(id));
-        let mut changed = self.jobs.len() != before;
+        let known: Vec<JobId> = self.jobs.keys().copied().collect();
+        let departed: Vec<JobId> = known.iter().copied().filter(|id| !active.contains(id)).collect();
+        for &id in &departed {
+            self.jobs.remove(&id);
+            let with_newer =
+                Combination { newer: 0, older: Some(id) }..=Combination { newer: JobId::MAX, older: Some(id) };
+            let with_newer: Vec<Combination> = self.entries.range(with_newer).map(|(&c, _)| c).collect();
+            let with_older = known.iter().map(|&other| Combination { newer: id, older: Some(other) });
+            for combination in with_newer.into_iter().chain(with_older).chain([Combination::single(id)]) {
+                self.forget(combination);
+            }
+        }
+        let mut changed = !departed.is_empty();
         if changed {
-            self.entries.retain(|c, _| c.members().all(|id| active.contains(&id)));
+            for ranked in &mut self.ranked {
+                ranked.retain(|c| self.entries.contains_key(c));
+            }
         }
         let mut new: Vec<&ActiveJob> =
             order.iter().map(|&s| &jobs[s]).filter(|j| !self.jobs.contains_key(&j.spec.id)).collect();
@@ -375,17 +487,20 @@ impl Mechanism {
             let state = self.job_state(&job.spec).map_err(PolicyError)?;
             let id = job.spec.id;
             let rates = state.throughput.iter().map(|&r| [r, 0.0]).collect();
-            self.entries.insert(Combination::single(id), Entry::new(state.scale_factor, rates, half_round, types));
+            self.register(Combination::single(id), Entry::new(state.scale_factor, rates, half_round, types));
             if self.allocator.packs() {
-                for (&other, other_state) in &self.jobs {
-                    if other_state.scale_factor != state.scale_factor {
-                        continue;
-                    }
-                    let rates = self.pair_rates((other, &other_state.key), (id, &state.key))?;
-                    self.entries.insert(
-                        Combination { newer: id, older: Some(other) },
-                        Entry::new(state.scale_factor, rates, 0.0, types),
-                    );
+                let pairs = self
+                    .jobs
+                    .iter()
+                    .filter(|(_, other_state)| other_state.scale_factor == state.scale_factor)
+                    .map(|(&other, other_state)| {
+                        let rates = self.pair_rates((other, &other_state.key), (id, &state.key))?;
+                        let pair = Entry::new(state.scale_factor, rates, 0.0, types);
+                        Ok((Combination { newer: id, older: Some(other) }, pair))
+                    })
+                    .collect::<Result<Vec<_>, PolicyError>>()?;
+                for (combination, pair) in pairs {
+                    self.register(combination, pair);
                 }
             }
             self.jobs.insert(id, state);
@@ -393,6 +508,23 @@ impl Mechanism {
         }
         self.needs_update |= changed;
         Ok(())
+    }
+
+    /// Adds a combination, with its place among each type's zero-priority candidates.
+    fn register(&mut self, combination: Combination, entry: Entry) {
+        for (t, zero) in self.zero_ranked.iter_mut().enumerate() {
+            rerank(zero, None, entry.zero_rank(combination, t));
+        }
+        self.entries.insert(combination, entry);
+    }
+
+    /// Removes a combination if it is known, and its places among the zero-priority candidates.
+    fn forget(&mut self, combination: Combination) {
+        if let Some(entry) = self.entries.remove(&combination) {
+            for (t, zero) in self.zero_ranked.iter_mut().enumerate() {
+                rerank(zero, entry.zero_rank(combination, t), None);
+            }
+        }
     }
 
     /// What the mechanism keeps of `spec`, or why it cannot run it: no job type or steps, a job
@@ -471,12 +603,18 @@ impl Mechanism {
     fn reset(&mut self, now: SimTime) {
         let elapsed = now - self.last_reset;
         let half_round = self.round_s / 2.0;
-        for t in 0..self.types.names.len() {
-            self.type_time[t] = 0.0;
-            for entry in self.entries.values_mut() {
+        self.type_time.fill(0.0);
+        for (&combination, entry) in &mut self.entries {
+            for t in 0..self.types.names.len() {
                 let received = entry.time_received[t] - half_round;
                 let should = entry.share.as_ref().map_or(0.0, |row| row[t] * elapsed);
-                entry.deficit[t] += should - received;
+                let deficit = entry.deficit[t] + (should - received);
+                // Most pairs neither ran nor had a share: their deficit and rank stay.
+                if deficit.to_bits() != entry.deficit[t].to_bits() {
+                    let before = entry.zero_rank(combination, t);
+                    entry.deficit[t] = deficit;
+                    rerank(&mut self.zero_ranked[t], before, entry.zero_rank(combination, t));
+                }
                 entry.time_received[t] = half_round;
                 self.type_time[t] += half_round;
             }
@@ -502,45 +640,54 @@ impl Mechanism {
             })
             .collect();
         let index: HashMap<JobId, usize> = views.iter().enumerate().map(|(i, v)| (v.id, i)).collect();
-        let mut pair_ids: Vec<Combination> = self.entries.keys().filter(|c| c.older.is_some()).copied().collect();
-        pair_ids.sort_by_key(Combination::heap_key);
-        let pairs: Vec<PairView> = pair_ids
+        // The entries are in the allocation's row order: every job alone in id order, then the
+        // pairs by lower and higher id.
+        let mut older_index = None;
+        let pairs: Vec<PairView> = self
+            .entries
             .iter()
-            .map(|c| PairView {
-                members: (index[&c.older.expect("a pair")], index[&c.newer]),
-                throughput: self.entries[c].rates.iter().map(|r| (r[0], r[1])).collect(),
+            .filter_map(|(c, entry)| Some((c.older?, c.newer, entry)))
+            .map(|(older, newer, entry)| {
+                let older = match older_index {
+                    Some((id, i)) if id == older => i,
+                    _ => older_index.insert((older, index[&older])).1,
+                };
+                PairView {
+                    members: (older, index[&newer]),
+                    throughput: entry.rates.iter().map(|r| (r[0], r[1])).collect(),
+                }
             })
             .collect();
         let input = AllocationInput { jobs: &views, pairs: &pairs, types: &self.types };
         let allocation = self.allocator.allocate(&input)?;
-        for entry in self.entries.values_mut() {
-            entry.share = None;
+        let (mut job_rows, mut pair_rows) = (allocation.jobs.into_iter(), allocation.pairs.into_iter());
+        let types = self.types.names.len();
+        let mut before = Vec::with_capacity(types);
+        for ranked in &mut self.ranked {
+            ranked.clear();
         }
-        let rows = views.iter().map(|v| Combination::single(v.id)).zip(allocation.jobs);
-        for (combination, row) in rows.chain(pair_ids.into_iter().zip(allocation.pairs)) {
-            if let Some(entry) = self.entries.get_mut(&combination) {
-                entry.share = Some(row);
+        for (&combination, entry) in &mut self.entries {
+            let row = if combination.older.is_some() { pair_rows.next() } else { job_rows.next() };
+            // Most pairs keep a zero share: their ranks stay.
+            let same = match (&entry.share, &row) {
+                (Some(old), Some(new)) => old.iter().map(|x| x.to_bits()).eq(new.iter().map(|x| x.to_bits())),
+                (old, new) => old.is_none() && new.is_none(),
+            };
+            if !same {
+                before.clear();
+                before.extend((0..types).map(|t| entry.zero_rank(combination, t)));
+                entry.share = row;
+                for (t, &rank) in before.iter().enumerate() {
+                    rerank(&mut self.zero_ranked[t], rank, entry.zero_rank(combination, t));
+                }
+            }
+            for (t, ranked) in self.ranked.iter_mut().enumerate() {
+                if entry.ranked(&combination, t) {
+                    ranked.push(combination);
+                }
             }
         }
         Ok(())
-    }
-
-    /// Per type: `X / fraction of the type's time received`, or `X * 1e9` while no time was
-    /// recorded; zero when not in `X`, `X = 0` or a member cannot run there (`_update_priorities`).
-    fn update_priorities(&mut self) {
-        for t in 0..self.types.names.len() {
-            let type_time = self.type_time[t];
-            for (combination, entry) in &mut self.entries {
-                let fraction = if type_time == 0.0 { 0.0 } else { entry.time_received[t] / type_time };
-                let runs = entry.runs_on(combination, t);
-                entry.priority[t] = match &entry.share {
-                    None => 0.0,
-                    Some(row) if row[t] == 0.0 || !runs => 0.0,
-                    Some(row) if fraction > 0.0 => row[t] / fraction,
-                    Some(row) => row[t] * 1e9,
-                };
-            }
-        }
     }
 
     /// The round's combinations per type: the candidate lists walked greedily (§5.2-5.3).
@@ -548,29 +695,42 @@ impl Mechanism {
         let mut left: Vec<u32> = self.types.capacity.clone();
         let mut taken: BTreeSet<JobId> = BTreeSet::new();
         let mut selected: Vec<Vec<(Combination, u32)>> = vec![Vec::new(); self.types.names.len()];
+        let skips_zero = self.allocator.skips_zero_priority();
         for &t in type_order {
-            // The list in Gavel's order is the heap's pop order; popping stops when the type is
-            // full, so the thousands of pairs of a loaded cluster are not all sorted. Combinations
-            // the walk would skip whatever their rank are left out.
+            // The list in Gavel's order merges the combinations whose priority can be nonzero,
+            // popped from a heap, with the zero-priority ones, kept in order between rounds (none
+            // for FIFO-named policies); the walk stops when the type is full, so the thousands of
+            // pairs of a loaded cluster are neither ranked nor visited. Combinations the walk would
+            // skip whatever their rank are left out of the heap.
             let mut candidates = std::mem::take(&mut self.candidates);
             candidates.clear();
-            let skips_zero = self.allocator.skips_zero_priority();
-            for (position, (&combination, entry)) in self.entries.iter().enumerate() {
-                let priority = entry.priority[t];
+            let type_time = self.type_time[t];
+            for combination in &self.ranked[t] {
+                let entry = &self.entries[combination];
+                let priority = entry.priority(combination, t, type_time);
                 if combination.members().any(|id| taken.contains(&id))
-                    || !entry.runs_on(&combination, t)
                     || (skips_zero && priority <= 0.0)
                     || entry.scale_factor > left[t]
                 {
                     continue;
                 }
-                let share = entry.share.as_ref().map_or(0.0, |row| row[t]);
-                candidates.push(Candidate { priority, deficit: entry.deficit[t], share, position, combination });
+                let (deficit, share) = (entry.deficit[t], entry.share_of(t));
+                candidates.push(Candidate { priority, deficit, share, combination: *combination });
             }
             let mut heap = BinaryHeap::from(candidates);
+            let mut zeros = (!skips_zero).then_some(self.zero_ranked[t].iter()).into_iter().flatten().peekable();
             while left[t] > 0 {
-                let Some(Candidate { combination, .. }) = heap.pop() else { break };
-                let scale_factor = self.entries[&combination].scale_factor;
+                let from_heap = match (heap.peek(), zeros.peek()) {
+                    (Some(top), Some(zero)) => *top > zero.candidate(),
+                    (top, _) => top.is_some(),
+                };
+                let (combination, scale_factor) = if from_heap {
+                    let Some(top) = heap.pop() else { break };
+                    (top.combination, self.entries[&top.combination].scale_factor)
+                } else {
+                    let Some(zero) = zeros.next() else { break };
+                    (zero.combination, zero.scale_factor)
+                };
                 if combination.members().any(|id| taken.contains(&id)) || scale_factor > left[t] {
                     continue;
                 }
@@ -692,7 +852,6 @@ impl RoundPolicy for Mechanism {
             self.reallocate(now, jobs, order)?;
             self.needs_update = false;
         }
-        self.update_priorities();
 
         let mut type_order = self.preference.clone();
         if self.allocator.shuffles_types() {
@@ -766,6 +925,38 @@ mod tests {
     use crate::core::{ClusterSpec, JobSpec, NodeGroup, NodeSpec};
     use crate::policies::rounds::admission::accept_all::AcceptAll;
     use crate::policies::rounds::gavel::gandiva::Gandiva;
+
+    /// The zero-priority candidates kept in order between rounds walk exactly as the candidate
+    /// list ranks them: descending deficit and share, ties in the order combinations were added
+    /// (a job's pairs with earlier jobs come after the job, before any later job).
+    #[test]
+    fn zero_priority_candidates_walk_in_candidate_list_order() {
+        let rank = |deficit: f64, share: f64, newer: JobId, older: Option<JobId>| ZeroRank {
+            deficit,
+            share,
+            combination: Combination { newer, older },
+            scale_factor: 1,
+        };
+        let ranks = [
+            rank(180.0, 0.0, 3, None),
+            rank(180.0, 0.0, 2, Some(1)),
+            rank(180.0, -0.0, 1, None),
+            rank(180.0, 0.0, 2, None),
+            rank(360.0, 0.0, 4, Some(3)),
+            rank(0.0, 0.5, 5, None),
+            rank(180.0, 0.25, 5, Some(4)),
+        ];
+        let walked: Vec<Combination> =
+            ranks.iter().copied().collect::<BTreeSet<_>>().iter().map(|r| r.combination).collect();
+        let mut listed: Vec<Candidate> = ranks.iter().map(ZeroRank::candidate).collect();
+        listed.sort_by(|a, b| b.cmp(a));
+        assert_eq!(walked, listed.iter().map(|c| c.combination).collect::<Vec<_>>());
+        let newer_older = |c: &Combination| (c.newer, c.older);
+        assert_eq!(
+            walked.iter().map(newer_older).collect::<Vec<_>>(),
+            [(4, Some(3)), (5, Some(4)), (2, None), (2, Some(1)), (3, None), (1, None), (5, None)]
+        );
+    }
 
     /// Two jobs on one V100 under Gandiva: oversubscribed, so they are paired and share the GPU,
     /// each at its throughput beside the other (A 0.5, B 0.25 steps/s). A needs 180 s, B 120 s;
