@@ -189,7 +189,9 @@ pub(in crate::policies::events) fn fair_shares(terms: &[Term], total: f64, x: &m
 /// `-t + (I_i (1/B_i)) u_i <= -(A_i (1/B_i))` (the epigraph of the maximum), `-x_i <= 0`,
 /// `x_i <= 1`, `sum g_i x_i <= G`, then per job the 3-d cone `(T_i x_i + u_i, T_i x_i - u_i, 2)`
 /// (`u_i >= 1 / (T_i x_i)`, cvxpy's `inv_pos`). A lone job's program has another form, but its
-/// share orders nothing, so it gets 1. Fails with ECOS's status when ECOS (and so cvxpy) fails.
+/// share orders nothing, so it gets 1. cvxpy keeps ECOS's point when ECOS ends optimal, optimal
+/// to its reduced tolerances or at its iteration limit (`user_limit`), and so does this; on any
+/// other exit cvxpy raises, the original stops, and so does the run, with ECOS's exit code.
 pub(in crate::policies::events) fn ecos_shares(terms: &[Term], total: f64, x: &mut Vec<f64>) -> Result<(), String> {
     x.clear();
     let n = terms.len();
@@ -198,8 +200,13 @@ pub(in crate::policies::events) fn ecos_shares(terms: &[Term], total: f64, x: &m
         return Ok(());
     }
     let solution = blox_ecos::solve(&ecos_program(terms, total), &Settings::default()).map_err(|e| e.to_string())?;
+    shares_kept(&solution, n, x)
+}
+
+/// The shares of `solution` where cvxpy keeps ECOS's point, else ECOS's exit code as the error.
+fn shares_kept(solution: &blox_ecos::Solution, n: usize, x: &mut Vec<f64>) -> Result<(), String> {
     match solution.status {
-        Status::Optimal | Status::OptimalInaccurate => {
+        Status::Optimal | Status::OptimalInaccurate | Status::MaxIterations => {
             x.extend_from_slice(&solution.x[1..=n]);
             Ok(())
         }
@@ -499,6 +506,20 @@ mod tests {
             rounds += 1;
         }
         assert_eq!(rounds, 7);
+    }
+
+    /// ECOS stopped at its iteration limit: cvxpy keeps the point (status `user_limit`), so the
+    /// round goes on with it, as the original's does.
+    #[test]
+    fn an_iteration_limit_keeps_ecos_point() {
+        let terms =
+            [term(0.0, 1000.0, 2.0, 500.0, 4.0), term(50.0, 3000.0, 1.0, 3000.0, 8.0), term(9.0, 20.0, 5.0, 4.0, 2.0)];
+        let settings = Settings { max_iters: 2, ..Settings::default() };
+        let solution = blox_ecos::solve(&ecos_program(&terms, 8.0), &settings).unwrap();
+        assert_eq!(solution.status, Status::MaxIterations);
+        let mut x = Vec::new();
+        shares_kept(&solution, terms.len(), &mut x).unwrap();
+        assert_eq!(x, solution.x[1..=3]);
     }
 
     /// The centre's optimality condition for a free share: `2 / (x - c) - 1 / (1 - x) = price g`

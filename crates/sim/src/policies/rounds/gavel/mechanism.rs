@@ -916,6 +916,12 @@ impl RoundPolicy for Mechanism {
     fn check_job(&self, job: &JobSpec) -> Result<(), String> {
         self.job_state(job).map(drop)
     }
+
+    /// Quanta count steps: a job's whole work is its `iterations` (the trace's total steps),
+    /// which a live run's share of iterations done is a share of.
+    fn whole_work(&self, job: &JobSpec) -> f64 {
+        job.iterations.unwrap_or(job.work)
+    }
 }
 
 #[cfg(test)]

@@ -19,10 +19,6 @@ pub mod mechanism;
 pub mod min_total_duration;
 pub mod packing;
 
-use crate::core::{
-    ActiveJob, Cluster, JobSlot, JobSpec, JobTable, PlacementDecisions, PolicyError, Quantum, RoundPolicy, RoundTiming,
-    SimTime, StopFlag,
-};
 use crate::policies::{
     BuildContext, Built, Engine, InputParser, InputSource, Kind, OptionDoc, OwnPlacement, Params, PolicyConfig,
     PolicyInfo, PolicyInput, parse_options,
@@ -58,53 +54,7 @@ fn oracle_input(file: ThroughputFile) -> PolicyInput {
 /// The mechanism running `allocator` over the oracle `file`.
 fn mechanism(ctx: &BuildContext, file: ThroughputFile, allocator: Box<dyn Allocator>) -> Result<Built, String> {
     let oracle = ctx.input(&oracle_input(file))?;
-    Ok(Built::Round(Box::new(InSteps(Mechanism::new(allocator, oracle, ctx.cluster, ctx.round_seconds, ctx.seed)))))
-}
-
-/// The mechanism, saying that its quanta count steps: a job's whole work is its `iterations`
-/// (the trace's total steps), which a live run's share of iterations done is a share of. Every
-/// other method is the mechanism's own.
-struct InSteps(Mechanism);
-
-impl RoundPolicy for InSteps {
-    fn decide(
-        &mut self,
-        now: SimTime,
-        jobs: &JobTable,
-        order: &mut [JobSlot],
-        cluster: &mut Cluster,
-        decisions: &mut PlacementDecisions,
-    ) -> Result<(), PolicyError> {
-        self.0.decide(now, jobs, order, cluster, decisions)
-    }
-
-    fn quantum(&self, job: &ActiveJob, cluster: &Cluster, round_seconds: f64) -> Quantum {
-        self.0.quantum(job, cluster, round_seconds)
-    }
-
-    fn timing(&self) -> RoundTiming {
-        self.0.timing()
-    }
-
-    fn check_job(&self, job: &JobSpec) -> Result<(), String> {
-        self.0.check_job(job)
-    }
-
-    fn computes_work(&self) -> bool {
-        self.0.computes_work()
-    }
-
-    fn promoted(&self, job: &ActiveJob) -> Option<bool> {
-        self.0.promoted(job)
-    }
-
-    fn set_stop(&mut self, stop: &StopFlag) {
-        self.0.set_stop(stop)
-    }
-
-    fn whole_work(&self, job: &JobSpec) -> f64 {
-        job.iterations.unwrap_or(job.work)
-    }
+    Ok(Built::Round(Box::new(Mechanism::new(allocator, oracle, ctx.cluster, ctx.round_seconds, ctx.seed))))
 }
 
 const SOLVER_OPTION: OptionDoc = OptionDoc {
@@ -386,7 +336,7 @@ pub mod gavel_allox {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{ClusterSpec, GpuType, NodeGroup, NodeSpec};
+    use crate::core::{ClusterSpec, GpuType, JobSpec, NodeGroup, NodeSpec, RoundPolicy, RoundTiming};
     use crate::policies::rounds::gavel::fifo::{Fifo, TypeChoice};
     use std::sync::Arc;
 
@@ -397,8 +347,7 @@ mod tests {
         let oracle = GavelThroughputs::parse(r#"{"v100": {"('A', 1)": {"null": 2.0}}}"#, "table.json").unwrap();
         let node = NodeSpec { gpus: 1, gpu_type: GpuType::new("v100"), cpus: None, memory_gb: None };
         let cluster = ClusterSpec::from_groups(&[NodeGroup { count: 1, node }]);
-        let policy =
-            InSteps(Mechanism::new(Box::new(Fifo::new(TypeChoice::Head, 0)), Arc::new(oracle), &cluster, 360.0, 0));
+        let policy = Mechanism::new(Box::new(Fifo::new(TypeChoice::Head, 0)), Arc::new(oracle), &cluster, 360.0, 0);
         let job = JobSpec { id: 0, gpus: 1, work: 60.0, iterations: Some(120.0), ..JobSpec::default() };
         assert_eq!(policy.whole_work(&job), 120.0);
         assert_eq!(policy.whole_work(&JobSpec { iterations: None, ..job }), 60.0);
