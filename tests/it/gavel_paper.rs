@@ -42,12 +42,12 @@ fn reproduce(name: &str, only: &[String], keep: impl Fn(Option<&str>, Option<f64
 }
 
 /// FIFO's and Gandiva's makespans and average JCTs at 100 and 200 jobs are the original's;
-/// Gavel's 100-job makespans within 1 s of its ECOS runs, and below FIFO's and Gandiva's.
+/// Gavel's makespans and average JCTs its ECOS runs' (to 0.01 s), below FIFO's and Gandiva's.
 #[test]
 fn gavel_makespan_table() {
     let workloads = ["100 jobs", "200 jobs"];
     let only: Vec<String> = workloads.iter().map(|w| format!("workload={w}")).collect();
-    reproduce("gavel-makespan.yaml", &only, |w, _| w.is_some_and(|w| workloads.contains(&w)), 15 + 8 + 2);
+    reproduce("gavel-makespan.yaml", &only, |w, _| w.is_some_and(|w| workloads.contains(&w)), 15 + 8 + 2 + 9);
 }
 
 /// At 0.4 and 2.0 jobs/h: FIFO, FIFO (perf) and AlloX to the published digit, LAS and Gavel LAS
