@@ -346,21 +346,7 @@ def gavel_fixtures(out):
                              "scale_factors": sf.tolist(), "capacity": capacity, "age": age,
                              "remaining": remaining, "isolated_time": isolated_time}
         fixtures.append(fixture)
-    header = {
-        "generator": "scripts/ecos_fixtures.py (gavel_fixtures)",
-        "ecos": ecos.__version__,
-        "ecos_c": ecos.__solver_version__,
-        "cvxpy": cp.__version__,
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "python": sys.version.split()[0],
-    }
-    path = out / "gavel_fixtures.json"
-    path.write_text(json.dumps({"header": header, "fixtures": fixtures}, separators=(",", ":")) + "\n")
-    for f in fixtures:
-        e = f["ecos"]
-        print(f"{f['name']:28} n={len(f['c']):3} exit={e['exit_flag']:3} it={e['iterations']:3}")
-    print(f"{len(fixtures)} fixtures, {path.stat().st_size} bytes -> {path}")
+    write(out / "gavel_fixtures.json", fixtures)
 
 
 
