@@ -32,6 +32,7 @@ mod muri_original;
 mod muri_paper;
 mod placements;
 mod pollux_cli;
+mod pollux_generator;
 mod pollux_original;
 mod pollux_paper;
 mod pollux_policy;

@@ -151,16 +151,69 @@ impl PyRandom {
         }
     }
 
-    /// Python's `_randbelow_with_getrandbits(n)` for `1 <= n < 2^32`: draws `bit_length(n)` bits
-    /// and rejects values `>= n`. The rejection loop is why one `randint` or `choice` can consume
+    /// Python's `_randbelow_with_getrandbits(n)` for `n >= 1`: draws `bit_length(n)` bits and
+    /// rejects values `>= n`. The rejection loop is why one `randint` or `choice` can consume
     /// several outputs, and why even `n = 1` consumes one.
     pub fn randbelow(&mut self, n: u64) -> u64 {
-        assert!((1..1 << 32).contains(&n), "randbelow supports 1 <= n < 2^32, got {n}");
+        assert!(n >= 1, "randbelow needs n >= 1");
         let bits = u64::BITS - n.leading_zeros();
         loop {
-            let r = u64::from(self.getrandbits(bits));
+            let r = self.getrandbits_wide(bits);
             if r < n {
                 return r;
+            }
+        }
+    }
+
+    /// `random.getrandbits(bits)` for `1 <= bits <= 64`: above 32 bits CPython fills 32-bit words
+    /// least significant first, the last word keeping the top bits of its output.
+    fn getrandbits_wide(&mut self, bits: u32) -> u64 {
+        if bits <= 32 {
+            return u64::from(self.getrandbits(bits));
+        }
+        let low = u64::from(self.next_u32());
+        low | u64::from(self.getrandbits(bits - 32)) << 32
+    }
+}
+
+/// numpy's legacy `RandomState` (MT19937) as far as `pandas.DataFrame.sample` uses it: seeded
+/// with one integer through `init_genrand` (not Python's `init_by_array`), and
+/// `choice(n, size, replace=False)`, which is the first `size` entries of `permutation(n)`.
+pub struct NumpyRandomState(PyRandom);
+
+impl NumpyRandomState {
+    /// `numpy.random.RandomState(seed)`; numpy refuses seeds above 2^32 - 1, and so does the type.
+    pub fn new(seed: u32) -> Self {
+        Self(PyRandom::init_genrand(seed))
+    }
+
+    /// `permutation(n)`: `arange(n)` shuffled by Fisher-Yates from the last position down, each
+    /// position's partner drawn by `random_interval` (masked 32-bit draws, rejected above it).
+    pub fn permutation(&mut self, n: usize) -> Vec<usize> {
+        let mut items: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            let j = self.random_interval(i as u64) as usize;
+            items.swap(i, j);
+        }
+        items
+    }
+
+    /// numpy's `random_interval(max)`: uniform in `0..=max`, drawing `value & mask` (the mask
+    /// the smallest all-ones word covering `max`) until it is at most `max`; 64-bit draws (two
+    /// outputs, high word first) above 2^32 - 1.
+    fn random_interval(&mut self, max: u64) -> u64 {
+        if max == 0 {
+            return 0;
+        }
+        let mask = u64::MAX >> max.leading_zeros();
+        loop {
+            let value = if max <= u64::from(u32::MAX) {
+                u64::from(self.0.next_u32()) & mask
+            } else {
+                (u64::from(self.0.next_u32()) << 32 | u64::from(self.0.next_u32())) & mask
+            };
+            if value <= max {
+                return value;
             }
         }
     }
@@ -169,6 +222,19 @@ impl PyRandom {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values printed by numpy 1.19.2 (`RandomState(seed).permutation(n)`, and `choice(1000, 5,
+    /// replace=False)`, its first five) and CPython (`Random(seed).randint(0, 1 << 32)`, 33 bits
+    /// drawn from two outputs).
+    #[test]
+    fn numpy_permutations_and_wide_randint_match_numpy_and_cpython() {
+        assert_eq!(NumpyRandomState::new(12345).permutation(10), [0, 7, 3, 9, 6, 4, 1, 8, 5, 2]);
+        assert_eq!(NumpyRandomState::new(u32::MAX).permutation(82_247)[..6], [40643, 11441, 73081, 58512, 3578, 74791]);
+        assert_eq!(NumpyRandomState::new(0).permutation(1000)[..5], [993, 859, 298, 553, 672]);
+        for (seed, expected) in [(1, 3_280_387_012), (2, 242_886_303), (8, 973_694_259)] {
+            assert_eq!(PyRandom::seed(seed).randint(0, 1 << 32), expected, "seed {seed}");
+        }
+    }
 
     #[test]
     fn random_matches_cpython_for_seed_1() {

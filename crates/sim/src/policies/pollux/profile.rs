@@ -320,6 +320,64 @@ impl Application {
         self.capped(atomic as u32, replicas, accum_steps as u32)
     }
 
+    /// The users' tuned (GPUs, total batch, predicted JCT in seconds) of `get_configurations`
+    /// (`docs/pollux-semantics.md` §8.2), the choices Pollux's workload generator draws from: for
+    /// each GPU count of 1, 2, 4, 6, 8, 12, 16, 24, 32, 48 (while its smallest per-GPU batches fit
+    /// in `Bmax`), packed four to a node, the validated batch with the least predicted JCT at a
+    /// fixed batch (the last epoch's steps times the step time with accumulation); a count is kept
+    /// when that JCT is under 12 hours and its scaling efficiency over one GPU lies strictly
+    /// between `lo` and `hi`. With none kept, the one-GPU choice. Errors name a placement whose
+    /// step time the profile cannot give (the original fails there too).
+    pub fn tuned_configurations(&self, lo: f64, hi: f64) -> Result<Vec<(u32, u32, f64)>, String> {
+        const GPU_COUNTS: [u32; 10] = [1, 2, 4, 6, 8, 12, 16, 24, 32, 48];
+        const GPUS_PER_NODE: u32 = 4;
+        const MAX_JCT_S: f64 = 12.0 * 3600.0;
+        let epoch = self.max_epochs - 1;
+        let mut kept = Vec::new();
+        let mut base: Option<(u32, f64)> = None;
+        for replicas in GPU_COUNTS {
+            if replicas * self.min_local > self.max_batch {
+                break;
+            }
+            let placement: Vec<u32> = (0..replicas.div_ceil(GPUS_PER_NODE))
+                .map(|node| (replicas - node * GPUS_PER_NODE).min(GPUS_PER_NODE))
+                .collect();
+            let mut best: Option<(u32, f64)> = None;
+            for valid in &self.validation {
+                let local = ceil_tolerant(f64::from(valid.batch) / f64::from(replicas));
+                if local < f64::from(self.min_local) {
+                    continue;
+                }
+                let accum_steps = ceil_tolerant(local / f64::from(self.max_local)) - 1.0;
+                let atomic = ceil_tolerant(local / (accum_steps + 1.0));
+                let (step, sync) = self.throughput(&placement, atomic as u32).ok_or_else(|| {
+                    format!("{}: no step time for placement {placement:?} at per-GPU batch {atomic}", self.name)
+                })?;
+                let jct = valid.iteration[epoch] * (step + accum_steps * (step - sync));
+                if best.is_none_or(|(_, b)| jct < b) {
+                    best = Some((valid.batch, jct));
+                }
+            }
+            let Some((batch, jct)) = best else {
+                return Err(format!("{}: no validated batch fits {replicas} GPUs", self.name));
+            };
+            match base {
+                None => base = Some((batch, jct)),
+                Some((_, base_jct)) => {
+                    let efficiency = base_jct / jct / f64::from(replicas);
+                    if jct < MAX_JCT_S && lo < efficiency && efficiency < hi {
+                        kept.push((replicas, batch, jct));
+                    }
+                }
+            }
+        }
+        if kept.is_empty() {
+            let (batch, jct) = base.ok_or_else(|| format!("{}: one GPU's smallest batch exceeds Bmax", self.name))?;
+            kept.push((1, batch, jct));
+        }
+        Ok(kept)
+    }
+
     /// `atomic_bsz` capped so that the effective batch does not exceed `Bmax`.
     pub fn capped(&self, atomic_bsz: u32, replicas: u32, accum_steps: u32) -> BatchPlan {
         let count = f64::from(replicas) * f64::from(accum_steps + 1);
