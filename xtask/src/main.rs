@@ -12,12 +12,14 @@ use std::time::Instant;
 const USAGE: &str = "usage: cargo xtask <task>
 
 tasks:
-  reproduce-figures [--check] [--only NAME] [-j N]
+  reproduce-figures [--check] [--only NAME] [--spec PATH]... [-j N]
                                      run every specs/paper/*.yaml, render its figures into results/paper/
                                      and write results/paper/REPORT.md and REPORT.html comparing reproduced
                                      with expected values (REPORT.html marks the published values on the
                                      figures); --check exits non-zero if any value fails; --only NAME
-                                     runs specs/paper/NAME.yaml and writes REPORT-NAME.md and .html
+                                     runs specs/paper/NAME.yaml and writes REPORT-NAME.md and .html;
+                                     --spec PATH runs a spec with a sidecar from elsewhere instead (the
+                                     ones too long for CI, e.g. specs/pollux-fig8b.yaml), as --only does
   bench [SPEC] [-j N] [--repeat K]   time a full sweep (default specs/paper/blox-fig6.yaml): wall time,
                                      runs/s and peak memory; results go to a temporary directory
   bench-traces [--philly-jobs N] [--dir DIR]
@@ -397,12 +399,14 @@ fn peak_memory() -> Option<String> {
 fn reproduce_figures(args: &[String]) -> Result<bool, String> {
     let mut check = false;
     let mut only = None;
+    let mut chosen: Vec<PathBuf> = Vec::new();
     let mut threads = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--check" => check = true,
             "--only" => only = Some(it.next().ok_or("--only needs a spec name")?.clone()),
+            "--spec" => chosen.push(PathBuf::from(it.next().ok_or("--spec needs a spec's path")?)),
             "-j" => threads = Some(it.next().and_then(|v| v.parse().ok()).ok_or("-j needs a number")?),
             other => return Err(format!("unknown argument `{other}`\n\n{USAGE}")),
         }
@@ -421,6 +425,21 @@ fn reproduce_figures(args: &[String]) -> Result<bool, String> {
             return Err(format!("no spec specs/paper/{name}.yaml"));
         }
     }
+    // Specs named by path replace the paper set; the report is named after them, as with --only.
+    let partial = if chosen.is_empty() {
+        only.clone()
+    } else {
+        if only.is_some() {
+            return Err("give --only or --spec, not both".into());
+        }
+        for path in &chosen {
+            if !sidecar_path(path).is_file() {
+                return Err(format!("{}: no sidecar {} beside it", path.display(), sidecar_path(path).display()));
+            }
+        }
+        specs = chosen;
+        Some(specs.iter().map(|p| p.file_stem().unwrap_or_default().to_string_lossy()).collect::<Vec<_>>().join("+"))
+    };
 
     let mut problems = Vec::<String>::new();
     let mut sources = Vec::new();
@@ -462,8 +481,8 @@ fn reproduce_figures(args: &[String]) -> Result<bool, String> {
     let summary = tally.summary(papers.len(), problems.len());
     let costs_md = costs_markdown(&costs);
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    // A partial check (`--only`) writes its own report, so it never replaces the whole one.
-    let stem = only.as_ref().map_or_else(|| "REPORT".to_string(), |name| format!("REPORT-{name}"));
+    // A partial check (`--only`, `--spec`) writes its own report, so it never replaces the whole one.
+    let stem = partial.as_ref().map_or_else(|| "REPORT".to_string(), |name| format!("REPORT-{name}"));
     let report_path = out.join(format!("{stem}.md"));
     let markdown = report_markdown(&papers, &summary, wall, &costs_md, &problems);
     std::fs::write(&report_path, markdown).map_err(|e| format!("{}: {e}", report_path.display()))?;
