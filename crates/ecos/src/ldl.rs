@@ -22,6 +22,11 @@ pub(crate) struct Ldl {
     row_ptr: Vec<usize>,
     row_cols: Vec<usize>,
     row_pos: Vec<usize>,
+    /// `L` row by row with its columns ascending, for the forward solve: row `k` is
+    /// `by_row_cols[row_ptr[k]..row_ptr[k + 1]]`; entry `q` of `lx` is `by_row_x[by_row_of[q]]`.
+    by_row_cols: Vec<usize>,
+    by_row_of: Vec<usize>,
+    by_row_x: Vec<f64>,
     y: Vec<f64>,
 }
 
@@ -87,7 +92,32 @@ impl Ldl {
             }
             row_ptr.push(row_cols.len());
         }
-        Ldl { n, lp, li, lx: vec![0.0; nnz], d: vec![0.0; n], row_ptr, row_cols, row_pos, y: vec![0.0; n] }
+        let mut by_row_cols = vec![0usize; nnz];
+        let mut by_row_of = vec![0usize; nnz];
+        filled.fill(0);
+        for j in 0..n {
+            for q in lp[j]..lp[j + 1] {
+                let r = li[q];
+                let at = row_ptr[r] + filled[r];
+                filled[r] += 1;
+                by_row_cols[at] = j;
+                by_row_of[q] = at;
+            }
+        }
+        Ldl {
+            n,
+            lp,
+            li,
+            lx: vec![0.0; nnz],
+            d: vec![0.0; n],
+            row_ptr,
+            row_cols,
+            row_pos,
+            by_row_cols,
+            by_row_of,
+            by_row_x: vec![0.0; nnz],
+            y: vec![0.0; n],
+        }
     }
 
     /// Factors the upper triangle `k` (same pattern as at `symbolic`), regularising pivots.
@@ -111,6 +141,7 @@ impl Ldl {
                 let l_ki = yi / self.d[i];
                 d -= l_ki * yi;
                 self.lx[pos] = l_ki;
+                self.by_row_x[self.by_row_of[pos]] = l_ki;
             }
             if sign[col] * d <= eps {
                 d = sign[col] * delta;
@@ -119,14 +150,17 @@ impl Ldl {
         }
     }
 
-    /// `x = L^-T D^-1 L^-1 x`.
+    /// `x = L^-T D^-1 L^-1 x`. The forward pass goes row by row, each row's terms in ascending
+    /// column order: every entry of `x` takes the same subtractions in the same order as in LDL's
+    /// column sweep, read from registers instead of written back to memory each time.
     pub fn solve_in_place(&self, x: &mut [f64]) {
-        for j in 0..self.n {
-            let xj = x[j];
-            let range = self.lp[j]..self.lp[j + 1];
-            for (&i, &l) in self.li[range.clone()].iter().zip(&self.lx[range]) {
-                x[i] -= l * xj;
+        for i in 0..self.n {
+            let mut xi = x[i];
+            let range = self.row_ptr[i]..self.row_ptr[i + 1];
+            for (&j, &l) in self.by_row_cols[range.clone()].iter().zip(&self.by_row_x[range]) {
+                xi -= l * x[j];
             }
+            x[i] = xi;
         }
         for (xj, d) in x.iter_mut().zip(&self.d) {
             *xj /= d;
