@@ -10,23 +10,27 @@
 
 use crate::linalg::Csc;
 
+/// One entry of row `k` of `L` as the factorisation computes it: from column `col`, stored at
+/// `columns[at_column]` and `rows[at_row]`.
+#[derive(Clone, Copy)]
+struct Elimination {
+    col: usize,
+    at_column: usize,
+    at_row: usize,
+}
+
 pub(crate) struct Ldl {
     n: usize,
-    /// Column pointers of `L` (strictly lower part, column-wise) and each entry's row.
+    /// `L` (strictly lower part) column by column, `(row, value)`, column `j` at
+    /// `lp[j]..lp[j + 1]` with its rows ascending.
     lp: Vec<usize>,
-    li: Vec<usize>,
-    lx: Vec<f64>,
-    pub d: Vec<f64>,
-    /// Row `k` of `L`: the columns `row_cols[row_ptr[k]..row_ptr[k + 1]]` in the order the
-    /// factorisation eliminates them, and the index in `lx` of each entry.
+    columns: Vec<(usize, f64)>,
+    /// `L` row by row, `(column, value)`, row `k` at `row_ptr[k]..row_ptr[k + 1]` with its columns
+    /// ascending (for the forward solve), and in the factorisation's order (`elimination`).
     row_ptr: Vec<usize>,
-    row_cols: Vec<usize>,
-    row_pos: Vec<usize>,
-    /// `L` row by row with its columns ascending, for the forward solve: row `k` is
-    /// `by_row_cols[row_ptr[k]..row_ptr[k + 1]]`; entry `q` of `lx` is `by_row_x[by_row_of[q]]`.
-    by_row_cols: Vec<usize>,
-    by_row_of: Vec<usize>,
-    by_row_x: Vec<f64>,
+    rows: Vec<(usize, f64)>,
+    elimination: Vec<Elimination>,
+    pub d: Vec<f64>,
     y: Vec<f64>,
 }
 
@@ -59,10 +63,9 @@ impl Ldl {
         let nnz = lp[n];
         // LDL's numeric pass: per column, each entry's path up the tree is found leaf first and
         // pushed onto a stack that fills from the end, so paths found later come out first.
-        let mut li = vec![0usize; nnz];
+        let mut columns = vec![(0usize, 0.0); nnz];
         let mut row_ptr = Vec::with_capacity(n + 1);
-        let mut row_cols = Vec::with_capacity(nnz);
-        let mut row_pos = Vec::with_capacity(nnz);
+        let mut elimination = Vec::with_capacity(nnz);
         let mut filled = vec![0usize; n];
         let mut stack = vec![0usize; n];
         let mut path = Vec::with_capacity(n);
@@ -84,40 +87,30 @@ impl Ldl {
                 }
             }
             for &i in &stack[top..n] {
-                let pos = lp[i] + filled[i];
+                let at_column = lp[i] + filled[i];
                 filled[i] += 1;
-                li[pos] = col;
-                row_cols.push(i);
-                row_pos.push(pos);
+                columns[at_column].0 = col;
+                elimination.push(Elimination { col: i, at_column, at_row: 0 });
             }
-            row_ptr.push(row_cols.len());
+            row_ptr.push(elimination.len());
         }
-        let mut by_row_cols = vec![0usize; nnz];
-        let mut by_row_of = vec![0usize; nnz];
+        // Rows with their columns ascending: the columns in order, each entry appended to its row.
+        let mut rows = vec![(0usize, 0.0); nnz];
+        let mut at_row = vec![0usize; nnz];
         filled.fill(0);
         for j in 0..n {
             for q in lp[j]..lp[j + 1] {
-                let r = li[q];
+                let r = columns[q].0;
                 let at = row_ptr[r] + filled[r];
                 filled[r] += 1;
-                by_row_cols[at] = j;
-                by_row_of[q] = at;
+                rows[at].0 = j;
+                at_row[q] = at;
             }
         }
-        Ldl {
-            n,
-            lp,
-            li,
-            lx: vec![0.0; nnz],
-            d: vec![0.0; n],
-            row_ptr,
-            row_cols,
-            row_pos,
-            by_row_cols,
-            by_row_of,
-            by_row_x: vec![0.0; nnz],
-            y: vec![0.0; n],
+        for e in &mut elimination {
+            e.at_row = at_row[e.at_column];
         }
+        Ldl { n, lp, columns, row_ptr, rows, elimination, d: vec![0.0; n], y: vec![0.0; n] }
     }
 
     /// Factors the upper triangle `k` (same pattern as at `symbolic`), regularising pivots.
@@ -130,18 +123,17 @@ impl Ldl {
             }
             let mut d = y[col];
             y[col] = 0.0;
-            let row = self.row_ptr[col]..self.row_ptr[col + 1];
-            for (&i, &pos) in self.row_cols[row.clone()].iter().zip(&self.row_pos[row]) {
+            for e in &self.elimination[self.row_ptr[col]..self.row_ptr[col + 1]] {
+                let i = e.col;
                 let yi = y[i];
                 y[i] = 0.0;
-                let start = self.lp[i];
-                for (&r, &l) in self.li[start..pos].iter().zip(&self.lx[start..pos]) {
+                for &(r, l) in &self.columns[self.lp[i]..e.at_column] {
                     y[r] -= l * yi;
                 }
                 let l_ki = yi / self.d[i];
                 d -= l_ki * yi;
-                self.lx[pos] = l_ki;
-                self.by_row_x[self.by_row_of[pos]] = l_ki;
+                self.columns[e.at_column].1 = l_ki;
+                self.rows[e.at_row].1 = l_ki;
             }
             if sign[col] * d <= eps {
                 d = sign[col] * delta;
@@ -156,8 +148,7 @@ impl Ldl {
     pub fn solve_in_place(&self, x: &mut [f64]) {
         for i in 0..self.n {
             let mut xi = x[i];
-            let range = self.row_ptr[i]..self.row_ptr[i + 1];
-            for (&j, &l) in self.by_row_cols[range.clone()].iter().zip(&self.by_row_x[range]) {
+            for &(j, l) in &self.rows[self.row_ptr[i]..self.row_ptr[i + 1]] {
                 xi -= l * x[j];
             }
             x[i] = xi;
@@ -167,8 +158,7 @@ impl Ldl {
         }
         for j in (0..self.n).rev() {
             let mut xj = x[j];
-            let range = self.lp[j]..self.lp[j + 1];
-            for (&i, &l) in self.li[range.clone()].iter().zip(&self.lx[range]) {
+            for &(i, l) in &self.columns[self.lp[j]..self.lp[j + 1]] {
                 xj -= l * x[i];
             }
             x[j] = xj;
