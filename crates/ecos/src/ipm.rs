@@ -173,21 +173,22 @@ impl<'a> Workspace<'a> {
         }
     }
 
-    /// Writes a cone-part vector into a permuted right-hand side (zeros on the extra rows).
-    fn write_cone_rhs(kkt: &Kkt, cones: &Cones, offset: usize, rhs: &mut [f64], value: impl Fn(usize) -> f64) {
+    /// Writes a cone-part vector into a right-hand side from `offset` on (zeros on each second-order
+    /// cone's extra rows).
+    fn write_cone_rhs(cones: &Cones, offset: usize, rhs: &mut [f64], value: impl Fn(usize) -> f64) {
         let mut k = offset;
         let mut j = 0;
         for _ in 0..cones.orthant {
-            rhs[kkt.pinv[k]] = value(j);
+            rhs[k] = value(j);
             (k, j) = (k + 1, j + 1);
         }
         for cone in &cones.socs {
             for _ in 0..cone.size {
-                rhs[kkt.pinv[k]] = value(j);
+                rhs[k] = value(j);
                 (k, j) = (k + 1, j + 1);
             }
-            rhs[kkt.pinv[k]] = 0.0;
-            rhs[kkt.pinv[k + 1]] = 0.0;
+            rhs[k] = 0.0;
+            rhs[k + 1] = 0.0;
             k += 2;
         }
     }
@@ -197,21 +198,14 @@ impl<'a> Workspace<'a> {
     fn init(&mut self) {
         let (n, p) = (self.n, self.p);
         self.kkt.set_identity_scaling(&self.cones);
-        let pinv = self.kkt.pinv.clone();
-        for i in 0..n {
-            self.rhs1[pinv[i]] = 0.0;
-        }
-        for i in 0..p {
-            self.rhs1[pinv[n + i]] = self.b[i];
-        }
+        self.rhs1[..n].fill(0.0);
+        self.rhs1[n..n + p].copy_from_slice(&self.b);
         let h = &self.h;
-        Self::write_cone_rhs(&self.kkt, &self.cones, n + p, &mut self.rhs1, |j| h[j]);
+        Self::write_cone_rhs(&self.cones, n + p, &mut self.rhs1, |j| h[j]);
         for i in 0..n {
-            self.rhs2[pinv[i]] = -self.c[i];
+            self.rhs2[i] = -self.c[i];
         }
-        for i in n..self.kkt.size() {
-            self.rhs2[pinv[i]] = 0.0;
-        }
+        self.rhs2[n..].fill(0.0);
         self.resx0 = max(1.0, norm2(&self.c));
         self.resy0 = max(1.0, norm2(&self.b));
         self.resz0 = max(1.0, norm2(&self.h));
@@ -247,7 +241,7 @@ impl<'a> Workspace<'a> {
         self.it.y.copy_from_slice(&self.dy2);
         self.cones.bring_to_cone(&self.dz2, &mut self.it.z);
         for i in 0..n {
-            self.rhs1[pinv[i]] = -self.c[i];
+            self.rhs1[i] = -self.c[i];
         }
         self.it.kap = 1.0;
         self.it.tau = 1.0;
@@ -447,15 +441,12 @@ impl<'a> Workspace<'a> {
         let (n, p) = (self.n, self.p);
         self.kkt_solve(true);
         // Affine direction: right-hand side [rx; -ry; s - rz].
-        let pinv = &self.kkt.pinv;
-        for i in 0..n {
-            self.rhs2[pinv[i]] = self.rx[i];
-        }
+        self.rhs2[..n].copy_from_slice(&self.rx);
         for i in 0..p {
-            self.rhs2[pinv[n + i]] = -self.ry[i];
+            self.rhs2[n + i] = -self.ry[i];
         }
         let (s, rz) = (&self.it.s, &self.rz);
-        Self::write_cone_rhs(&self.kkt, &self.cones, n + p, &mut self.rhs2, |j| s[j] - rz[j]);
+        Self::write_cone_rhs(&self.cones, n + p, &mut self.rhs2, |j| s[j] - rz[j]);
         self.kkt_solve(false);
 
         let (kap, tau) = (self.it.kap, self.it.tau);
@@ -496,12 +487,11 @@ impl<'a> Workspace<'a> {
         }
         self.cones.division(&self.lambda, &self.work1, &mut self.ds_by_w);
         self.cones.scale(&self.ds_by_w, &mut self.work1);
-        let pinv = &self.kkt.pinv;
-        for i in 0..n + p {
-            self.rhs2[pinv[i]] *= one_minus_sigma;
+        for v in &mut self.rhs2[..n + p] {
+            *v *= one_minus_sigma;
         }
         let (rz, ds) = (&self.rz, &self.work1);
-        Self::write_cone_rhs(&self.kkt, &self.cones, n + p, &mut self.rhs2, |j| -one_minus_sigma * rz[j] + ds[j]);
+        Self::write_cone_rhs(&self.cones, n + p, &mut self.rhs2, |j| -one_minus_sigma * rz[j] + ds[j]);
         self.kkt_solve(false);
 
         let bkap = kap * tau + dkap_aff * dtau_aff - sigma * mu;

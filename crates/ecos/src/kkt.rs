@@ -28,7 +28,7 @@ pub(crate) struct Kkt {
     /// Rows of the expanded cone block: `m` plus two per second-order cone.
     m_expanded: usize,
     /// Position in the permuted matrix of each row of the unpermuted one.
-    pub pinv: Vec<usize>,
+    pinv: Vec<usize>,
     /// The permuted upper triangle, and where each unpermuted entry went.
     pkpt: Csc,
     to_permuted: Vec<usize>,
@@ -39,11 +39,12 @@ pub(crate) struct Kkt {
     orthant_diag: Vec<usize>,
     soc_diag: Vec<Vec<usize>>,
     ldl: Ldl,
+    /// The permuted solution, its last refinement, and the solution in the unpermuted order.
     px: Vec<f64>,
     dpx: Vec<f64>,
+    unpermuted: Vec<f64>,
+    /// The residual of the refinement (unpermuted), and `G dx`.
     err: Vec<f64>,
-    perm_err: Vec<f64>,
-    true_z: Vec<f64>,
     gdx: Vec<f64>,
 }
 
@@ -138,9 +139,8 @@ impl Kkt {
             ldl,
             px: vec![0.0; nk],
             dpx: vec![0.0; nk],
+            unpermuted: vec![0.0; nk],
             err: vec![0.0; nk],
-            perm_err: vec![0.0; nk],
-            true_z: vec![0.0; m + 2 * nsoc],
             gdx: vec![0.0; m],
         }
     }
@@ -221,9 +221,9 @@ impl Kkt {
         self.ldl.numeric(&self.pkpt, &self.sign, eps, delta);
     }
 
-    /// Solves `K (dx, dy, dz) = rhs` (`rhs` permuted) with iterative refinement against the
-    /// unregularised `K` (`initial`: the cone block is `-I`), writing the unpermuted parts.
-    /// Returns the number of refinement steps kept.
+    /// Solves `K (dx, dy, dz) = rhs` (`rhs` in the unpermuted, expanded layout) with iterative
+    /// refinement against the unregularised `K` (`initial`: the cone block is `-I`), writing the
+    /// unpermuted parts. Returns the number of refinement steps kept.
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
@@ -237,61 +237,62 @@ impl Kkt {
         dy: &mut [f64],
         dz: &mut [f64],
     ) -> usize {
-        let (n, p, mt) = (self.n, self.p, self.m_expanded);
-        let nk = n + p + mt;
+        let (n, p) = (self.n, self.p);
+        let nk = n + p + self.m_expanded;
         let threshold = (1.0 + norm_inf(&rhs[..nk])) * LINSYS_ACCURACY;
-        self.ldl.solve(rhs, &mut self.px);
+        scatter(&self.pinv, rhs, &mut self.px);
+        self.ldl.solve_in_place(&mut self.px);
         let mut err_prev = f64::NAN;
         let mut kept = 0;
+        let mut stepped_back = false;
         loop {
-            self.unstretch(cones, dx, dy, dz);
-            let pinv = &self.pinv;
+            gather(&self.pinv, &self.px, &mut self.unpermuted);
+            let (ux, rest) = self.unpermuted.split_at(n);
+            let (uy, uz) = rest.split_at(p);
+            compact_cones(cones, uz, dz);
             let (ex, rest) = self.err.split_at_mut(n);
             let (ey, ez) = rest.split_at_mut(p);
             for i in 0..n {
-                ex[i] = rhs[pinv[i]] - STATIC_REG * dx[i];
+                ex[i] = rhs[i] - STATIC_REG * ux[i];
             }
             if let Some(a) = a {
-                a.tmul_sub(dy, ex);
+                a.tmul_sub(uy, ex);
             }
             g.tmul_sub(dz, ex);
             let nex = norm_inf(ex);
             let mut ney = 0.0;
             if p > 0 {
                 for i in 0..p {
-                    ey[i] = rhs[pinv[n + i]] + STATIC_REG * dy[i];
+                    ey[i] = rhs[n + i] + STATIC_REG * uy[i];
                 }
-                a.expect("p > 0 comes with A").mul_sub(dx, ey);
+                a.expect("p > 0 comes with A").mul_sub(ux, ey);
                 ney = norm_inf(ey);
             }
-            g.mul(dx, &mut self.gdx);
-            let (mut k, mut kk, mut j) = (n + p, 0, 0);
+            g.mul(ux, &mut self.gdx);
+            let rz = &rhs[n + p..];
+            let (mut kk, mut j) = (0, 0);
             for _ in 0..cones.orthant {
-                ez[kk] = rhs[pinv[k]] - self.gdx[j] + STATIC_REG * dz[j];
-                (k, kk, j) = (k + 1, kk + 1, j + 1);
+                ez[kk] = rz[kk] - self.gdx[j] + STATIC_REG * dz[j];
+                (kk, j) = (kk + 1, j + 1);
             }
             for cone in &cones.socs {
                 for i in 0..cone.size {
                     // ECOS adds the regularisation back with the opposite sign on a cone's last
                     // row (its D entry is regularised like the others); kept for its iterates.
                     let reg = if i < cone.size - 1 { STATIC_REG * dz[j] } else { -STATIC_REG * dz[j] };
-                    ez[kk] = rhs[pinv[k]] - self.gdx[j] + reg;
-                    (k, kk, j) = (k + 1, kk + 1, j + 1);
+                    ez[kk] = rz[kk] - self.gdx[j] + reg;
+                    (kk, j) = (kk + 1, j + 1);
                 }
                 ez[kk] = 0.0;
                 ez[kk + 1] = 0.0;
-                k += 2;
                 kk += 2;
             }
-            for i in 0..mt {
-                self.true_z[i] = self.px[pinv[n + p + i]];
-            }
             if initial {
-                for i in 0..mt {
-                    ez[i] += self.true_z[i];
+                for (e, z) in ez.iter_mut().zip(uz) {
+                    *e += z;
                 }
             } else {
-                cones.scale2_add_expanded(&self.true_z, ez);
+                cones.scale2_add_expanded(uz, ez);
             }
             let nez = norm_inf(ez);
             let mut err = max(nex, nez);
@@ -299,53 +300,58 @@ impl Kkt {
                 err = max(err, ney);
             }
             if kept > 0 && err > err_prev {
-                for i in 0..nk {
-                    self.px[i] -= self.dpx[i];
+                for (x, d) in self.px.iter_mut().zip(&self.dpx) {
+                    *x -= d;
                 }
                 kept -= 1;
+                stepped_back = true;
                 break;
             }
             if kept == nitref || err < threshold || (kept > 0 && err_prev < REFINE_FACTOR * err) {
                 break;
             }
             err_prev = err;
-            for i in 0..nk {
-                self.perm_err[pinv[i]] = self.err[i];
-            }
-            self.ldl.solve(&self.perm_err, &mut self.dpx);
-            for i in 0..nk {
-                self.px[i] += self.dpx[i];
+            scatter(&self.pinv, &self.err, &mut self.dpx);
+            self.ldl.solve_in_place(&mut self.dpx);
+            for (x, d) in self.px.iter_mut().zip(&self.dpx) {
+                *x += d;
             }
             kept += 1;
         }
-        self.unstretch(cones, dx, dy, dz);
+        if stepped_back {
+            gather(&self.pinv, &self.px, &mut self.unpermuted);
+            compact_cones(cones, &self.unpermuted[n + p..], dz);
+        }
+        dx.copy_from_slice(&self.unpermuted[..n]);
+        dy.copy_from_slice(&self.unpermuted[n..n + p]);
         kept
     }
+}
 
-    /// Copies the permuted solution out into `dx`, `dy`, `dz`, dropping the cones' extra rows.
-    fn unstretch(&self, cones: &Cones, dx: &mut [f64], dy: &mut [f64], dz: &mut [f64]) {
-        let (pinv, px) = (&self.pinv, &self.px);
-        let mut k = 0;
-        for v in dx.iter_mut() {
-            *v = px[pinv[k]];
-            k += 1;
-        }
-        for v in dy.iter_mut() {
-            *v = px[pinv[k]];
-            k += 1;
-        }
-        let mut j = 0;
-        for _ in 0..cones.orthant {
-            dz[j] = px[pinv[k]];
-            (j, k) = (j + 1, k + 1);
-        }
-        for cone in &cones.socs {
-            for _ in 0..cone.size {
-                dz[j] = px[pinv[k]];
-                (j, k) = (j + 1, k + 1);
-            }
-            k += 2;
-        }
+/// `permuted[pinv[i]] = v[i]`.
+fn scatter(pinv: &[usize], v: &[f64], permuted: &mut [f64]) {
+    for (&to, &x) in pinv.iter().zip(v) {
+        permuted[to] = x;
+    }
+}
+
+/// `v[i] = permuted[pinv[i]]`.
+fn gather(pinv: &[usize], permuted: &[f64], v: &mut [f64]) {
+    for (x, &from) in v.iter_mut().zip(pinv) {
+        *x = permuted[from];
+    }
+}
+
+/// The cone rows of the expanded layout `expanded` without each second-order cone's two extra
+/// rows.
+fn compact_cones(cones: &Cones, expanded: &[f64], z: &mut [f64]) {
+    let l = cones.orthant;
+    z[..l].copy_from_slice(&expanded[..l]);
+    let (mut k, mut j) = (l, l);
+    for cone in &cones.socs {
+        z[j..j + cone.size].copy_from_slice(&expanded[k..k + cone.size]);
+        j += cone.size;
+        k += cone.size + 2;
     }
 }
 

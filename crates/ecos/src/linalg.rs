@@ -124,16 +124,25 @@ pub(crate) fn norm2(v: &[f64]) -> f64 {
     dot(v, v).sqrt()
 }
 
-/// The largest magnitude; NaNs are skipped, as ECOS's comparisons skip them.
+/// The largest magnitude; NaNs are skipped, as ECOS's comparisons skip them. The result does not
+/// depend on the order the entries are met in (a maximum of magnitudes, `+0.0` at least), so it is
+/// taken over four interleaved lanes, which lets the comparisons run side by side.
 pub(crate) fn norm_inf(v: &[f64]) -> f64 {
-    let mut norm = 0.0;
-    for &x in v {
-        if x > norm {
-            norm = x;
+    let larger = |norm: f64, x: f64| {
+        let magnitude = x.abs();
+        if magnitude > norm { magnitude } else { norm }
+    };
+    let mut lanes = [0.0f64; 4];
+    let chunks = v.chunks_exact(4);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        for (lane, &x) in lanes.iter_mut().zip(chunk) {
+            *lane = larger(*lane, x);
         }
-        if -x > norm {
-            norm = -x;
-        }
+    }
+    let mut norm = lanes.into_iter().fold(0.0, larger);
+    for &x in tail {
+        norm = larger(norm, x);
     }
     norm
 }
