@@ -1638,17 +1638,18 @@ impl EventExecutor for LiveRun<'_> {
                 && let Some(&number) = self.current.get(&id)
             {
                 let still_runs = state.attempts.get(&(id, number)).is_some_and(|a| a.phase != Phase::Ended);
-                if job.status == JobStatus::Finished && still_runs {
+                if job.status != JobStatus::Finished {
+                    preempt_attempt(&mut state, self.executor, (id, number), wall, coordinator.settings.grace_s);
+                    if wanted.is_some()
+                        && let Some(attempt) = state.attempts.get_mut(&(id, number))
+                    {
+                        attempt.row.end = "resized".into();
+                    }
+                } else if still_runs {
                     return Err(format!(
                         "live: the policy ended job {id} at its planned end while its process still runs (attempt \
                          {number}); a live policy must end a job only once `EventSim::completes` says so"
                     ));
-                }
-                preempt_attempt(&mut state, self.executor, (id, number), wall, coordinator.settings.grace_s);
-                if wanted.is_some()
-                    && let Some(attempt) = state.attempts.get_mut(&(id, number))
-                {
-                    attempt.row.end = "resized".into();
                 }
             }
             if let Some(gpus) = wanted {

@@ -12,7 +12,7 @@
 //! ([`EventSim::completes`]), and the policy plans it again from its measured progress.
 
 use super::{EventJob, EventSim};
-use crate::core::{Executor, SimTime, Simulated};
+use crate::core::{SimTime, Simulated};
 
 /// What a job holding GPUs has done, as measured on the cluster.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,8 +46,8 @@ pub trait EventExecutor {
 
 impl EventExecutor for Simulated {
     #[inline]
-    fn begin_decision(&mut self, now: SimTime) -> Result<(), String> {
-        Executor::begin_round(self, now)
+    fn begin_decision(&mut self, _now: SimTime) -> Result<(), String> {
+        Ok(())
     }
 
     #[inline]
@@ -70,24 +70,83 @@ impl EventExecutor for Simulated {
     }
 }
 
-impl<E: EventExecutor + ?Sized> EventExecutor for &mut E {
-    fn begin_decision(&mut self, now: SimTime) -> Result<(), String> {
-        (**self).begin_decision(now)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::events::{EventConfig, EventEngine, EventPolicy};
+    use crate::core::{ClusterSpec, JobSpec};
+    use crate::policies::events::edf::Edf;
+    use crate::policies::events::tiresias::Tiresias;
+    use crate::profiles::ThroughputTable;
+    use std::sync::Arc;
+
+    /// A cluster on which every job's process takes `finish_at` seconds from time 0, however
+    /// many GPUs the policy gives it, reporting its share of that time as progress.
+    struct Slow {
+        finish_at: f64,
+        now: f64,
+        decisions: Vec<f64>,
+        gpus_seen: Vec<u32>,
     }
 
-    fn measures(&self) -> bool {
-        (**self).measures()
+    impl EventExecutor for Slow {
+        fn begin_decision(&mut self, now: SimTime) -> Result<(), String> {
+            self.now = now;
+            self.decisions.push(now);
+            Ok(())
+        }
+
+        fn measures(&self) -> bool {
+            true
+        }
+
+        fn observe(&mut self, job: &EventJob) -> Result<Measured, String> {
+            self.gpus_seen.push(job.gpus);
+            let finished = self.now >= self.finish_at;
+            Ok(Measured {
+                done: Some((self.now / self.finish_at).min(0.99)),
+                finished_at: finished.then_some(self.finish_at),
+            })
+        }
+
+        fn carry_out(&mut self, _now: SimTime, _sim: &EventSim) -> Result<(), String> {
+            Ok(())
+        }
+
+        fn end(&mut self, _now: SimTime, _sim: &EventSim) -> Result<(), String> {
+            Ok(())
+        }
     }
 
-    fn observe(&mut self, job: &EventJob) -> Result<Measured, String> {
-        (**self).observe(job)
-    }
-
-    fn carry_out(&mut self, now: SimTime, sim: &EventSim) -> Result<(), String> {
-        (**self).carry_out(now, sim)
-    }
-
-    fn end(&mut self, now: SimTime, sim: &EventSim) -> Result<(), String> {
-        (**self).end(now, sim)
+    /// A job slower than its policy planned is not ended at its planned end: the policy plans
+    /// it again from its reported progress until its process finishes, and its record ends at
+    /// the process's exit, for an elastic policy (EDF) and for Tiresias' own end events alike.
+    #[test]
+    fn a_job_ends_when_its_process_finishes_not_at_its_planned_end() {
+        let policies: [Box<dyn EventPolicy>; 2] = [Box::new(Edf::default()), Box::new(Tiresias::default())];
+        for policy in policies {
+            let config = EventConfig {
+                cluster: ClusterSpec::uniform(1, 4),
+                slot: 10.0,
+                throughput: Arc::new(ThroughputTable::elasticflow_a100().clone()),
+                record_timeline: false,
+            };
+            let job = JobSpec {
+                id: 0,
+                gpus: 1,
+                work: 40.0,
+                model: Some("resnet50".into()),
+                batch_size: Some(64),
+                iterations: Some(274.0),
+                deadline: Some(1000.0),
+                ..JobSpec::default()
+            };
+            let mut slow = Slow { finish_at: 123.5, now: 0.0, decisions: Vec::new(), gpus_seen: Vec::new() };
+            let out =
+                EventEngine::new(config.clone(), policy, [job.clone()].into_iter()).unwrap().run_on(&mut slow).unwrap();
+            assert_eq!(out.jobs[0].finish, Some(123.5), "decisions at {:?}", slow.decisions);
+            assert!(slow.decisions.iter().filter(|&&t| t < 123.5).count() > 2, "re-planned: {:?}", slow.decisions);
+            assert!(slow.gpus_seen.iter().all(|&g| g > 0));
+        }
     }
 }

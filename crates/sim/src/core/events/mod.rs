@@ -850,7 +850,11 @@ impl EventEngine {
     }
 
     /// [`EventEngine::run_into`] with `executor` carrying out the decisions.
-    pub fn run_into_on(self, sink: &mut dyn RecordSink, executor: &mut dyn EventExecutor) -> Result<RunTables, RunError> {
+    pub fn run_into_on(
+        self,
+        sink: &mut dyn RecordSink,
+        executor: &mut dyn EventExecutor,
+    ) -> Result<RunTables, RunError> {
         let output = self.run_on(executor)?;
         for record in output.jobs {
             sink.push(record).map_err(RunError::Output)?;

@@ -4,7 +4,8 @@
 //!
 //! Rule: every job runs on the GPUs its trace asks for and progresses in seconds against its
 //! duration. Jobs enter queue 0 and drop one queue once their attained GPU time (executed
-//! seconds x GPUs) reaches 3,250 GPU·s (queue 0) or 7,200 GPU·s (queue 1); there are three
+//! seconds x GPUs) reaches 3,250 GPU·s (queue 0) or 7,200 GPU·s (queue 1) (`queue_limits` sets
+//! other limits, as Tiresias' own simulator allows); there are three
 //! queues and no promotion (`solve_starvation = 0`). At each decision the queues are walked in
 //! order, each in its own order: a job that fits in the GPUs left runs (skip-and-continue, no
 //! head-of-line blocking), a running job that does not fit is preempted. A (re)started job loses
