@@ -228,3 +228,33 @@ fn a_scheduler_that_shares_gpus_does_not_run_live() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// `blox validate` checks a live spec's event scheduler as events mode does: it builds the
+/// policy and asks it about every job (EDF needs a throughput curve), and the cluster must be
+/// identical nodes of a profiled GPU type.
+#[test]
+fn validate_checks_a_live_event_scheduler_as_events_mode_does() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("token"), format!("{TOKEN}\n")).unwrap();
+    std::fs::write(dir.path().join("trace.csv"), trace(&[(0.0, 10.0, 400.0)])).unwrap();
+    let validate = |spec: &str| {
+        std::fs::write(dir.path().join("live.yaml"), spec).unwrap();
+        let out = Command::new(BLOX).args(["validate", "live.yaml"]).current_dir(dir.path()).output().unwrap();
+        (
+            out.status.success(),
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+        )
+    };
+    let good = spec("live", "live", 2.0, "edf", 2);
+    let (ok, said) = validate(&good);
+    assert!(ok, "{said}");
+    let mixed = good.replace(
+        "      - {nodes: 1, gpus_per_node: 2, gpu: a100}",
+        "      - {nodes: 1, gpus_per_node: 2, gpu: a100}\n      - {nodes: 1, gpus_per_node: 2, gpu: t4}",
+    );
+    let (ok, said) = validate(&mixed);
+    assert!(!ok && said.contains("need identical nodes"), "{said}");
+    std::fs::write(dir.path().join("trace.csv"), trace(&[(0.0, 10.0, 400.0)]).replace("resnet50", "resnet18")).unwrap();
+    let (ok, said) = validate(&good);
+    assert!(!ok && said.contains("model `resnet18` is not one of ElasticFlow's models"), "{said}");
+}
