@@ -18,11 +18,14 @@
 //! that differs between families is its own to say (the steps ElasticFlow's policies share are
 //! named functions in `policies::events::steps`). One decision at time `now`:
 //!
+//! 0. the [`EventExecutor`] may begin the decision (live mode: the wall clock reaches `now`);
 //! 1. [`EventPolicy::advance`]: progress since the previous decision (may move ends to `now`);
+//!    on a real cluster the jobs' measured progress then replaces it and jobs whose processes
+//!    finished become ends of this event ([`EventExecutor::observe`]);
 //! 2. [`EventPolicy::complete`]: the current event's ending jobs finish;
 //! 3. [`EventPolicy::decide`]: arrivals join, plans and GPU counts change, jobs are placed;
-//! 4. the decision is logged (what the placement remembers, cluster efficiency, timeline row)
-//!    and the event popped;
+//! 4. the decision is logged (what the placement remembers, cluster efficiency, timeline row),
+//!    carried out ([`EventExecutor::carry_out`]: nothing in simulation) and the event popped;
 //! 5. [`EventPolicy::next_decision`] gives the next time (the EDF family: if events remain, the
 //!    scheduling-round counter, restart every `slot`-th round, which makes the placement forget,
 //!    then its overheads, then coalescing).
