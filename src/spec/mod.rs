@@ -1226,15 +1226,11 @@ impl Spec {
         Ok(())
     }
 
-    /// Whether `policy` runs on the event engine: in events mode, and in live mode when its
-    /// scheduler is an event scheduler (live mode carries out either engine's decisions).
+    /// Whether `policy` runs on the event engine: an event scheduler in events mode, or in live
+    /// mode (which carries out either engine's decisions).
     pub fn runs_on_events(&self, policy: &PolicyEntry) -> bool {
-        let scheduler = policy.scheduler.value.info();
-        match self.engine.mode {
-            EngineMode::Events => true,
-            EngineMode::Live => scheduler.engine == Engine::Events,
-            EngineMode::Rounds | EngineMode::Placements => false,
-        }
+        matches!(self.engine.mode, EngineMode::Events | EngineMode::Live)
+            && policy.scheduler.value.info().engine == Engine::Events
     }
 }
 
