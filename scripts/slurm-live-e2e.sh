@@ -7,7 +7,7 @@
 # that each policy's average JCT agrees within 1.5 rounds plus 15 % (the localhost live test's
 # tolerance, tests/live/live_cluster.rs); then drains a node under a gang; then runs Synergy's
 # FIFO at the proportional share, whose jobs check from inside that Slurm gave them the CPUs
-# and memory the policy did.
+# and memory the policy did; then EDF (the event engine) resizing a running job.
 #
 # Usage: scripts/slurm-live-e2e.sh   (BLOX=target/release/blox; KEEP=1 keeps the directory)
 # Needs root (the daemons), slurm-wlm and munge (.ci/run installs them when missing), python3
@@ -239,3 +239,56 @@ print(f"synergy: {len(jobs) - len(unfinished)} of {len(jobs)} jobs finished; {le
 sys.exit(1 if failed or not files else 0)
 EOF
 echo "slurm live e2e: each Synergy job got from Slurm the CPUs and memory its policy gave it" >&2
+
+# EDF, the event engine's elastic policy, on Slurm: job 0 runs alone on four GPUs (a two-node
+# gang), shrinks when job 1, due earlier, arrives, and grows back after; each resize stops the
+# attempt with a checkpoint (its attempt row ends `resized`) and starts one on the new GPU
+# count (BLOX_GPUS), whose toy training runs at the A100 curve's speed for that count.
+edf="$work/edf"
+mkdir -p "$edf"
+cat > "$edf/trace.csv" <<EOF
+job_id,submit_time,iteration,model_name,ddl,batch_size,num_gpu,duration,best_effort
+0,0,274,resnet50,400,64,1,40,0
+1,8,137,resnet50,60,64,1,20,0
+2,12,137,resnet50,300,64,1,20,0
+EOF
+cat > "$edf/live.yaml" <<EOF
+name: live-slurm-edf
+engine:
+  mode: live
+  executor: slurm
+  slot_s: 2
+  live:
+    listen: 127.0.0.1:0
+    command: >-
+      case \$BLOX_GPUS in 1) ms=100;; 2) ms=57.8;; *) ms=37.4;; esac;
+      exec python3 clients/python/examples/train.py --iterations {iterations} --ms-per-iteration \$ms
+    iterations_per_s: 10
+    grace_s: 5
+    wait_for_nodes_s: 60
+policies:
+  - {label: EDF, scheduler: edf}
+clusters:
+  - groups:
+      - {nodes: 3, gpus_per_node: 2, gpu: a100}
+workloads:
+  - trace: {path: $edf/trace.csv}
+measure:
+  track: all
+EOF
+"$blox" run "$edf/live.yaml" --out "$edf/out" --quiet
+python3 - "$edf/out/live-slurm-edf" <<'EOF'
+import glob, sys
+import pyarrow.parquet as pq
+experiment = sys.argv[1]
+attempts = sorted((r for f in glob.glob(experiment + "/attempts/*.parquet") for r in pq.read_table(f).to_pylist()),
+                  key=lambda a: (a["job_id"], a["attempt"]))
+jobs = [r for f in glob.glob(experiment + "/jobs/*.parquet") for r in pq.read_table(f).to_pylist()]
+unfinished = [j["job_id"] for j in jobs if j["finish_s"] is None]
+gpus = lambda a: sum(len(part.split(",")) for part in a["slots"].split(";"))
+resizes = [(a["job_id"], gpus(a), gpus(b)) for a, b in zip(attempts, attempts[1:])
+           if a["job_id"] == b["job_id"] and a["end"] == "resized" and gpus(a) != gpus(b)]
+print(f"edf: {len(jobs) - len(unfinished)} of {len(jobs)} jobs finished; resizes (job, GPUs before, after): {resizes}")
+sys.exit(0 if jobs and not unfinished and resizes else 1)
+EOF
+echo "slurm live e2e: EDF resized a running job on Slurm by checkpoint and restart at its new GPU count" >&2

@@ -36,9 +36,10 @@
 
 use super::protocol::{self, Argv, Connection, ExitReason, Message, MessageWriter, Peer, Rejected, RunningJob, Slot};
 use super::status::{self, StatusSnapshot};
+use crate::core::events::{EventExecutor, EventJob, EventSim, JobStatus, Measured};
 use crate::core::{
-    ActiveJob, ClusterSpec, Executor, GpuType, JobSlot, JobTable, NodeChange, Observation, PlacementDecisions, Quantum,
-    SimTime, StopFlag,
+    ActiveJob, ClusterSpec, Executor, GpuId, GpuType, HostShare, JobSlot, JobSpec, JobTable, NodeChange, Observation,
+    PlacementDecisions, Quantum, SimTime, StopFlag,
 };
 use crate::results::AttemptRow;
 use crate::spec::{LiveCommand, LiveExecutor};
@@ -605,6 +606,8 @@ impl Coordinator {
             counted_iterations: HashMap::new(),
             counted_seconds: HashMap::new(),
             holding: HashMap::new(),
+            launched_on: HashMap::new(),
+            decisions: 0,
             stop,
             ended: false,
         })
@@ -1124,6 +1127,11 @@ pub struct LiveRun<'a> {
     /// Jobs the engine has running, by the cluster node they run on: a node leaves the cluster
     /// only once none is left there (the engine releases their GPUs as it sees them interrupted).
     holding: HashMap<u64, Vec<usize>>,
+    /// Under the event engine: the cluster GPUs each job's current attempt was launched on (a
+    /// decision that gives it others, or another count, stops it and launches it there).
+    launched_on: HashMap<u64, Vec<GpuId>>,
+    /// Under the event engine: decisions carried out, for the status page.
+    decisions: u64,
     stop: StopFlag,
     /// Whether every attempt was stopped (the run ended, or is dropped).
     ended: bool,
@@ -1147,14 +1155,15 @@ impl LiveRun<'_> {
         rows
     }
 
-    fn command(&self, job: &ActiveJob, attempt: u32, iterations: u64) -> Argv {
+    /// The command of attempt `attempt` of `job` on `gpus` GPUs.
+    fn command(&self, job: &JobSpec, gpus: usize, attempt: u32, iterations: u64) -> Argv {
         let settings = &self.coordinator.settings;
         let fill = |text: &str| {
-            text.replace("{job}", &job.spec.id.to_string())
+            text.replace("{job}", &job.id.to_string())
                 .replace("{attempt}", &attempt.to_string())
-                .replace("{gpus}", &job.spec.gpus.to_string())
+                .replace("{gpus}", &gpus.to_string())
                 .replace("{iterations}", &iterations.to_string())
-                .replace("{work_s}", &job.spec.work.to_string())
+                .replace("{work_s}", &job.work.to_string())
         };
         match &settings.command {
             LiveCommand::Shell(script) => Argv::Shell(fill(script)),
@@ -1163,8 +1172,8 @@ impl LiveRun<'_> {
     }
 
     /// Iterations a job's command runs in all.
-    fn iterations(&self, job: &ActiveJob) -> u64 {
-        (job.spec.work * self.coordinator.settings.iterations_per_s).ceil().max(1.0) as u64
+    fn iterations(&self, job: &JobSpec) -> u64 {
+        (job.work * self.coordinator.settings.iterations_per_s).ceil().max(1.0) as u64
     }
 
     /// Stops every attempt still running and waits (at most the grace period and a little) for
@@ -1218,6 +1227,129 @@ impl LiveRun<'_> {
 }
 
 impl LiveRun<'_> {
+    /// Decides attempt of `job` on the cluster GPUs `gpus` with `host` CPUs and memory (none when
+    /// the policy allocates none), the job asking for `gpus_asked` GPUs in its command: one part
+    /// per node, sent once their slots are free ([`send_ready`]).
+    fn launch(
+        &mut self,
+        state: &mut State,
+        job: &JobSpec,
+        gpus: &[GpuId],
+        gpus_asked: usize,
+        host: &[HostShare],
+    ) -> Result<(), String> {
+        let coordinator = self.coordinator;
+        let settings = &coordinator.settings;
+        let wall = state.seconds();
+        let id = job.id;
+        // One part per node, in node order: the first node's part is NODE_RANK 0.
+        let mut by_node: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for &g in gpus {
+            let (node, index) = self.gpu_slot[g as usize];
+            by_node.entry(node).or_default().push(self.nodes[node].slots[index].clone());
+        }
+        let master_port = if by_node.len() > 1 {
+            let taken: HashSet<u16> =
+                state.attempts.values().filter(|a| a.phase != Phase::Ended).filter_map(|a| a.master_port).collect();
+            let port = MASTER_PORTS.clone().find(|p| !taken.contains(p)).ok_or_else(|| {
+                format!(
+                    "live: job {id} spans nodes but every MASTER_PORT of {}-{} is taken by a running gang",
+                    MASTER_PORTS.start(),
+                    MASTER_PORTS.end()
+                )
+            })?;
+            Some(port)
+        } else {
+            None
+        };
+        let next = state.next_attempt.entry(id).or_insert(0);
+        let attempt_number = *next;
+        *next += 1;
+        let iterations_before = self.counted_iterations.get(&id).copied().unwrap_or(0);
+        let iterations = self.iterations(job);
+        let argv = self.command(job, gpus_asked, attempt_number, iterations);
+        let master = by_node.keys().next().map(|&n| self.nodes[n].address.clone()).unwrap_or_default();
+        let nnodes = by_node.len();
+        let parts: Vec<Part> = by_node
+            .iter()
+            .enumerate()
+            .map(|(rank, (&node, slots))| {
+                let mut env = settings.env.clone();
+                if let Some(port) = master_port {
+                    // One process per node (a launcher such as torchrun starts its workers
+                    // from NNODES and NODE_RANK); WORLD_SIZE and RANK count those processes.
+                    for (name, value) in [
+                        ("MASTER_ADDR", master.clone()),
+                        ("MASTER_PORT", port.to_string()),
+                        ("WORLD_SIZE", nnodes.to_string()),
+                        ("NNODES", nnodes.to_string()),
+                        ("NODE_RANK", rank.to_string()),
+                        ("RANK", rank.to_string()),
+                        ("LOCAL_RANK", "0".to_string()),
+                    ] {
+                        env.insert(name.to_string(), value);
+                    }
+                }
+                let host = host.iter().find(|h| h.node as usize == node);
+                // What the policy chose, for the job to see: its node's GPU type and, for a
+                // policy that allocates them, its CPUs and memory there.
+                env.insert("BLOX_GPU_TYPE".into(), self.gpu_types[node].name().to_string());
+                env.insert("BLOX_GPUS".into(), gpus.len().to_string());
+                if let Some(host) = host.filter(|h| h.cpus > 0.0 || h.memory_gb > 0.0) {
+                    env.insert("BLOX_CPUS".into(), host.cpus.to_string());
+                    env.insert("BLOX_MEMORY_GB".into(), host.memory_gb.to_string());
+                }
+                Part {
+                    launch: PartLaunch {
+                        job: id,
+                        attempt: attempt_number,
+                        run: self.run.clone(),
+                        argv: argv.clone(),
+                        env,
+                        node: self.nodes[node].name.clone(),
+                        slots: slots.clone(),
+                        cpus: host.map_or(0.0, |h| h.cpus),
+                        memory_gb: host.map_or(0.0, |h| h.memory_gb),
+                    },
+                    running: false,
+                    started: false,
+                }
+            })
+            .collect();
+        let names: Vec<&str> = parts.iter().map(|p| p.launch.node.as_str()).collect();
+        let slots: Vec<String> = parts.iter().map(|p| p.launch.slots.join(",")).collect();
+        let row = AttemptRow {
+            job_id: id,
+            attempt: attempt_number,
+            node: names.join(","),
+            slots: slots.join(";"),
+            launched: wall,
+            iterations_before,
+            iterations_after: iterations_before,
+            ..AttemptRow::default()
+        };
+        state.attempts.insert(
+            (id, attempt_number),
+            Attempt {
+                run: self.run.clone(),
+                parts,
+                phase: Phase::Waiting,
+                stopping: false,
+                row,
+                total_iterations: iterations,
+                over_reported: false,
+                iterations: None,
+                exit: None,
+                failed_part: false,
+                lost: false,
+                master_port,
+            },
+        );
+        self.current.insert(id, attempt_number);
+        self.holding.insert(id, by_node.keys().copied().collect());
+        Ok(())
+    }
+
     /// A run every attempt of which failed (or failed to start) measured nothing: its command
     /// or its nodes are broken, and a complete run with every job unfinished (and the GPUs its
     /// attempts held counted as busy) would pass for a result. It fails with the first reason.
@@ -1275,9 +1407,9 @@ fn one_job_per_gpu(jobs: &JobTable, decisions: &PlacementDecisions) -> Result<()
     Ok(())
 }
 
-impl Executor for LiveRun<'_> {
-    fn begin_round(&mut self, now: SimTime) -> Result<(), String> {
-        self.round_start = now;
+impl LiveRun<'_> {
+    /// Sends what became ready until the wall clock reaches `now`.
+    fn wait_until(&self, now: SimTime) -> Result<(), String> {
         let clock = self.coordinator.shared.lock().clock.expect("a live run has a clock");
         loop {
             {
@@ -1294,10 +1426,17 @@ impl Executor for LiveRun<'_> {
             std::thread::sleep(POLL.min(Duration::from_secs_f64(now - elapsed)));
         }
     }
+}
+
+impl Executor for LiveRun<'_> {
+    fn begin_round(&mut self, now: SimTime) -> Result<(), String> {
+        self.round_start = now;
+        self.wait_until(now)
+    }
 
     fn observe(&mut self, job: &ActiveJob, whole_work: f64) -> Observation {
         let id = job.spec.id;
-        let total = self.iterations(job);
+        let total = self.iterations(&job.spec);
         let mut state = self.coordinator.shared.lock();
         let now = state.seconds();
         let Some(&number) = self.current.get(&id) else {
@@ -1390,123 +1529,19 @@ impl Executor for LiveRun<'_> {
             ));
         }
         one_job_per_gpu(jobs, decisions)?;
-        let settings = &self.coordinator.settings;
-        let mut state = self.coordinator.shared.lock();
+        let coordinator = self.coordinator;
+        let mut state = coordinator.shared.lock();
         let wall = state.seconds();
         for &slot in &decisions.preempt {
             let id = jobs[slot].spec.id;
             self.holding.remove(&id);
             if let Some(&n) = self.current.get(&id) {
-                preempt_attempt(&mut state, self.executor, (id, n), wall, settings.grace_s);
+                preempt_attempt(&mut state, self.executor, (id, n), wall, coordinator.settings.grace_s);
             }
         }
         for launch in &decisions.launch {
-            let job = &jobs[launch.job];
-            let id = job.spec.id;
-            // One part per node, in node order: the first node's part is NODE_RANK 0.
-            let mut by_node: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-            for &g in &launch.gpus {
-                let (node, index) = self.gpu_slot[g as usize];
-                by_node.entry(node).or_default().push(self.nodes[node].slots[index].clone());
-            }
-            let master_port = if by_node.len() > 1 {
-                let taken: HashSet<u16> =
-                    state.attempts.values().filter(|a| a.phase != Phase::Ended).filter_map(|a| a.master_port).collect();
-                let port = MASTER_PORTS.clone().find(|p| !taken.contains(p)).ok_or_else(|| {
-                    format!(
-                        "live: job {id} spans nodes but every MASTER_PORT of {}-{} is taken by a running gang",
-                        MASTER_PORTS.start(),
-                        MASTER_PORTS.end()
-                    )
-                })?;
-                Some(port)
-            } else {
-                None
-            };
-            let next = state.next_attempt.entry(id).or_insert(0);
-            let attempt_number = *next;
-            *next += 1;
-            let iterations_before = self.counted_iterations.get(&id).copied().unwrap_or(0);
-            let iterations = self.iterations(job);
-            let argv = self.command(job, attempt_number, iterations);
-            let master = by_node.keys().next().map(|&n| self.nodes[n].address.clone()).unwrap_or_default();
-            let nnodes = by_node.len();
-            let parts: Vec<Part> = by_node
-                .iter()
-                .enumerate()
-                .map(|(rank, (&node, slots))| {
-                    let mut env = settings.env.clone();
-                    if let Some(port) = master_port {
-                        // One process per node (a launcher such as torchrun starts its workers
-                        // from NNODES and NODE_RANK); WORLD_SIZE and RANK count those processes.
-                        for (name, value) in [
-                            ("MASTER_ADDR", master.clone()),
-                            ("MASTER_PORT", port.to_string()),
-                            ("WORLD_SIZE", nnodes.to_string()),
-                            ("NNODES", nnodes.to_string()),
-                            ("NODE_RANK", rank.to_string()),
-                            ("RANK", rank.to_string()),
-                            ("LOCAL_RANK", "0".to_string()),
-                        ] {
-                            env.insert(name.to_string(), value);
-                        }
-                    }
-                    let host = launch.host.iter().find(|h| h.node as usize == node);
-                    // What the policy chose, for the job to see: its node's GPU type and, for a
-                    // policy that allocates them, its CPUs and memory there.
-                    env.insert("BLOX_GPU_TYPE".into(), self.gpu_types[node].name().to_string());
-                    if let Some(host) = host.filter(|h| h.cpus > 0.0 || h.memory_gb > 0.0) {
-                        env.insert("BLOX_CPUS".into(), host.cpus.to_string());
-                        env.insert("BLOX_MEMORY_GB".into(), host.memory_gb.to_string());
-                    }
-                    Part {
-                        launch: PartLaunch {
-                            job: id,
-                            attempt: attempt_number,
-                            run: self.run.clone(),
-                            argv: argv.clone(),
-                            env,
-                            node: self.nodes[node].name.clone(),
-                            slots: slots.clone(),
-                            cpus: host.map_or(0.0, |h| h.cpus),
-                            memory_gb: host.map_or(0.0, |h| h.memory_gb),
-                        },
-                        running: false,
-                        started: false,
-                    }
-                })
-                .collect();
-            let names: Vec<&str> = parts.iter().map(|p| p.launch.node.as_str()).collect();
-            let slots: Vec<String> = parts.iter().map(|p| p.launch.slots.join(",")).collect();
-            let row = AttemptRow {
-                job_id: id,
-                attempt: attempt_number,
-                node: names.join(","),
-                slots: slots.join(";"),
-                launched: wall,
-                iterations_before,
-                iterations_after: iterations_before,
-                ..AttemptRow::default()
-            };
-            state.attempts.insert(
-                (id, attempt_number),
-                Attempt {
-                    run: self.run.clone(),
-                    parts,
-                    phase: Phase::Waiting,
-                    stopping: false,
-                    row,
-                    total_iterations: iterations,
-                    over_reported: false,
-                    iterations: None,
-                    exit: None,
-                    failed_part: false,
-                    lost: false,
-                    master_port,
-                },
-            );
-            self.current.insert(id, attempt_number);
-            self.holding.insert(id, by_node.keys().copied().collect());
+            let job = &jobs[launch.job].spec;
+            self.launch(&mut state, job, &launch.gpus, job.gpus as usize, &launch.host)?;
         }
         send_ready(&mut state, self.executor);
         Ok(())
@@ -1517,6 +1552,132 @@ impl Executor for LiveRun<'_> {
     }
 
     fn end(&mut self, _now: SimTime, _jobs: &JobTable) -> Result<(), String> {
+        self.stop_all();
+        self.check_something_ran()
+    }
+}
+
+/// The event engine's decisions on the cluster. Decisions happen when the policy asks for them,
+/// on the wall clock; at each, every job holding GPUs reports the share of its iterations done
+/// (its iterations left and work done for the policy) and a job whose process exited 0 ends at
+/// its exit. A decision that changes a job's GPUs (another count: a resize; other GPUs; none: a
+/// preemption) stops its attempt, which checkpoints, and launches a new one on its new GPUs,
+/// which resumes from the checkpoint once the old one has exited.
+impl EventExecutor for LiveRun<'_> {
+    fn begin_decision(&mut self, now: SimTime) -> Result<(), String> {
+        self.wait_until(now)
+    }
+
+    fn measures(&self) -> bool {
+        true
+    }
+
+    fn observe(&mut self, job: &EventJob) -> Result<Measured, String> {
+        let id = job.spec.id;
+        let total = self.iterations(&job.spec);
+        let mut state = self.coordinator.shared.lock();
+        let unmeasured = Measured { done: None, finished_at: None };
+        let Some(&number) = self.current.get(&id) else { return Ok(unmeasured) };
+        let Some(attempt) = state.attempts.get_mut(&(id, number)) else { return Ok(unmeasured) };
+        // Reports count on across attempts (a resumed job starts from its checkpoint).
+        let counted = self.counted_iterations.entry(id).or_insert(0);
+        if let Some(iterations) = attempt.iterations {
+            *counted = (*counted).max(iterations.min(total));
+        }
+        let reported = attempt.iterations.is_some() || *counted > 0;
+        // Until its process finishes, a job has work left, however much it reported.
+        let done = reported.then(|| (*counted).min(total - 1) as f64 / total as f64);
+        if attempt.phase != Phase::Ended {
+            return Ok(Measured { done, finished_at: None });
+        }
+        let why = match (attempt.lost, attempt.exit, attempt.row.exit_code) {
+            (false, Some(ExitReason::Exited), Some(0)) => {
+                attempt.row.end = "finished".into();
+                return Ok(Measured { done: reported.then_some(1.0), finished_at: attempt.row.ended });
+            }
+            (true, _, _) => "lost",
+            (false, Some(ExitReason::FailedToStart), _) => "failed_to_start",
+            (false, Some(ExitReason::Preempted | ExitReason::Killed), _) => "preempted",
+            _ => "failed",
+        };
+        attempt.row.end = why.into();
+        Err(format!(
+            "live: job {id} attempt {number} {} on node {}{}; the event engine's policies plan every job to its end \
+             on a fixed cluster and can neither drop nor re-queue it, so the run stops (the round engine's families \
+             re-queue such a job)",
+            why.replace('_', " "),
+            attempt.row.node,
+            attempt.row.stderr_tail.lines().last().map(|l| format!(": {l}")).unwrap_or_default()
+        ))
+    }
+
+    fn carry_out(&mut self, now: SimTime, sim: &EventSim) -> Result<(), String> {
+        let coordinator = self.coordinator;
+        let mut state = coordinator.shared.lock();
+        let wall = state.seconds();
+        let mut starts = Vec::new();
+        for (j, job) in sim.jobs().iter().enumerate() {
+            let id = job.spec.id;
+            let wanted = (job.status == JobStatus::Running && job.gpus > 0).then(|| {
+                let mut gpus = job.held.clone();
+                gpus.sort_unstable();
+                gpus
+            });
+            if wanted.as_ref().is_some_and(Vec::is_empty) {
+                return Err(format!(
+                    "live: the policy runs job {id} on {} GPUs without placing it on GPUs of its own (it time-slices \
+                     or packs jobs on shared GPUs), which live mode cannot carry out: a job's process runs on the \
+                     GPUs it holds alone",
+                    job.gpus
+                ));
+            }
+            if self.launched_on.get(&id) == wanted.as_ref() {
+                continue;
+            }
+            if self.launched_on.remove(&id).is_some()
+                && let Some(&number) = self.current.get(&id)
+            {
+                let still_runs = state.attempts.get(&(id, number)).is_some_and(|a| a.phase != Phase::Ended);
+                if job.status != JobStatus::Finished {
+                    preempt_attempt(&mut state, self.executor, (id, number), wall, coordinator.settings.grace_s);
+                    if wanted.is_some()
+                        && let Some(attempt) = state.attempts.get_mut(&(id, number))
+                    {
+                        attempt.row.end = "resized".into();
+                    }
+                } else if still_runs {
+                    return Err(format!(
+                        "live: the policy ended job {id} at its planned end while its process still runs (attempt \
+                         {number}); a live policy must end a job only once `EventSim::completes` says so"
+                    ));
+                }
+            }
+            if let Some(gpus) = wanted {
+                starts.push((j, gpus));
+            }
+        }
+        // Launched after every stop, so that each waits only for the attempts it replaces.
+        for (j, gpus) in starts {
+            let spec = &sim.job(j).spec;
+            self.launch(&mut state, spec, &gpus, gpus.len(), &[])?;
+            self.launched_on.insert(spec.id, gpus);
+        }
+        send_ready(&mut state, self.executor);
+        self.decisions += 1;
+        let queue = sim.runnable().iter().map(|&j| {
+            let job = sim.job(j);
+            status::QueuedJob {
+                job: job.spec.id,
+                gpus: job.gpus,
+                running: job.status == JobStatus::Running && job.gpus > 0,
+                done: status::done_share(job.life.executed_work, job.spec.work),
+            }
+        });
+        state.board.decided(self.decisions, now, queue);
+        Ok(())
+    }
+
+    fn end(&mut self, _now: SimTime, _sim: &EventSim) -> Result<(), String> {
         self.stop_all();
         self.check_something_ran()
     }

@@ -73,14 +73,28 @@ impl RunBoard {
     /// The round engine booked round `round` at `time_s`: `order` is the policy's order of every
     /// active job.
     pub fn booked(&mut self, round: u64, time_s: SimTime, jobs: &JobTable, order: &[JobSlot]) {
+        self.decided(
+            round,
+            time_s,
+            order.iter().map(|&slot| {
+                let job = &jobs[slot];
+                QueuedJob {
+                    job: job.spec.id,
+                    gpus: job.spec.gpus,
+                    running: job.is_running(),
+                    done: done_share(job.life.executed_work, job.spec.work),
+                }
+            }),
+        );
+    }
+
+    /// Decision `round` (a round, or an event engine's decision) at `time_s`: `queue` is every
+    /// active job in the policy's order.
+    pub fn decided(&mut self, round: u64, time_s: SimTime, queue: impl IntoIterator<Item = QueuedJob>) {
         self.round = round;
         self.time_s = time_s;
         self.queue.clear();
-        self.queue.extend(order.iter().map(|&slot| {
-            let job = &jobs[slot];
-            let done = if job.spec.work > 0.0 { (job.life.executed_work / job.spec.work).clamp(0.0, 1.0) } else { 0.0 };
-            QueuedJob { job: job.spec.id, gpus: job.spec.gpus, running: job.is_running(), done }
-        }));
+        self.queue.extend(queue);
     }
 
     pub fn end(&mut self) {
@@ -90,6 +104,11 @@ impl RunBoard {
     pub fn run(&self) -> Option<&str> {
         self.run.as_deref()
     }
+}
+
+/// The share of `work` that `executed` is, for the queue's progress column.
+pub fn done_share(executed: f64, work: f64) -> f64 {
+    if work > 0.0 { (executed / work).clamp(0.0, 1.0) } else { 0.0 }
 }
 
 /// An agent as the scheduler sees it.

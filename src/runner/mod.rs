@@ -548,6 +548,30 @@ fn simulate(
     let ctx = plan.build_context(base_dir, files);
     let mut attempts = None;
     let output: Result<_, RunError> = match plan.mode {
+        EngineMode::Live if plan.runs_on_events() => {
+            let live = live.ok_or("live: no scheduler is listening")?;
+            let (policy, placement) = plan.event_policy(&ctx)?;
+            // A job's process runs on GPUs it holds alone: a policy that places jobs its own way
+            // (time slices, GPUs shared by interleaved jobs) has no such GPUs to give it.
+            if policy.placement().is_none() && placement.is_none() {
+                let name = plan.policy.scheduler.value.name();
+                return Err(format!(
+                    "scheduler `{name}` does not run live: it places jobs its own way (time-sliced or shared GPUs), \
+                     and live mode runs each job's process on GPUs it holds alone"
+                ));
+            }
+            let engine = EventEngine::new(plan.event_config()?, policy, jobs).map_err(|e| e.to_string())?;
+            let engine = match placement {
+                Some(make) => engine.with_placement(make),
+                None => engine,
+            };
+            let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            let run_name = format!("{}-{}", plan.info.run_key, stamp.as_millis());
+            let mut run = live.begin_run(&run_name, &plan.config.cluster, stop.clone())?;
+            let output = engine.with_stop(stop).run_into_on(sink, &mut run);
+            attempts = Some(run.attempts());
+            output
+        }
         EngineMode::Live => {
             let live = live.ok_or("live: no scheduler is listening")?;
             let policies = plan.round_policies(&ctx)?;

@@ -242,7 +242,8 @@ struct JobChecks<'a> {
     reach: Option<f64>,
     /// Round policies (rounds and live mode), by label.
     round: Vec<(&'a str, Box<dyn RoundPolicy>)>,
-    /// Events mode: event policies by label, the cluster's GPU type and its throughput table.
+    /// Event policies (events mode, live mode's event schedulers) by label, the cluster's GPU
+    /// type and its throughput table.
     event: Vec<(&'a str, Box<dyn EventPolicy>)>,
     table: Option<(String, &'static ThroughputTable)>,
     count: u64,
@@ -279,7 +280,7 @@ impl<'a> JobChecks<'a> {
         let (mut round, mut event, mut table) = (Vec::new(), Vec::new(), None);
         for policy in &spec.policies.value {
             let (label, scheduler) = (policy.label.value.0.as_str(), &policy.scheduler.value);
-            let built = if mode == EngineMode::Events {
+            let built = if spec.runs_on_events(policy) {
                 scheduler.build_event(&ctx).map(|p| event.push((label, p)))
             } else {
                 scheduler.build_round(&ctx, &policy.placement.value).map(|p| round.push((label, p)))
@@ -290,8 +291,8 @@ impl<'a> JobChecks<'a> {
                 SpecError { file: source.file.clone(), position, message: format!("policy `{label}`: {e}") }.to_string()
             })?;
         }
-        if mode == EngineMode::Events {
-            // Spec validation has checked that an events-mode cluster has one GPU type with a profile.
+        if !event.is_empty() {
+            // Spec validation has checked that an event scheduler's cluster has one GPU type with a profile.
             let gpu = cluster.gpu_type().map_or("", |t| t.name());
             let found = ThroughputTable::for_gpu(gpu)
                 .ok_or_else(|| format!("cluster `{}`: no throughput profile for `gpu: {gpu}`", cluster.label()))?;

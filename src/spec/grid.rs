@@ -39,6 +39,16 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
+    /// Whether the run is the event engine's: in events mode, and in live mode for an event
+    /// scheduler.
+    pub fn runs_on_events(&self) -> bool {
+        match self.mode {
+            EngineMode::Events => true,
+            EngineMode::Live => self.policy.scheduler.value.info().engine == crate::policies::Engine::Events,
+            EngineMode::Rounds | EngineMode::Placements => false,
+        }
+    }
+
     /// What the run's policies are built with; `inputs` reads the files they declared.
     pub fn build_context<'a>(&'a self, base_dir: &'a Path, inputs: &'a dyn InputReader) -> BuildContext<'a> {
         BuildContext {
@@ -126,9 +136,10 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             EngineMode::Events => {
                                 (json!({"mode": "events", "slot_s": engine.slot_s.0}), cluster.canonical(true))
                             }
-                            // Where the scheduler listens and its token do not change a run.
-                            EngineMode::Live => (
-                                json!({
+                            // Where the scheduler listens and its token do not change a run. An event
+                            // scheduler's slot does (a round scheduler's keys stay as they were).
+                            EngineMode::Live => {
+                                let mut live = json!({
                                     "mode": "live",
                                     "round_s": engine.round_s.0,
                                     "starvation_guard_h": engine.starvation_guard_h.map(|h| h.0),
@@ -136,9 +147,12 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                                     "iterations_per_s": engine.live.as_ref().map(|l| l.value.iterations_per_s.0),
                                     "grace_s": engine.live.as_ref().map(|l| l.value.grace_s),
                                     "env": engine.live.as_ref().map(|l| &l.value.env),
-                                }),
-                                cluster.canonical(false),
-                            ),
+                                });
+                                if spec.runs_on_events(policy) {
+                                    live["slot_s"] = json!(engine.slot_s.0);
+                                }
+                                (live, cluster.canonical(spec.runs_on_events(policy)))
+                            }
                             EngineMode::Placements => (json!({"mode": "placements"}), cluster.canonical(true)),
                         };
                         // Policies in their canonical form (name and sorted options), which the
@@ -199,6 +213,7 @@ pub fn expand(spec: &Spec, inputs: &InputDigests) -> Vec<RunPlan> {
                             load,
                             seed,
                             round_seconds: match engine.mode {
+                                EngineMode::Live if spec.runs_on_events(policy) => engine.slot_s.0,
                                 EngineMode::Rounds | EngineMode::Live => engine.round_s.0,
                                 EngineMode::Events => engine.slot_s.0,
                                 // No clock: one step per offered request.

@@ -272,8 +272,9 @@ pub enum EngineMode {
     /// Decisions at arrivals and planned ends, at most one per `slot_s` (ElasticFlow's
     /// simulator); for the event-driven schedulers (`edf`, `tiresias`).
     Events,
-    /// The round engine's decisions carried out on a real cluster (`blox node` agents), one run
-    /// at a time, progress measured instead of simulated.
+    /// The round engine's or the event engine's decisions (by the scheduler's engine) carried
+    /// out on a real cluster (`blox node` agents, Slurm, Kubernetes), one run at a time, progress
+    /// measured instead of simulated.
     Live,
     /// Placement experiments without time: a `node_list` cluster, a `pod-list` workload whose
     /// requests are offered one at a time, nothing departs (FGD's simulator).
@@ -1100,7 +1101,8 @@ impl Spec {
         for p in &self.policies.value {
             let label = &p.label.value.0;
             let scheduler = p.scheduler.value.info();
-            if scheduler.engine != mode.policy_engine() {
+            let on_events = self.runs_on_events(p);
+            if scheduler.engine != mode.policy_engine() && !on_events {
                 let needed = scheduler.engine.name();
                 return Err((
                     p.scheduler.referenced,
@@ -1147,7 +1149,7 @@ impl Spec {
                     ),
                 ));
             }
-            if mode == EngineMode::Events && (round_placement || p.admission != AdmissionSpec::default()) {
+            if on_events && (round_placement || p.admission != AdmissionSpec::default()) {
                 let alternatives: Vec<String> = Kind::Placement
                     .policies()
                     .filter(|placement| placement.engine == Engine::Events)
@@ -1183,7 +1185,8 @@ impl Spec {
             }
         }
         self.validate_placement_inputs()?;
-        if mode == EngineMode::Events {
+        let events = self.policies.value.iter().any(|p| self.runs_on_events(p));
+        if events {
             for c in &self.clusters.value {
                 let at = c.label.as_ref().map_or(self.clusters.referenced, |l| l.referenced);
                 let spec = c.cluster_spec();
@@ -1210,15 +1213,24 @@ impl Spec {
                 }
             }
         }
-        if mode == EngineMode::Events
-            && (!matches!(self.measure.track.value, TrackSpec::All) || self.measure.horizon_h.is_some())
-        {
+        if events && (!matches!(self.measure.track.value, TrackSpec::All) || self.measure.horizon_h.is_some()) {
             return Err((
                 self.measure.track.referenced,
-                "`engine.mode: events` simulates whole workloads: use `track: all` and no `horizon_h`".into(),
+                format!(
+                    "`engine.mode: {}` runs the event engine's schedulers on whole workloads: use `track: all` and no \
+                     `horizon_h`",
+                    mode.name()
+                ),
             ));
         }
         Ok(())
+    }
+
+    /// Whether `policy` runs on the event engine: an event scheduler in events mode, or in live
+    /// mode (which carries out either engine's decisions).
+    pub fn runs_on_events(&self, policy: &PolicyEntry) -> bool {
+        matches!(self.engine.mode, EngineMode::Events | EngineMode::Live)
+            && policy.scheduler.value.info().engine == Engine::Events
     }
 }
 

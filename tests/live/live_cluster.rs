@@ -139,9 +139,15 @@ pub(crate) fn scheduler_address(dir: &Path) -> String {
 }
 
 pub(crate) fn start_agent(dir: &Path, address: &str, name: &str, work_dir: &str) -> Guard {
+    start_agent_with_slots(dir, address, name, work_dir, 2)
+}
+
+/// [`start_agent`] with `slots` CPU slots.
+pub(crate) fn start_agent_with_slots(dir: &Path, address: &str, name: &str, work_dir: &str, slots: u32) -> Guard {
     Guard(
         Command::new(BLOX)
-            .args(["node", "--scheduler", address, "--cpu-slots", "2", "--name", name, "--token-file", "token"])
+            .args(["node", "--scheduler", address, "--cpu-slots", &slots.to_string(), "--name", name])
+            .args(["--token-file", "token"])
             .args(["--work-dir", work_dir])
             .current_dir(dir)
             .stdout(Stdio::null())

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// What an attempt printed before its training started (the agent keeps each attempt's output
 /// under its run's directory, named by the run key and a stamp).
-fn attempt_output(work_dir: &Path, run_key: &str, attempt: &AttemptRow) -> String {
+pub(crate) fn attempt_output(work_dir: &Path, run_key: &str, attempt: &AttemptRow) -> String {
     let runs = std::fs::read_dir(work_dir.join("runs")).unwrap();
     let run = runs.flatten().find(|r| r.file_name().to_string_lossy().starts_with(run_key)).unwrap();
     let out = run.path().join("jobs").join(attempt.job_id.to_string()).join(format!("attempt-{}.out", attempt.attempt));
@@ -24,7 +24,7 @@ fn attempt_output(work_dir: &Path, run_key: &str, attempt: &AttemptRow) -> Strin
 }
 
 /// The value `name=` an attempt's output line `allocation: ...` shows.
-fn shown<'a>(output: &'a str, name: &str) -> Option<&'a str> {
+pub(crate) fn shown<'a>(output: &'a str, name: &str) -> Option<&'a str> {
     let line = output.lines().find(|l| l.starts_with("allocation:"))?;
     line.split_whitespace().find_map(|field| field.strip_prefix(name)?.strip_prefix('='))
 }
@@ -39,7 +39,7 @@ fn run_live(dir: &Path, agents: usize, limit: Duration) -> std::path::PathBuf {
 }
 
 /// Simulates `spec` (the live spec with `mode: rounds`) as experiment `name`.
-fn simulate(dir: &Path, name: &str, spec: &str) {
+pub(crate) fn simulate(dir: &Path, name: &str, spec: &str) {
     std::fs::write(dir.join(format!("{name}.yaml")), spec).unwrap();
     let out = Command::new(BLOX)
         .args(["run", &format!("{name}.yaml"), "--out", "out", "--quiet"])

@@ -7,6 +7,7 @@
 mod common;
 mod live_agent;
 mod live_cluster;
+mod live_elastic;
 mod live_families;
 mod live_kubernetes;
 mod live_security;

@@ -105,8 +105,9 @@ pub struct AttemptRow {
     pub preempted: Option<f64>,
     /// When its end was learnt.
     pub ended: Option<f64>,
-    /// How it ended: `finished`, `preempted`, `failed` (a nonzero exit or foreign signal),
-    /// `failed_to_start`, `lost` (its node's agent went away) or `stopped_at_end`.
+    /// How it ended: `finished`, `preempted`, `resized` (stopped to restart at another GPU count:
+    /// live event policies), `failed` (a nonzero exit or foreign signal), `failed_to_start`,
+    /// `lost` (its node's agent went away) or `stopped_at_end`.
     pub end: String,
     pub exit_code: Option<u32>,
     pub signal: Option<u32>,

@@ -18,11 +18,14 @@
 //! that differs between families is its own to say (the steps ElasticFlow's policies share are
 //! named functions in `policies::events::steps`). One decision at time `now`:
 //!
+//! 0. the [`EventExecutor`] may begin the decision (live mode: the wall clock reaches `now`);
 //! 1. [`EventPolicy::advance`]: progress since the previous decision (may move ends to `now`);
+//!    on a real cluster the jobs' measured progress then replaces it and jobs whose processes
+//!    finished become ends of this event ([`EventExecutor::observe`]);
 //! 2. [`EventPolicy::complete`]: the current event's ending jobs finish;
 //! 3. [`EventPolicy::decide`]: arrivals join, plans and GPU counts change, jobs are placed;
-//! 4. the decision is logged (what the placement remembers, cluster efficiency, timeline row)
-//!    and the event popped;
+//! 4. the decision is logged (what the placement remembers, cluster efficiency, timeline row),
+//!    carried out ([`EventExecutor::carry_out`]: nothing in simulation) and the event popped;
 //! 5. [`EventPolicy::next_decision`] gives the next time (the EDF family: if events remain, the
 //!    scheduling-round counter, restart every `slot`-th round, which makes the placement forget,
 //!    then its overheads, then coalescing).
@@ -31,11 +34,13 @@
 //! chooses its own times (Tiresias) may decide at times without one.
 
 mod event_list;
+mod executor;
 mod job;
 mod placement;
 mod step;
 
 pub use event_list::{Event, EventList};
+pub use executor::{EventExecutor, Measured};
 pub use job::{EventJob, JobIdx, JobStatus, Scaling, Speed};
 pub use placement::{GpuPlacement, MakePlacement};
 pub use step::{Allocation, StepFunction, align};
@@ -43,7 +48,7 @@ pub use step::{Allocation, StepFunction, align};
 use super::metrics::RunTotals;
 use super::{
     Cluster, ClusterSpec, JobRecord, JobSpec, RecordSink, RunError, RunOutput, RunSummary, RunTables, SimTime,
-    StopFlag, TimelineRow, WholeNodes,
+    Simulated, StopFlag, TimelineRow, WholeNodes,
 };
 use crate::profiles::ThroughputTable;
 use std::sync::Arc;
@@ -150,6 +155,11 @@ pub struct EventSim {
     /// GPUs each job held at the previous decision, to count resizes: a job that runs at two
     /// decisions in a row on a different number of GPUs was resized, not preempted.
     gpus_at_last_decision: Vec<u32>,
+    /// Each job's iterations at the start (what measured progress is a share of).
+    whole_iterations: Vec<f64>,
+    /// On a real cluster: by job, whether its process finished its work ([`EventSim::completes`]);
+    /// empty in simulation.
+    finished_for_real: Vec<bool>,
 }
 
 /// What policies read.
@@ -215,6 +225,14 @@ impl EventSim {
     /// Who holds which GPU (the engine's placement records its jobs here).
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
+    }
+
+    /// Whether `j`, at a planned end, has done its work: always in simulation, where the plan is
+    /// the run; on a real cluster only once its process finished (the engine then lists it as
+    /// an end of the current event). A policy skips a planned end of a job that has not, and
+    /// plans it again from its measured progress.
+    pub fn completes(&self, j: JobIdx) -> bool {
+        self.finished_for_real.get(j).is_none_or(|&done| done)
     }
 }
 
@@ -635,6 +653,45 @@ impl EventSim {
     }
 }
 
+/// A real cluster's measurements.
+impl EventSim {
+    /// Replaces the policy's accounting of every job holding GPUs by what `executor` measured:
+    /// iterations left and work executed from the share of its work done, and a job whose
+    /// process finished ends at its exit time, listed as an end of the event at `now`.
+    fn measure(&mut self, now: SimTime, executor: &mut dyn EventExecutor) -> Result<(), RunError> {
+        if self.finished_for_real.is_empty() {
+            self.finished_for_real = vec![false; self.jobs.len()];
+            self.whole_iterations = self.jobs.iter().map(|j| j.iter_left).collect();
+        }
+        for k in 0..self.running.len() {
+            let j = self.running[k];
+            if self.jobs[j].gpus == 0 {
+                continue;
+            }
+            let measured = executor.observe(&self.jobs[j]).map_err(RunError::Executor)?;
+            let job = &mut self.jobs[j];
+            if let Some(done) = measured.done {
+                let done = done.clamp(0.0, 1.0);
+                job.iter_left = self.whole_iterations[j] * (1.0 - done);
+                job.life.executed_work = job.spec.work * done;
+            }
+            if let Some(at) = measured.finished_at {
+                let at = at.min(now);
+                self.finished_for_real[j] = true;
+                job.iter_left = 0.0;
+                job.life.executed_work = job.spec.work;
+                let old = std::mem::replace(&mut job.end_time, at);
+                if job.real_end_time.is_some() {
+                    job.real_end_time = Some(at);
+                }
+                self.events.move_end(j, old, now);
+                self.events.add_end(j, now);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One event-driven run.
 pub struct EventEngine {
     sim: EventSim,
@@ -708,6 +765,8 @@ impl EventEngine {
             used_before: Vec::new(),
             preemptions_since_log: 0,
             gpus_at_last_decision: vec![0; job_count],
+            whole_iterations: Vec::new(),
+            finished_for_real: Vec::new(),
         };
         Ok(Self { sim, policy, stop: StopFlag::default() })
     }
@@ -727,15 +786,27 @@ impl EventEngine {
     }
 
     /// Runs until the policy expects no further decision.
-    pub fn run(mut self) -> Result<RunOutput, RunError> {
+    pub fn run(self) -> Result<RunOutput, RunError> {
+        self.run_on(&mut Simulated)
+    }
+
+    /// Runs with `executor` carrying out the decisions (and, when it [measures](EventExecutor::measures),
+    /// saying what the jobs did) until the policy expects no further decision.
+    pub fn run_on(mut self, executor: &mut dyn EventExecutor) -> Result<RunOutput, RunError> {
         let sim = &mut self.sim;
+        let measures = executor.measures();
         let mut next = sim.events.front().map(|e| e.time);
         let mut delta = 0.0;
         let mut decisions: u64 = 0;
         let mut busy_gpu_seconds = 0.0;
         let (mut arrivals, mut ends) = (Vec::new(), Vec::new());
+        let mut last = 0.0;
         while let Some(now) = next {
+            executor.begin_decision(now).map_err(RunError::Executor)?;
             self.policy.advance(sim, delta, now)?;
+            if measures {
+                sim.measure(now, executor)?;
+            }
             if let Some(event) = sim.events.front_mut().filter(|e| e.time == now) {
                 std::mem::swap(&mut arrivals, &mut event.arrivals);
                 std::mem::swap(&mut ends, &mut event.ends);
@@ -746,6 +817,8 @@ impl EventEngine {
             ends.clear();
             let policy = &self.policy;
             let allocated = sim.log_decision(now, |sim, j| policy.occupies_gpus(sim, j));
+            executor.carry_out(now, sim).map_err(RunError::Executor)?;
+            last = now;
             if sim.events.front().is_some_and(|e| e.time == now) {
                 sim.events.pop_front();
             }
@@ -769,13 +842,23 @@ impl EventEngine {
                 None => {}
             }
         }
+        executor.end(last, sim).map_err(RunError::Executor)?;
         Ok(self.finish(decisions, busy_gpu_seconds))
     }
 
     /// Runs as [`EventEngine::run`], then hands the records to `sink` in id order (this engine
     /// keeps every job of its workload until the end anyway).
     pub fn run_into(self, sink: &mut dyn RecordSink) -> Result<RunTables, RunError> {
-        let output = self.run()?;
+        self.run_into_on(sink, &mut Simulated)
+    }
+
+    /// [`EventEngine::run_into`] with `executor` carrying out the decisions.
+    pub fn run_into_on(
+        self,
+        sink: &mut dyn RecordSink,
+        executor: &mut dyn EventExecutor,
+    ) -> Result<RunTables, RunError> {
+        let output = self.run_on(executor)?;
         for record in output.jobs {
             sink.push(record).map_err(RunError::Output)?;
         }

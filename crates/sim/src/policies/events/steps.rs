@@ -10,9 +10,13 @@ use crate::core::events::{EventSim, JobIdx};
 use crate::core::{RunError, SimTime};
 
 /// Finishes the jobs the current event ends, in its order: late iff the planned end is after
-/// the deadline (§2.8).
+/// the deadline (§2.8). On a real cluster, a job whose process has not finished is not ended
+/// ([`EventSim::completes`]).
 pub fn finish_late_after_deadline(sim: &mut EventSim, ends: &[JobIdx]) {
     for &j in ends {
+        if !sim.completes(j) {
+            continue;
+        }
         let job = sim.job(j);
         let (end, late) = (job.end_time, job.end_time > job.deadline());
         sim.finish(j, end, late);

@@ -383,6 +383,9 @@ impl EventPolicy for Themis {
             self.event_time = now;
         }
         for &j in ends {
+            if !sim.completes(j) {
+                continue;
+            }
             let job = sim.job(j);
             let (end, late) = (job.end_time, job.end_time > job.deadline());
             sim.finish(j, end, late);

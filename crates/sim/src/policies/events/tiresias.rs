@@ -4,7 +4,8 @@
 //!
 //! Rule: every job runs on the GPUs its trace asks for and progresses in seconds against its
 //! duration. Jobs enter queue 0 and drop one queue once their attained GPU time (executed
-//! seconds x GPUs) reaches 3,250 GPU·s (queue 0) or 7,200 GPU·s (queue 1); there are three
+//! seconds x GPUs) reaches 3,250 GPU·s (queue 0) or 7,200 GPU·s (queue 1) (`queue_limits` sets
+//! other limits, as Tiresias' own simulator allows); there are three
 //! queues and no promotion (`solve_starvation = 0`). At each decision the queues are walked in
 //! order, each in its own order: a job that fits in the GPUs left runs (skip-and-continue, no
 //! head-of-line blocking), a running job that does not fit is preempted. A (re)started job loses
@@ -73,6 +74,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
             meaning: "K: a starved job returns to queue 0 once it has waited K times its attained service (Tiresias dlas-gpu-K)",
         },
         OptionDoc {
+            name: "queue_limits",
+            example: "[60, 600]",
+            meaning: "attained GPU-seconds at which a job leaves queue 0 and queue 1 (default [3250, 7200], ElasticFlow's; Tiresias' simulator takes them as parameters)",
+        },
+        OptionDoc {
             name: "gittins",
             example: "{dataset: tiresias/yarn-gput1000.csv}",
             meaning: "order each queue by the Gittins index of a GPU-time distribution CSV, {dataset: D} or {path: P} (Tiresias dlas-gpu-gittins)",
@@ -91,6 +97,10 @@ pub struct Options {
     /// attained service.
     #[serde(default)]
     pub starvation_knob: Option<Positive>,
+    /// GPU-seconds of attained service at which a job leaves queue 0 and queue 1 (Tiresias'
+    /// queue thresholds; ElasticFlow fixes them at 3,250 and 7,200).
+    #[serde(default)]
+    pub queue_limits: Option<[Positive; 2]>,
     /// Tiresias' `dlas-gpu-gittins`: order each queue by the Gittins index of this GPU-time
     /// distribution.
     #[serde(default)]
@@ -100,10 +110,13 @@ pub struct Options {
 impl PolicyConfig for Options {
     /// Only the options given: plain `tiresias` stays a bare name.
     fn params(&self) -> Params {
-        let Options { starvation_knob, gittins } = self;
+        let Options { starvation_knob, queue_limits, gittins } = self;
         let mut params = Params::new();
         if let Some(k) = starvation_knob {
             params.insert("starvation_knob", k.0.into());
+        }
+        if let Some([first, second]) = queue_limits {
+            params.insert("queue_limits", vec![first.0, second.0].into());
         }
         if let Some(source) = gittins {
             params.insert("gittins", source.canonical());
@@ -119,6 +132,15 @@ impl PolicyConfig for Options {
         let mut policy = Tiresias::default();
         if let Some(k) = self.starvation_knob {
             policy = policy.with_starvation_knob(k.0);
+        }
+        if let Some([first, second]) = self.queue_limits {
+            if first.0 >= second.0 {
+                return Err(format!(
+                    "`queue_limits` must increase (queue 0's limit below queue 1's), got [{}, {}]",
+                    first.0, second.0
+                ));
+            }
+            policy = policy.with_queue_limits([first.0, second.0]);
         }
         if let Some(source) = &self.gittins {
             let distribution: Arc<GpuTimeDistribution> = ctx.input(&gittins_input(source.clone()))?;
@@ -138,7 +160,8 @@ fn gittins_input(source: InputSource) -> PolicyInput {
     }
 }
 
-/// GPU-seconds after which a job leaves queue 0 and queue 1 (the last queue has no limit).
+/// GPU-seconds after which a job leaves queue 0 and queue 1 (the last queue has no limit):
+/// ElasticFlow's.
 const LIMITS: [f64; 2] = [3250.0, 7200.0];
 
 /// The Gittins quantum Δ in GPU-seconds (`JOBS.gittins_delta`).
@@ -200,6 +223,8 @@ fn py_round(x: f64, digits: usize) -> f64 {
 #[derive(Debug, Default)]
 pub struct Tiresias {
     paper_era: bool,
+    /// Other queue limits than [`LIMITS`].
+    queue_limits: Option<[f64; 2]>,
     /// `solve_starvation`; `None` (0 in the original) disables promotion.
     starvation_knob: Option<f64>,
     gittins: Option<GittinsIndex>,
@@ -230,6 +255,15 @@ impl Tiresias {
     /// Promotes starved jobs with knob `k` > 0 (Tiresias `dlas-gpu-K`).
     pub fn with_starvation_knob(self, k: f64) -> Self {
         Self { starvation_knob: Some(k), ..self }
+    }
+
+    /// Jobs leave queue 0 and queue 1 at `limits` GPU-seconds instead of ElasticFlow's.
+    pub fn with_queue_limits(self, limits: [f64; 2]) -> Self {
+        Self { queue_limits: Some(limits), ..self }
+    }
+
+    fn limits(&self) -> [f64; 2] {
+        self.queue_limits.unwrap_or(LIMITS)
     }
 
     /// Orders each queue by the Gittins index of `distribution` (Tiresias `dlas-gpu-gittins`).
@@ -346,7 +380,7 @@ impl Tiresias {
                     self.end_at = Some(candidate);
                 }
             }
-            if let Some(&limit) = LIMITS.get(self.queue_of[j]) {
+            if let Some(&limit) = self.limits().get(self.queue_of[j]) {
                 let jump = ((limit - self.attained[j]) / f64::from(g)).ceil() + now;
                 self.next_jump = Some(self.next_jump.map_or(jump, |t: f64| t.min(jump)));
             }
@@ -380,7 +414,7 @@ impl EventPolicy for Tiresias {
             sim.set_overhead(j, 0.0);
             self.attained[j] = (self.attained[j] + progress).trunc();
             let q = self.queue_of[j];
-            if LIMITS.get(q).is_some_and(|&limit| (self.attained[j] * f64::from(gpus)).trunc() >= limit) {
+            if self.limits().get(q).is_some_and(|&limit| (self.attained[j] * f64::from(gpus)).trunc() >= limit) {
                 self.leave_queue(j);
                 self.queue_of[j] = q + 1;
                 self.queues[q + 1].push(j);
@@ -389,14 +423,26 @@ impl EventPolicy for Tiresias {
         Ok(())
     }
 
-    /// The policy's own end event (the engine's list holds arrivals only), late iff the end is
-    /// after the deadline (§8.3 step 1).
-    fn complete(&mut self, sim: &mut EventSim, now: SimTime, _ends: &[JobIdx]) {
+    /// The policy's own end event, late iff the end is after the deadline (§8.3 step 1). In
+    /// simulation the engine's list holds arrivals only; on a real cluster it lists the jobs
+    /// whose processes finished, which end then, and a planned end of a job whose process has
+    /// not finished is none ([`EventSim::completes`]): the next plan gives it another.
+    fn complete(&mut self, sim: &mut EventSim, now: SimTime, ends: &[JobIdx]) {
+        for &j in ends {
+            self.leave_queue(j);
+            self.ends.retain(|&(k, _)| k != j);
+            let end = sim.job(j).end_time;
+            let late = end > sim.job(j).deadline();
+            sim.finish(j, end, late);
+        }
         if self.end_at != Some(now) {
             return;
         }
         for k in 0..self.ends.len() {
             let (j, end) = self.ends[k];
+            if !sim.completes(j) {
+                continue;
+            }
             self.leave_queue(j);
             let late = end > sim.job(j).deadline();
             sim.finish(j, end, late);

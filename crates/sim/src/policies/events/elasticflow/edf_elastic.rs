@@ -65,7 +65,7 @@ impl EventPolicy for EdfElastic {
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
         for &j in ends {
             let job = sim.job(j);
-            if sim.is_placed(j) {
+            if sim.is_placed(j) && sim.completes(j) {
                 let late = job.end_time > job.deadline();
                 sim.finish(j, job.end_time, late);
             }

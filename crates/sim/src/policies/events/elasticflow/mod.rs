@@ -104,13 +104,13 @@ impl EventPolicy for ElasticFlow {
         sim.run_all_jobs(delta, now)
     }
 
-    /// Ending jobs that hold a placement finish; late iff the unaligned planned end is after
-    /// the deadline (§6.3).
+    /// Ending jobs that hold a placement finish (on a real cluster, once their processes did);
+    /// late iff the unaligned planned end is after the deadline (§6.3).
     fn complete(&mut self, sim: &mut EventSim, _now: SimTime, ends: &[JobIdx]) {
         self.ended = !ends.is_empty();
         for &j in ends {
             let job = sim.job(j);
-            if !sim.is_placed(j) {
+            if !sim.is_placed(j) || !sim.completes(j) {
                 continue;
             }
             let late = job.real_end_time.unwrap_or(job.end_time) > job.deadline();
