@@ -1,10 +1,11 @@
-//! The family's schedulers as specs name them: `pollux`, `pollux-tiresias` and
-//! `pollux-optimus-oracle`, each a [`PolluxFrame`] over the measured profiles (a folder input,
+//! The family's schedulers as specs name them: `pollux`, `pollux-tiresias`,
+//! `pollux-optimus-oracle` and `afs`, each a [`PolluxFrame`] over the measured profiles (a folder input,
 //! default the `pollux-profiles` dataset), deciding every `interval_s` (Pollux's `--interval`,
 //! default `engine.round_s`; the paper uses 60 s), with the interference slowdown as an option
 //! (Pollux's `--interference`); `pollux` also takes interference avoidance (on by default, the
 //! paper's).
 
+use super::afs::PolluxAfs;
 use super::frame::{Allocator, PolluxFrame};
 use super::nsga2::Settings;
 use super::optimus::PolluxOptimus;
@@ -208,6 +209,14 @@ frame_policy!(
     "Pollux's Optimus+Oracle+TunedJobs: GPUs by marginal remaining-time gain from measured step times, every round_s",
     "Pollux simulator's optimus.py (OSDI'21 artifact); not blox's `optimus-oracle` (Blox's order on durations)",
     PolluxOptimus::default()
+);
+
+frame_policy!(
+    afs,
+    "afs",
+    "AFS (NSDI'21): each GPU in turn to the job gaining most throughput relative to its own (shortest job first among jobs without GPUs), the workload's batch, goodput job model, every round_s",
+    "DeepBoot simulator's afs.py (AFS-L on Pollux's artifact lineage); a job is not offered a GPU its batch cannot be split over (DeepBoot stops there)",
+    PolluxAfs::default()
 );
 
 /// The original's search: 100 candidates evolved for 100 generations per decision.
