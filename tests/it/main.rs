@@ -31,6 +31,7 @@ mod interop;
 mod muri_original;
 mod muri_paper;
 mod placements;
+mod pollux_afs;
 mod pollux_cli;
 mod pollux_generator;
 mod pollux_original;

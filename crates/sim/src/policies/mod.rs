@@ -76,6 +76,7 @@ pub const ALL: &[&PolicyInfo] = &[
     &pollux::registered::pollux::INFO,
     &pollux::registered::tiresias::INFO,
     &pollux::registered::optimus_oracle::INFO,
+    &pollux::registered::afs::INFO,
     &edf::INFO,
     &edf::edf_admission::INFO,
     &elasticflow::edf_elastic::INFO,

@@ -4,9 +4,10 @@
 //! ([`profile`], [`job`]), restarts on every change of allocation, and the policies as
 //! allocators of node-id lists over the shared [`frame`]: [`scheduler`] (Pollux: each job's
 //! [`agent`] picks its batch, a seeded [`nsga2`] search picks the GPUs), [`tiresias`]
-//! (Tiresias+TunedJobs) and [`optimus`] (Optimus+Oracle+TunedJobs), registered as specs name
-//! them in [`registered`].
+//! (Tiresias+TunedJobs), [`optimus`] (Optimus+Oracle+TunedJobs) and [`afs`] (AFS as DeepBoot's
+//! simulator runs it), registered as specs name them in [`registered`].
 
+pub mod afs;
 pub mod agent;
 pub mod frame;
 pub mod job;

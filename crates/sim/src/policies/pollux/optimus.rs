@@ -54,7 +54,7 @@ impl PolluxOptimus {
 
 /// Remaining optimizer steps as the oracle counts them (§6.2): from the cumulative count after
 /// epoch row `epoch` to the last row, 1 once the last epoch is reached.
-fn remaining_steps(app: &Application, batch: u32, epoch: usize) -> Result<f64, String> {
+pub fn remaining_steps(app: &Application, batch: u32, epoch: usize) -> Result<f64, String> {
     let last = app.max_epochs - 1;
     if last <= epoch {
         return Ok(1.0);

@@ -1,10 +1,11 @@
-//! The family's schedulers as specs name them: `pollux`, `pollux-tiresias` and
-//! `pollux-optimus-oracle`, each a [`PolluxFrame`] over the measured profiles (a folder input,
+//! The family's schedulers as specs name them: `pollux`, `pollux-tiresias`,
+//! `pollux-optimus-oracle` and `afs`, each a [`PolluxFrame`] over the measured profiles (a folder input,
 //! default the `pollux-profiles` dataset), deciding every `interval_s` (Pollux's `--interval`,
 //! default `engine.round_s`; the paper uses 60 s), with the interference slowdown as an option
 //! (Pollux's `--interference`); `pollux` also takes interference avoidance (on by default, the
 //! paper's).
 
+use super::afs::PolluxAfs;
 use super::frame::{Allocator, PolluxFrame};
 use super::nsga2::Settings;
 use super::optimus::PolluxOptimus;
@@ -19,8 +20,12 @@ use crate::policies::{
 use serde::Deserialize;
 use std::sync::Arc;
 
-/// The placement both bring: the simulator's node-id lists, most free GPUs first.
+/// The placement both baselines and Pollux bring: the simulator's node-id lists, most free GPUs
+/// first.
 pub const NODE_LISTS: OwnPlacement = OwnPlacement { name: "pollux-most-free", alternatives: &[] };
+
+/// AFS's placement: node-id lists, the fullest node that holds what is still needed first.
+pub const BEST_FIT_LISTS: OwnPlacement = OwnPlacement { name: "afs-best-fit", alternatives: &[] };
 
 /// The profiles a spec gets when it names none.
 const DEFAULT_PROFILES: &str = "pollux-profiles/traces/";
@@ -157,7 +162,7 @@ impl InputData for Profiles {
 }
 
 macro_rules! frame_policy {
-    ($module:ident, $name:literal, $summary:literal, $source:literal, $allocator:expr) => {
+    ($module:ident, $name:literal, $summary:literal, $source:literal, $placement:expr, $allocator:expr) => {
         pub mod $module {
             use super::*;
             use crate::policies::{PolicyInfo, parse_options};
@@ -169,7 +174,7 @@ macro_rules! frame_policy {
                 summary: $summary,
                 options: OPTIONS,
                 source: $source,
-                placement: Some(NODE_LISTS),
+                placement: Some($placement),
                 parse: &parse_options::<Options>,
             };
 
@@ -199,6 +204,7 @@ frame_policy!(
     "pollux-tiresias",
     "Pollux's Tiresias+TunedJobs: 2 FIFO queues (16 GPU-h), the workload's GPUs and batch, goodput job model, every round_s",
     "Pollux simulator's tiresias.py (OSDI'21 artifact); not blox's `tiresias` (ElasticFlow's dlas-gpu on durations)",
+    NODE_LISTS,
     PolluxTiresias::default()
 );
 
@@ -207,7 +213,17 @@ frame_policy!(
     "pollux-optimus-oracle",
     "Pollux's Optimus+Oracle+TunedJobs: GPUs by marginal remaining-time gain from measured step times, every round_s",
     "Pollux simulator's optimus.py (OSDI'21 artifact); not blox's `optimus-oracle` (Blox's order on durations)",
+    NODE_LISTS,
     PolluxOptimus::default()
+);
+
+frame_policy!(
+    afs,
+    "afs",
+    "AFS (NSDI'21): each GPU in turn to the job gaining most throughput relative to its own (shortest job first among jobs without GPUs), the workload's batch, goodput job model, every round_s",
+    "DeepBoot simulator's afs.py (AFS-L on Pollux's artifact lineage); a job is not offered a GPU its batch cannot be split over (DeepBoot stops there)",
+    BEST_FIT_LISTS,
+    PolluxAfs::default()
 );
 
 /// The original's search: 100 candidates evolved for 100 generations per decision.
