@@ -506,7 +506,13 @@ fn run_row(info: &RunInfo, provenance: &Provenance, summary: &RunSummary, wall_t
 fn table_batch<R: TableRow>(run: &RunRow, rows: &[R]) -> Result<RecordBatch, ResultsErrorKind> {
     let mut table = TableBuilder::default();
     for column in STAMP {
-        table = table.column(column.name(), column.nullable(), array(column, repeat_n(run, rows.len()))?);
+        let values = match column.access {
+            // Built once and copied, not looked up and appended row by row: a timeline has a row
+            // per round and these texts are most of its bytes.
+            Access::Text(get, _) => Arc::new(StringArray::new_repeated(get(run), rows.len())),
+            _ => array(column, repeat_n(run, rows.len()))?,
+        };
+        table = table.column(column.name(), column.nullable(), values);
     }
     for column in R::COLUMNS {
         table = table.column(column.name(), column.nullable(), array(column, rows.iter())?);

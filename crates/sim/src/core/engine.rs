@@ -166,6 +166,12 @@ pub struct Engine<S: Iterator<Item = JobSpec>, X: Executor = Simulated> {
     cluster: Cluster,
     jobs: JobTable,
     order: Vec<JobSlot>,
+    /// By slot index, what the round's walks over the order read, kept apart from the jobs so
+    /// that a walk over hundreds of waiting jobs reads a few bytes of each.
+    slot_states: Vec<SlotState>,
+    /// The jobs holding something after the last decision, in `order`'s order: what a round's
+    /// progress and quanta walk, instead of every active job.
+    running: Vec<JobSlot>,
     arrivals: Vec<JobSpec>,
     admitted: Vec<JobSpec>,
     decisions: PlacementDecisions,
@@ -221,6 +227,8 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             source: source.peekable(),
             jobs: JobTable::default(),
             order: Vec::new(),
+            slot_states: Vec::new(),
+            running: Vec::new(),
             arrivals: Vec::new(),
             admitted: Vec::new(),
             decisions: PlacementDecisions::default(),
@@ -347,10 +355,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
     /// and abandoned jobs leave the cluster, interrupted ones wait again, lost nodes leave it.
     fn advance_running_jobs(&mut self, now: SimTime, timing: RoundTiming) {
         self.finished_slots.clear();
-        for &slot in &self.order {
-            if !self.jobs[slot].is_running() {
-                continue;
-            }
+        for &slot in &self.running {
             let whole_work = self.policies.decision.whole_work(&self.jobs[slot].spec);
             let Observation { quantum, interrupted } = self.executor.observe(&self.jobs[slot], whole_work);
             let job = &mut self.jobs[slot];
@@ -387,6 +392,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             return;
         }
         for &(slot, end) in &self.finished_slots {
+            self.slot_states[slot.0 as usize] = SlotState::VACANT;
             let job = self.jobs.remove(slot);
             self.cluster.release_holding(&job.gpus, job.spec.milli_per_gpu(), slot);
             self.cluster.release_host(&job.host);
@@ -399,8 +405,8 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
                 self.records.close(record_of(&job, end, self.policies.decision.promoted(&job)));
             }
         }
-        let jobs = &self.jobs;
-        self.order.retain(|&slot| jobs.contains(slot));
+        let states = &self.slot_states;
+        self.order.retain(|&slot| states[slot.0 as usize].active);
     }
 
     /// Jobs whose node was lost (and that did not also complete or fail in their last round)
@@ -414,6 +420,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             job.host.clear();
             job.life.preemptions += 1;
             job.last_scheduled = now;
+            self.slot_states[slot.0 as usize].stopped(now);
             self.preemptions += 1;
             self.running_jobs -= 1;
         }
@@ -423,11 +430,8 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
     fn start_quanta(&mut self, now: SimTime, timing: RoundTiming) -> Option<SimTime> {
         let round = self.config.round_seconds;
         let mut last_end: Option<SimTime> = None;
-        for &slot in &self.order {
+        for &slot in &self.running {
             let job = &self.jobs[slot];
-            if !job.is_running() {
-                continue;
-            }
             let quantum = self.policies.decision.quantum(job, &self.cluster, round);
             let end = now + quantum.seconds;
             last_end = Some(last_end.map_or(end, |e: SimTime| e.max(end)));
@@ -521,7 +525,14 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
         self.arrivals.clear();
         for spec in self.admitted.drain(..) {
             self.active_gpu_demand += u64::from(spec.gpus);
-            let slot = self.jobs.insert(ActiveJob::admitted(spec, now, self.config.round_seconds));
+            let job = ActiveJob::admitted(spec, now, self.config.round_seconds);
+            let state = SlotState { active: true, running: false, promoted: false, since: job.last_scheduled };
+            let slot = self.jobs.insert(job);
+            let index = slot.0 as usize;
+            if index >= self.slot_states.len() {
+                self.slot_states.resize(index + 1, SlotState::VACANT);
+            }
+            self.slot_states[index] = state;
             self.order.push(slot);
         }
     }
@@ -529,6 +540,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
     /// Steps 3b-4: carry out the placement's decisions and update starvation counters.
     fn apply_decisions(&mut self, now: SimTime) {
         for &slot in &self.decisions.reject {
+            self.slot_states[slot.0 as usize] = SlotState::VACANT;
             let job = self.jobs.remove(slot);
             debug_assert!(!job.is_running(), "job {} rejected while running", job.spec.id);
             self.active_gpu_demand -= u64::from(job.spec.gpus);
@@ -540,8 +552,8 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             }
         }
         if !self.decisions.reject.is_empty() {
-            let jobs = &self.jobs;
-            self.order.retain(|&slot| jobs.contains(slot));
+            let states = &self.slot_states;
+            self.order.retain(|&slot| states[slot.0 as usize].active);
         }
         for &slot in &self.decisions.preempt {
             let job = &mut self.jobs[slot];
@@ -549,6 +561,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             job.host.clear();
             job.life.preemptions += 1;
             job.last_scheduled = now;
+            self.slot_states[slot.0 as usize].stopped(now);
         }
         self.preemptions += self.decisions.preempt.len() as u64;
         self.running_jobs -= self.decisions.preempt.len() as u32;
@@ -561,6 +574,7 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             job.host = host;
             job.pending_overhead =
                 self.policies.overhead.as_ref().map_or(0.0, |m| m.launch_overhead(&job.spec, resumed));
+            self.slot_states[slot.0 as usize].running = job.is_running();
         }
         self.resizes += self.decisions.resize.len() as u64;
         for Launch { job: slot, gpus, host } in &self.decisions.resize {
@@ -570,16 +584,23 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             job.host.clone_from(host);
             job.life.resizes += 1;
             job.pending_overhead += self.policies.overhead.as_ref().map_or(0.0, |m| m.resize_overhead(&job.spec));
+            self.slot_states[slot.0 as usize].running = job.is_running();
         }
         // Blox's guard: a job that has not run, been launched or been preempted for
-        // `starvation_guard` seconds is promoted for good.
+        // `starvation_guard` seconds is promoted for good. The same walk lists the running jobs.
+        self.running.clear();
         for &slot in &self.order {
-            let job = &mut self.jobs[slot];
-            if job.is_running() {
-                job.last_scheduled = now;
-            } else if self.config.starvation_guard.is_some_and(|g| now - job.last_scheduled >= g) {
-                job.life.promoted = true;
+            let state = &mut self.slot_states[slot.0 as usize];
+            if state.running {
+                self.running.push(slot);
+            } else if !state.promoted && self.config.starvation_guard.is_some_and(|g| now - state.since >= g) {
+                state.promoted = true;
+                self.jobs[slot].life.promoted = true;
             }
+        }
+        for &slot in &self.running {
+            self.jobs[slot].last_scheduled = now;
+            self.slot_states[slot.0 as usize].since = now;
         }
     }
 
@@ -637,6 +658,28 @@ impl<S: Iterator<Item = JobSpec>, X: Executor> Engine<S, X> {
             },
         };
         Ok(RunTables { summary: summary.finish(totals), timeline: self.timeline })
+    }
+}
+
+/// What the engine's walks over the order read of the job in one slot. `since` is the job's
+/// `last_scheduled`, which for a waiting job is where the starvation guard counts from.
+#[derive(Debug, Clone, Copy)]
+struct SlotState {
+    /// The slot holds an active job (finished and rejected jobs leave the order by it).
+    active: bool,
+    running: bool,
+    /// The guard promoted the job (it never checks it again).
+    promoted: bool,
+    since: SimTime,
+}
+
+impl SlotState {
+    const VACANT: SlotState = SlotState { active: false, running: false, promoted: false, since: 0.0 };
+
+    /// The job lost what it held at `now` (preempted, or its node was lost).
+    fn stopped(&mut self, now: SimTime) {
+        self.running = false;
+        self.since = now;
     }
 }
 

@@ -529,7 +529,8 @@ fn draw_bitmap(
     Ok(downsample(&buffer, (width, height), factor as usize))
 }
 
-/// Box-filters `factor`x`factor` blocks: the anti-aliasing the rasteriser lacks.
+/// Box-filters `factor`x`factor` blocks: the anti-aliasing the rasteriser lacks. Sums a row of
+/// blocks at a time, reading the work buffer (up to [`PNG_MAX_WORK_BYTES`]) once, in order.
 fn downsample(buffer: &[u8], (width, height): (u32, u32), factor: usize) -> Vec<u8> {
     if factor == 1 {
         return buffer.to_vec();
@@ -538,19 +539,19 @@ fn downsample(buffer: &[u8], (width, height): (u32, u32), factor: usize) -> Vec<
     let source_row = width * factor * 3;
     let block = (factor * factor) as u32;
     let mut out = Vec::with_capacity(width * height * 3);
-    for y in 0..height {
-        for x in 0..width {
-            for channel in 0..3 {
-                let mut sum = 0u32;
-                for dy in 0..factor {
-                    let row = (y * factor + dy) * source_row;
-                    for dx in 0..factor {
-                        sum += buffer[row + (x * factor + dx) * 3 + channel] as u32;
-                    }
+    let mut sums = vec![0u32; width * 3];
+    for rows in buffer.chunks_exact(source_row * factor).take(height) {
+        sums.fill(0);
+        for row in rows.chunks_exact(source_row) {
+            for (sum, blocks) in sums.chunks_exact_mut(3).zip(row.chunks_exact(factor * 3)) {
+                for pixel in blocks.chunks_exact(3) {
+                    sum[0] += u32::from(pixel[0]);
+                    sum[1] += u32::from(pixel[1]);
+                    sum[2] += u32::from(pixel[2]);
                 }
-                out.push(((sum + block / 2) / block) as u8);
             }
         }
+        out.extend(sums.iter().map(|&sum| ((sum + block / 2) / block) as u8));
     }
     out
 }

@@ -601,3 +601,25 @@ fn published_values_are_drawn_over_bars_and_lines_and_counted_in_words() {
     let plain = svg(Drawing::Line(&line, &[]), Size::default(), "").unwrap();
     assert_eq!((published(&plain), published(&marked)), ((0, 0), (1, 1)));
 }
+
+/// The box filter averages each `factor`x`factor` block per channel, rounding half up.
+#[test]
+fn downsampling_averages_each_block_per_channel() {
+    let (width, height, factor) = (5usize, 4usize, 3usize);
+    let mut noise = Noise(7);
+    let buffer: Vec<u8> = (0..width * factor * height * factor * 3).map(|_| (noise.next() * 256.0) as u8).collect();
+    let out = downsample(&buffer, (width as u32, height as u32), factor);
+    assert_eq!(out.len(), width * height * 3);
+    for (y, x, channel) in (0..height).flat_map(|y| (0..width).flat_map(move |x| (0..3).map(move |c| (y, x, c)))) {
+        let sum: u32 = (0..factor)
+            .flat_map(|dy| (0..factor).map(move |dx| (dy, dx)))
+            .map(|(dy, dx)| u32::from(buffer[((y * factor + dy) * width * factor + x * factor + dx) * 3 + channel]))
+            .sum();
+        let block = (factor * factor) as u32;
+        assert_eq!(u32::from(out[(y * width + x) * 3 + channel]), (sum + block / 2) / block, "pixel ({x}, {y})");
+    }
+    assert_eq!(
+        downsample(&buffer[..width * height * 3], (width as u32, height as u32), 1),
+        buffer[..width * height * 3]
+    );
+}

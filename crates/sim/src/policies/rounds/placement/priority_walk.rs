@@ -21,9 +21,30 @@ pub trait GpuChooser {
 /// Reusable buffers of the walk.
 #[derive(Default)]
 pub struct PriorityWalk {
-    running_positions: Vec<usize>,
     /// Whether the job at each position was preempted by this walk (it may be placed again).
     preempted: Vec<bool>,
+}
+
+/// The jobs holding GPUs when the walk starts, from the lowest priority up: found by scanning
+/// the order backwards only as far as victims are needed, so that a round without preemptions
+/// does not read the waiting jobs below the last one placed.
+struct Victims {
+    /// Positions at and above this one are scanned.
+    scanned_from: usize,
+    /// The lowest-priority running job not yet preempted, once found.
+    next: Option<usize>,
+}
+
+impl Victims {
+    fn peek(&mut self, jobs: &JobTable, order: &[JobSlot]) -> Option<usize> {
+        while self.next.is_none() && self.scanned_from > 0 {
+            self.scanned_from -= 1;
+            if jobs[order[self.scanned_from]].is_running() {
+                self.next = Some(self.scanned_from);
+            }
+        }
+        self.next
+    }
 }
 
 impl PriorityWalk {
@@ -35,9 +56,9 @@ impl PriorityWalk {
         cluster: &mut Cluster,
         decisions: &mut PlacementDecisions,
     ) {
-        // Jobs holding GPUs when the walk starts, by position; victims come off the back.
-        self.running_positions.clear();
-        self.running_positions.extend(order.iter().enumerate().filter(|(_, s)| jobs[**s].is_running()).map(|(i, _)| i));
+        // The walk changes no job (the engine applies its decisions), so a job below the one
+        // being placed still holds what it held when the walk started.
+        let mut victims = Victims { scanned_from: order.len(), next: None };
         self.preempted.clear();
         self.preempted.resize(order.len(), false);
         let mut gpus = Vec::new();
@@ -48,11 +69,11 @@ impl PriorityWalk {
             }
             let mut found = chooser.choose(cluster, &job.spec, &mut gpus);
             while !found {
-                let Some(&victim_pos) = self.running_positions.last() else { break };
+                let Some(victim_pos) = victims.peek(jobs, order) else { break };
                 if victim_pos <= idx {
                     break;
                 }
-                self.running_positions.pop();
+                victims.next = None;
                 self.preempted[victim_pos] = true;
                 let victim = order[victim_pos];
                 let held = &jobs[victim];
