@@ -115,10 +115,11 @@ fn every_registry_file_is_a_trace_or_a_named_non_trace() {
     // whole family of files. A registry change updates them. (The 87 traces and 308,401 jobs are
     // also what the project's mirror held when its folder was counted instead; the fgd dataset
     // adds 19 pod lists with times, read as Alibaba traces, and 6 node and pod lists without;
-    // Pollux adds 24 workloads of 80, 240 and 320 jobs and 52 profile tables of six models.)
+    // Pollux adds 24 workloads of 80, 240 and 320 jobs, 52 profile tables of six models, and 8
+    // realistic workloads of 160 jobs.)
     assert_eq!(
         (files, traces, non_traces, prose, jobs),
-        (297, 130, 163, 4, 430_637),
+        (305, 138, 163, 4, 431_917),
         "files, traces, non-traces, prose, jobs"
     );
 }
