@@ -374,7 +374,7 @@ mod tests {
         );
         let names: Vec<&str> = specs.iter().map(WorkloadSpec::name).collect();
         assert!(names.iter().all(|n| WorkloadSpec::ALL.iter().any(|e| e.name == *n)));
-        assert_eq!(WorkloadSpec::ALL.len(), 8);
+        assert_eq!(WorkloadSpec::ALL.len(), 9);
     }
 
     #[test]
