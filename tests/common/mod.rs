@@ -8,6 +8,7 @@
 pub mod browser;
 mod cli;
 mod data;
+pub mod pollux;
 
 #[allow(unused_imports)] // only the CLI tests run the binary
 pub use cli::*;

@@ -3,32 +3,14 @@
 //! profiles with the artifact's 30 s restart: its throughput predictions, where its deal stops,
 //! and its runs of the 1.0x workloads. Data comes through `blox data` (the mirror when set).
 
-use crate::common;
+use crate::common::pollux::{profiles, run};
 
-use blox::core::engine::{Engine, Policies, RunConfig, Tracking};
-use blox::core::{ClusterSpec, JobSpec};
+use blox::core::JobSpec;
 use blox::policies::pollux::afs::{PolluxAfs, packed_throughput};
 use blox::policies::pollux::frame::{Allocator, JobView, Nodes, PolluxFrame};
 use blox::policies::pollux::job::{BatchRule, SimJob};
-use blox::policies::pollux::profile::Profiles;
 use blox::policies::pollux::tiresias::PolluxTiresias;
-use blox::policies::rounds::admission::accept_all::AcceptAll;
-use common::{dataset_file, dataset_files};
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
-
-fn profiles() -> Arc<Profiles> {
-    static PROFILES: OnceLock<Arc<Profiles>> = OnceLock::new();
-    PROFILES
-        .get_or_init(|| {
-            let files: Vec<(&str, Vec<u8>)> = dataset_files("pollux-profiles", "traces/")
-                .into_iter()
-                .map(|(path, local)| (path, std::fs::read(&local).unwrap()))
-                .collect();
-            Arc::new(Profiles::parse(files.iter().map(|(p, b)| (*p, b.as_slice()))).unwrap())
-        })
-        .clone()
-}
 
 /// DeepBoot's `AFS.get_throughout` (samples/s on packed 4-GPU nodes), as it prints them.
 #[test]
@@ -65,46 +47,6 @@ fn a_lone_job_takes_every_gpu_its_batch_can_be_split_over() {
         let expected: Vec<u32> = (0..gpus).map(|g| g / 4).collect();
         assert_eq!(alloc, [expected], "{model} at batch {batch}");
     }
-}
-
-/// The jobs of a Pollux workload CSV (name,time,application,num_replicas,batch_size), by row.
-fn workload(reference: &str) -> Vec<(String, JobSpec)> {
-    let text = std::fs::read_to_string(dataset_file(reference)).unwrap();
-    text.lines()
-        .skip(1)
-        .enumerate()
-        .map(|(i, line)| {
-            let f: Vec<&str> = line.split(',').collect();
-            let time: f64 = f[1].parse().unwrap();
-            let spec = JobSpec {
-                id: i as u64,
-                arrival: time,
-                submitted: time,
-                gpus: f[3].parse().unwrap(),
-                model: Some(f[2].to_string()),
-                batch_size: Some(f[4].parse().unwrap()),
-                ..JobSpec::default()
-            };
-            (f[0].to_string(), spec)
-        })
-        .collect()
-}
-
-/// Every job's JCT by name, Pollux's 16 x 4 GPUs deciding every 60 s.
-fn run(decision: Box<dyn blox::core::RoundPolicy>, reference: &str) -> BTreeMap<String, f64> {
-    let jobs = workload(reference);
-    let names: Vec<String> = jobs.iter().map(|(n, _)| n.clone()).collect();
-    let config = RunConfig {
-        cluster: ClusterSpec::uniform(16, 4),
-        round_seconds: 60.0,
-        tracking: Tracking::All,
-        horizon: None,
-        starvation_guard: None,
-        record_timeline: false,
-    };
-    let policies = Policies { admission: Box::new(AcceptAll), decision, overhead: None };
-    let out = Engine::new(config, policies, jobs.into_iter().map(|(_, s)| s)).unwrap().run().unwrap();
-    out.jobs.iter().map(|r| (names[r.id as usize].clone(), r.jct().expect("every job finishes"))).collect()
 }
 
 fn mean(jcts: &BTreeMap<String, f64>) -> f64 {

@@ -4,28 +4,13 @@
 //! give every file's jobs in order: arrival, application, GPUs and batch size, and the names they
 //! imply. The Philly table, the profiles and the workloads come through the data layer.
 
-use crate::common;
+use crate::common::pollux::{WorkloadRow, workload_rows};
 
 use blox::workload::pollux_generator::{Configurations, PolluxGeneratorParams};
 use blox::workload::{WorkloadContext, WorkloadSpec};
 use std::path::Path;
 
-/// A generated or shipped job: name, arrival, application, GPUs, batch size.
-type Row = (String, f64, String, u32, u32);
-
-fn shipped(reference: &str) -> Vec<Row> {
-    let text = std::fs::read_to_string(common::dataset_file(reference)).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("name,time,application,num_replicas,batch_size"), "{reference}");
-    lines
-        .map(|line| {
-            let f: Vec<&str> = line.split(',').collect();
-            (f[0].to_string(), f[1].parse().unwrap(), f[2].to_string(), f[3].parse().unwrap(), f[4].parse().unwrap())
-        })
-        .collect()
-}
-
-fn generated(num_jobs: u32, seed: u64, configurations: Configurations) -> Vec<Row> {
+fn generated(num_jobs: u32, seed: u64, configurations: Configurations) -> Vec<WorkloadRow> {
     let params =
         PolluxGeneratorParams { num_jobs, start_hour: 2, hours: 8, seed: Some(seed), configurations, label: None };
     let context = WorkloadContext { load: None, seed: 99, base_dir: Path::new("."), cluster_gpus: 64 };
@@ -50,7 +35,7 @@ fn every_shipped_workload_is_regenerated_job_for_job() {
     for (folder, num_jobs, configurations) in variants {
         for seed in 1..=8 {
             let reference = format!("{folder}/workload-{seed}.csv");
-            assert_eq!(generated(num_jobs, seed, configurations), shipped(&reference), "{reference}");
+            assert_eq!(generated(num_jobs, seed, configurations), workload_rows(&reference), "{reference}");
         }
     }
 }
@@ -62,7 +47,7 @@ fn every_shipped_workload_is_regenerated_job_for_job() {
 fn seeds_and_variants_behave_as_the_original() {
     let tuned = generated(160, 3, Configurations::Tuned);
     let realistic = generated(160, 3, Configurations::Realistic);
-    let names_times = |rows: &[Row]| rows.iter().map(|r| (r.0.clone(), r.1)).collect::<Vec<_>>();
+    let names_times = |rows: &[WorkloadRow]| rows.iter().map(|r| (r.0.clone(), r.1)).collect::<Vec<_>>();
     assert_eq!(names_times(&tuned), names_times(&realistic));
     assert_ne!(tuned, realistic);
     let params = PolluxGeneratorParams {

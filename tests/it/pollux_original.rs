@@ -6,31 +6,13 @@
 //! artifact's `results-jobload/*/summary.json`). Profiles and workloads come through the data
 //! layer (datasets `pollux-profiles`, `pollux-workloads`, `pollux-workloads-load`).
 
-use crate::common;
+use crate::common::pollux::{profiles, run};
 
-use blox::core::engine::{Engine, Policies, RunConfig, Tracking};
-use blox::core::{ClusterSpec, JobSpec};
 use blox::policies::pollux::frame::PolluxFrame;
 use blox::policies::pollux::optimus::{PolluxOptimus, oracle_step_time};
-use blox::policies::pollux::profile::{Application, Profiles};
+use blox::policies::pollux::profile::Application;
 use blox::policies::pollux::tiresias::PolluxTiresias;
-use blox::policies::rounds::admission::accept_all::AcceptAll;
-use common::{dataset_file, dataset_files};
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
-
-fn profiles() -> Arc<Profiles> {
-    static PROFILES: OnceLock<Arc<Profiles>> = OnceLock::new();
-    PROFILES
-        .get_or_init(|| {
-            let files: Vec<(&str, Vec<u8>)> = dataset_files("pollux-profiles", "traces/")
-                .into_iter()
-                .map(|(path, local)| (path, std::fs::read(&local).unwrap()))
-                .collect();
-            Arc::new(Profiles::parse(files.iter().map(|(p, b)| (*p, b.as_slice()))).unwrap())
-        })
-        .clone()
-}
 
 fn app(name: &str) -> Application {
     let profiles = profiles();
@@ -145,29 +127,6 @@ fn fixed_batches_and_the_optimus_oracle_are_the_originals() {
     }
 }
 
-/// The jobs of a Pollux workload CSV (name,time,application,num_replicas,batch_size), by row.
-fn workload(reference: &str) -> Vec<(String, JobSpec)> {
-    let text = std::fs::read_to_string(dataset_file(reference)).unwrap();
-    text.lines()
-        .skip(1)
-        .enumerate()
-        .map(|(i, line)| {
-            let f: Vec<&str> = line.split(',').collect();
-            let time: f64 = f[1].parse().unwrap();
-            let spec = JobSpec {
-                id: i as u64,
-                arrival: time,
-                submitted: time,
-                gpus: f[3].parse().unwrap(),
-                model: Some(f[2].to_string()),
-                batch_size: Some(f[4].parse().unwrap()),
-                ..JobSpec::default()
-            };
-            (f[0].to_string(), spec)
-        })
-        .collect()
-}
-
 fn published(policy: &str, load: &str, workload: &str) -> BTreeMap<String, f64> {
     let path = format!("{}/tests/fixtures/pollux-original/published-jcts.csv", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).unwrap();
@@ -179,22 +138,6 @@ fn published(policy: &str, load: &str, workload: &str) -> BTreeMap<String, f64> 
             (f[0] == policy && f[1] == load && f[2] == workload).then(|| (f[3].to_string(), f[4].parse().unwrap()))
         })
         .collect()
-}
-
-fn run(decision: Box<dyn blox::core::RoundPolicy>, reference: &str) -> BTreeMap<String, f64> {
-    let jobs = workload(reference);
-    let names: Vec<String> = jobs.iter().map(|(n, _)| n.clone()).collect();
-    let config = RunConfig {
-        cluster: ClusterSpec::uniform(16, 4),
-        round_seconds: 60.0,
-        tracking: Tracking::All,
-        horizon: None,
-        starvation_guard: None,
-        record_timeline: false,
-    };
-    let policies = Policies { admission: Box::new(AcceptAll), decision, overhead: None };
-    let out = Engine::new(config, policies, jobs.into_iter().map(|(_, s)| s)).unwrap().run().unwrap();
-    out.jobs.iter().map(|r| (names[r.id as usize].clone(), r.jct().expect("every job finishes"))).collect()
 }
 
 #[track_caller]
