@@ -11,7 +11,7 @@ Experiments are matched by directory name and runs by their grid point (label, c
 workload, load, seed), not by run key: keys hash the build, so they differ by design. Every data
 column of `runs`, `jobs` and `timeline` must be equal, floats bit for bit; only the columns that
 describe the build or the machine are left out (`run_key`, `spec_sha256`, `blox_version`,
-`wall_time_s`). Prints one line per experiment and every difference; exits 1 if any.
+`wall_time_s`, `cpu_time_s`). Prints one line per experiment and every difference; exits 1 if any.
 
 `--ignore COLUMN` (repeatable) leaves more columns out: two policies that must decide alike under
 different names, e.g. a Python scheduler against the built-in it restates,
@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 
 TABLES = ("runs", "jobs", "timeline")
 GRID = ("label", "cluster", "workload", "load", "seed")
-NOT_DATA = {"run_key", "spec_sha256", "blox_version", "wall_time_s"}
+NOT_DATA = {"run_key", "spec_sha256", "blox_version", "wall_time_s", "cpu_time_s"}
 
 
 def experiments(root: Path):

@@ -413,6 +413,7 @@ mod tests {
                 deadlines: crate::core::DeadlineStats::default(),
             },
             wall_time_s: 0.0,
+            cpu_time_s: 0.0,
         }
     }
 

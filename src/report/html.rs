@@ -158,9 +158,15 @@ fn provenance(out: &mut String, e: &Experiment) {
     if !rows.is_empty() {
         let total: f64 = rows.iter().map(|r| r.wall_time_s).sum();
         let longest = rows.iter().map(|r| r.wall_time_s).fold(0.0, f64::max);
+        let cpu: f64 = rows.iter().map(|r| r.cpu_time_s).sum();
         fact(
             "Run time",
-            format!("{} in all (sum of the runs' wall times), the longest run {}", duration(total), duration(longest)),
+            format!(
+                "{} in all (sum of the runs' wall times; {} of CPU), the longest run {}",
+                duration(total),
+                duration(cpu),
+                duration(longest)
+            ),
         );
     }
     fact(
@@ -405,6 +411,7 @@ fn data(e: &Experiment) -> Value {
             push(&column.name, row.and_then(|r| metric.value(r)).map_or(Value::Null, number));
         }
         push("wall_time_s", row.map_or(Value::Null, |r| number(r.wall_time_s)));
+        push("cpu_time_s", row.map_or(Value::Null, |r| number(r.cpu_time_s)));
     }
     let longest = e.rows().iter().map(|r| r.summary.makespan).filter(|v| v.is_finite()).fold(0.0, f64::max);
     let time_unit = if longest < 600.0 {

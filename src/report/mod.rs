@@ -243,6 +243,7 @@ fn metric_columns() -> Vec<MetricColumn> {
         })
         .collect();
     columns.push(MetricColumn { name: "wall_time_s".into(), caption: "Wall time of the run", unit: "s" });
+    columns.push(MetricColumn { name: "cpu_time_s".into(), caption: "CPU time of the run", unit: "s" });
     columns
 }
 

@@ -54,13 +54,81 @@ pub struct Source {
     pub tolerance: f64,
 }
 
-/// One line of the cost table.
+/// One line of the cost table: a spec's runs, from their rows' `cpu_time_s` and `wall_time_s`.
 #[derive(Debug, Clone)]
 pub struct Cost {
     pub spec: String,
     pub runs: usize,
+    /// CPU seconds of all its runs: what the spec costs, however loaded the machine was.
     pub cpu_s: f64,
-    pub longest_s: f64,
+    /// The sum of its runs' walls: above `cpu_s` by what waiting for the cores cost.
+    pub wall_s: f64,
+    /// CPU seconds of its costliest run, which no number of cores shortens.
+    pub longest_cpu_s: f64,
+}
+
+impl Cost {
+    pub fn of(spec: &str, rows: &[crate::results::RunRow]) -> Self {
+        Self {
+            spec: spec.to_string(),
+            runs: rows.len(),
+            cpu_s: rows.iter().map(|row| row.cpu_time_s).sum(),
+            wall_s: rows.iter().map(|row| row.wall_time_s).sum(),
+            longest_cpu_s: rows.iter().map(|row| row.cpu_time_s).fold(0.0, f64::max),
+        }
+    }
+}
+
+/// What the whole reproduction cost its process.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProcessCost {
+    /// Wall seconds from the first run's start to the last run's end.
+    pub wall_s: f64,
+    /// CPU seconds of the process over that span.
+    pub cpu_s: f64,
+    /// The process's peak resident memory, in MiB.
+    pub peak_rss_mib: f64,
+}
+
+/// Measures a [`ProcessCost`] from the moment it starts.
+pub struct ProcessClock {
+    started: std::time::Instant,
+    cpu_at_start: f64,
+}
+
+impl ProcessClock {
+    pub fn start() -> Self {
+        Self { started: std::time::Instant::now(), cpu_at_start: usage().0 }
+    }
+
+    pub fn cost(&self) -> ProcessCost {
+        let (cpu_s, peak_rss_mib) = usage();
+        ProcessCost { wall_s: self.started.elapsed().as_secs_f64(), cpu_s: cpu_s - self.cpu_at_start, peak_rss_mib }
+    }
+}
+
+/// The process's CPU seconds (user and system) and peak resident memory in MiB so far; zeros if
+/// the system will not say.
+fn usage() -> (f64, f64) {
+    // SAFETY: all-zero bytes are a valid `rusage`, which the call fills.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable `rusage`.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return (0.0, 0.0);
+    }
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    // Linux counts the peak in KiB, macOS in bytes.
+    let rss_unit = if cfg!(target_os = "macos") { 1.0 } else { 1024.0 };
+    (seconds(usage.ru_utime) + seconds(usage.ru_stime), usage.ru_maxrss as f64 * rss_unit / (1024.0 * 1024.0))
+}
+
+impl ProcessCost {
+    pub fn sentence(&self) -> String {
+        format!(
+            "All runs in one pool: {:.1} s wall, {:.1} s of CPU, peak resident memory {:.0} MiB.",
+            self.wall_s, self.cpu_s, self.peak_rss_mib
+        )
+    }
 }
 
 /// Values asserted and reported across specs.
@@ -265,7 +333,7 @@ pub fn marks(outcomes: &[Outcome], chart: &Chart) -> Vec<Mark> {
 /// The page: a summary, then per spec its figures with their values, the other values, the
 /// sources and notes, then the cost of the runs and the problems met. Each value's check links
 /// to its source in the spec's list.
-pub fn page(specs: &[PaperSpec], summary: &str, wall_s: f64, costs: &[Cost], problems: &[String]) -> String {
+pub fn page(specs: &[PaperSpec], summary: &str, process: ProcessCost, costs: &[Cost], problems: &[String]) -> String {
     let mut out = String::new();
     html::head(&mut out, "Reproduced paper figures");
     out.push_str(
@@ -355,19 +423,21 @@ pub fn page(specs: &[PaperSpec], summary: &str, wall_s: f64, costs: &[Cost], pro
     }
     let _ = writeln!(
         out,
-        "<section id=\"cost\"><h2>Cost</h2>\n<p>All runs in one pool: {wall_s:.1} s wall.</p>\n\
+        "<section id=\"cost\"><h2>Cost</h2>\n<p>{}</p>\n\
          <table class=\"data sortable\"><caption>Runs and their CPU time per spec</caption><thead><tr>\
-         <th scope=\"col\" class=\"text\">spec</th><th scope=\"col\">runs</th><th scope=\"col\">CPU (sum of run walls, s)</th>\
-         <th scope=\"col\">longest run (s)</th></tr></thead><tbody>"
+         <th scope=\"col\" class=\"text\">spec</th><th scope=\"col\">runs</th><th scope=\"col\">CPU (s)</th>\
+         <th scope=\"col\">sum of run walls (s)</th><th scope=\"col\">costliest run (CPU s)</th></tr></thead><tbody>",
+        text(&process.sentence())
     );
     for cost in costs {
         let _ = writeln!(
             out,
-            "<tr><th scope=\"row\" class=\"text\">{}</th><td>{}</td><td>{:.1}</td><td>{:.1}</td></tr>",
+            "<tr><th scope=\"row\" class=\"text\">{}</th><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td></tr>",
             text(&cost.spec),
             cost.runs,
             cost.cpu_s,
-            cost.longest_s
+            cost.wall_s,
+            cost.longest_cpu_s
         );
     }
     out.push_str("</tbody></table>\n");
@@ -582,9 +652,27 @@ mod tests {
             }]),
             notes: Some("a < b".into()),
         };
-        let page = page(&[spec], "PASS: 1 of 1", 1.0, &[], &[]);
+        let page = page(&[spec], "PASS: 1 of 1", ProcessCost::default(), &[], &[]);
         assert_eq!(page.matches("<script").count(), 2);
         assert!(!page.contains("<img") && !page.contains("<b>L"));
         assert!(page.contains("&lt;img src=x onerror=alert(2)&gt;") && page.contains("a &lt; b"));
+    }
+
+    /// A spec's cost sums CPU and wall separately, its costliest run is the one with the most
+    /// CPU, and the process's cost is measured: CPU spent between start and cost counts.
+    #[test]
+    fn costs_count_cpu_apart_from_wall() {
+        let row = |wall_time_s, cpu_time_s| crate::results::RunRow { wall_time_s, cpu_time_s, ..Default::default() };
+        let cost = Cost::of("s", &[row(3.0, 1.0), row(1.0, 2.0)]);
+        assert_eq!((cost.runs, cost.cpu_s, cost.wall_s, cost.longest_cpu_s), (2, 3.0, 4.0, 2.0));
+        let clock = ProcessClock::start();
+        let mut x = 1u64;
+        for i in 0..20_000_000u64 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
+        }
+        let process = clock.cost();
+        assert!(process.cpu_s > 0.0 && process.peak_rss_mib > 0.0, "{process:?}");
+        let page = page(&[], "PASS", process, &[cost], &[]);
+        assert!(page.contains("<td>3.0</td><td>4.0</td><td>2.0</td>"), "{page}");
     }
 }

@@ -22,7 +22,7 @@ use crate::core::{Engine, RecordSink, RoundTiming, RunError, RunTables, StopFlag
 use crate::figures::{self, FigureError, Rendered};
 use crate::live;
 use crate::results::store::{self, SetAside, SetAsideReason};
-use crate::results::{self, AttemptRow, Provenance, RunRow};
+use crate::results::{self, AttemptRow, Provenance, RunCost, RunRow};
 use crate::spec::grid::{RunPlan, expand};
 use crate::spec::inputs::{InputChange, InputDigests, InputFiles};
 use crate::spec::{EngineMode, LiveSpec, Spec, SpecSource};
@@ -499,6 +499,7 @@ fn run_one(
         return Outcome::Skipped;
     }
     let started = Instant::now();
+    let cpu_started = thread_cpu_seconds();
     let info = match plan.info_with_inputs(files) {
         Ok(info) => info,
         Err(e) => return Outcome::Failed(e),
@@ -516,14 +517,26 @@ fn run_one(
         Err(panic) => return Outcome::Failed(format!("internal error (please report): {}", panic_message(&panic))),
     };
     let wall_time_s = started.elapsed().as_secs_f64();
-    if let Err(e) =
-        results::publish_run(experiment_dir, &info, jobs, &tables, attempts.as_deref(), wall_time_s, provenance)
-    {
+    let cost = RunCost { wall_time_s, cpu_time_s: thread_cpu_seconds() - cpu_started };
+    if let Err(e) = results::publish_run(experiment_dir, &info, jobs, &tables, attempts.as_deref(), cost, provenance) {
         return Outcome::Failed(e.to_string());
     }
     // A stale failure record would make `status` contradict the tables; the run itself is safe.
     let _ = store::clear_failure(experiment_dir, key);
     Outcome::Executed { wall_time_s }
+}
+
+/// CPU seconds the calling thread has used: a run is simulated on one worker thread, so the
+/// difference across it is the run's CPU time, whatever else shares the cores.
+fn thread_cpu_seconds() -> f64 {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `now` is a valid timespec for the call to fill; the clock exists on every Linux
+    // and macOS thread. On failure `now` stays zero and the run records no CPU time.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    if status != 0 {
+        return 0.0;
+    }
+    now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
 }
 
 /// A run's tables, and for a live run its attempts.

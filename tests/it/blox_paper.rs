@@ -17,6 +17,10 @@ fn reproduce(name: &str) {
     let options = RunnerOptions { out: out.path().to_owned(), threads: None, force: false, quiet: true };
     let report = runner::run(&source, &spec, &options).unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
+    // A run is simulated on one thread: its CPU time is some, and no more than its wall.
+    for row in &report.rows {
+        assert!(row.cpu_time_s > 0.0 && row.cpu_time_s <= row.wall_time_s + 1e-3, "{:?}", row.info);
+    }
     let expected = read_expected(&sidecar_path(&path)).unwrap();
     let outcomes = evaluate(&expected, &report.rows, &report.experiment_dir);
     assert!(outcomes.len() >= 7, "the sidecar of {name} checks too little");

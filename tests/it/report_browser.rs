@@ -142,7 +142,8 @@ fn the_report_pages_open_in_chromium_with_their_tables_and_figures_and_no_consol
     let tally = Tally::of(std::slice::from_ref(&reproduced));
     assert_eq!(tally, Tally { passed: 7, failed: 0, references: 0 });
     let report = scratch.join("paper/REPORT.html");
-    std::fs::write(&report, paper::page(&[reproduced], &tally.summary(1, 0), 1.0, &[], &[])).unwrap();
+    std::fs::write(&report, paper::page(&[reproduced], &tally.summary(1, 0), paper::ProcessCost::default(), &[], &[]))
+        .unwrap();
     let opened = open(&browser, &report, scratch);
     check_page(&opened, "REPORT.html");
     let dom = &opened.dom;

@@ -837,7 +837,14 @@ mod tests {
             gpu_utilization: 0.5,
             deadlines,
         };
-        RunRow { info, spec_sha256: String::new(), blox_version: String::new(), summary, wall_time_s: 0.0 }
+        RunRow {
+            info,
+            spec_sha256: String::new(),
+            blox_version: String::new(),
+            summary,
+            wall_time_s: 0.0,
+            cpu_time_s: 0.0,
+        }
     }
 
     fn metric_vs(x: GridAxis, select: Selection) -> FigureSpec {

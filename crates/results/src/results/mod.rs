@@ -147,4 +147,15 @@ pub struct RunRow {
     pub blox_version: String,
     pub summary: RunSummary,
     pub wall_time_s: f64,
+    /// CPU seconds of the thread that ran it: unlike the wall time, not inflated when other work
+    /// shares the cores (a streamed trace's reader thread and an external scheduler's process
+    /// are not counted).
+    pub cpu_time_s: f64,
+}
+
+/// What a run cost, as its runs-table row records it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RunCost {
+    pub wall_time_s: f64,
+    pub cpu_time_s: f64,
 }

@@ -251,6 +251,7 @@ const RUNS: &[Column<RunRow>] = &[
         "Average JCT of best-effort jobs",
     ),
     Column::new("wall_time_s", field!(F64, wall_time_s)),
+    Column::new("cpu_time_s", field!(F64, cpu_time_s)),
 ];
 
 impl TableRow for RunRow {

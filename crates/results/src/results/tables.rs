@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use super::error::{AtPath, ResultsError, ResultsErrorKind};
 use super::schema::{Access, Column, STAMP, TableRow, nan_to_null};
 use super::store::{create_temp, ensure_dir};
-use super::{AttemptRow, Provenance, RunInfo, RunRow};
+use super::{AttemptRow, Provenance, RunCost, RunInfo, RunRow};
 use crate::core::placements::axis::{DiscreteRows, timeline_axis};
 use crate::core::{JobRecord, RecordSink, RunSummary, RunTables, TimelineRow};
 
@@ -200,7 +200,9 @@ pub(super) fn write_run(
         jobs.add(record.clone())?;
     }
     let tables = RunTables { summary: output.summary.clone(), timeline: output.timeline.clone() };
-    publish_run(experiment_dir, info, jobs, &tables, None, wall_time_s, provenance)
+    // A CPU time unlike the wall time, so that a column read back from the wrong field shows.
+    let cost = RunCost { wall_time_s, cpu_time_s: wall_time_s / 2.0 };
+    publish_run(experiment_dir, info, jobs, &tables, None, cost, provenance)
 }
 
 /// Completes the run's jobs table and writes its timeline and runs tables, each to a fresh
@@ -221,7 +223,7 @@ pub fn publish_run(
     jobs: JobsWriter,
     tables: &RunTables,
     attempts: Option<&[AttemptRow]>,
-    wall_time_s: f64,
+    cost: RunCost,
     provenance: &Provenance,
 ) -> Result<(), ResultsError> {
     check_run_key(experiment_dir, &info.run_key)?;
@@ -230,7 +232,7 @@ pub fn publish_run(
     let (jobs_temp, jobs_record) = jobs.close()?;
     let mut temporaries = vec![(jobs_temp, file(JOBS_TABLE))];
     let mut record = BTreeMap::from([(JOBS_TABLE, jobs_record)]);
-    let run = run_row(info, provenance, &tables.summary, wall_time_s);
+    let run = run_row(info, provenance, &tables.summary, cost);
     let mut batches = vec![(TIMELINE_TABLE, table_batch(&run, &tables.timeline))];
     if let Some(attempts) = attempts {
         batches.push((ATTEMPTS_TABLE, table_batch(&run, attempts)));
@@ -492,13 +494,14 @@ impl TableBuilder {
 }
 
 /// The runs-table row of a run, whose [`STAMP`] columns every table of the run repeats.
-fn run_row(info: &RunInfo, provenance: &Provenance, summary: &RunSummary, wall_time_s: f64) -> RunRow {
+fn run_row(info: &RunInfo, provenance: &Provenance, summary: &RunSummary, cost: RunCost) -> RunRow {
     RunRow {
         info: info.clone(),
         spec_sha256: provenance.spec_sha256.clone(),
         blox_version: provenance.blox_version.clone(),
         summary: summary.clone(),
-        wall_time_s,
+        wall_time_s: cost.wall_time_s,
+        cpu_time_s: cost.cpu_time_s,
     }
 }
 
@@ -950,7 +953,7 @@ pub(super) mod tests {
         assert_eq!(complete_run(dir.path(), "las-0001").unwrap(), None);
         write_run(dir.path(), &info, &output, 1.25, &provenance()).unwrap();
 
-        let expected = run_row(&info, &provenance(), &output.summary, 1.25);
+        let expected = run_row(&info, &provenance(), &output.summary, RunCost { wall_time_s: 1.25, cpu_time_s: 0.625 });
         assert_eq!(complete_run(dir.path(), "las-0001").unwrap(), Some(expected.clone()));
         assert_eq!(read_runs(dir.path()).unwrap(), vec![expected]);
         assert_eq!(read_jobs(dir.path(), "las-0001").unwrap(), output.jobs);
@@ -1047,7 +1050,7 @@ pub(super) mod tests {
             RecordSink::push(&mut jobs, record.clone()).unwrap();
         }
         let tables = RunTables { summary: output().summary, timeline: Vec::new() };
-        publish_run(dir.path(), &info("many"), jobs, &tables, None, 1.0, &provenance()).unwrap();
+        publish_run(dir.path(), &info("many"), jobs, &tables, None, RunCost::default(), &provenance()).unwrap();
         assert_eq!(read_jobs(dir.path(), "many").unwrap(), records);
         assert_eq!(files_under(dir.path()).len(), 3);
     }
@@ -1273,7 +1276,7 @@ pub(super) mod tests {
     fn older_or_foreign_files_name_the_missing_or_mistyped_column() {
         let dir = tempfile::tempdir().unwrap();
         let path = runs_file(dir.path(), "old");
-        let run = run_row(&info("old"), &provenance(), &output().summary, 1.0);
+        let run = run_row(&info("old"), &provenance(), &output().summary, RunCost::default());
         let full = table_batch(&run, std::slice::from_ref(&run)).unwrap();
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         let write = |batch: &RecordBatch| write_batch(&path, batch);
