@@ -10,7 +10,8 @@ ECOS 2.0.14, numpy, protobuf 3.20.3 and grpcio):
 The scheduler runs unchanged, as its own `__main__`; two of the functions it calls are wrapped,
 only to observe them: the round's capacity constraint (the runnable jobs' GPU counts and the
 cluster's total) and the solve (ECOS's shares afterwards). Each solved round appends one JSON
-line `{"round": k, "gpus": [...], "total": G, "x": [...]}` in the runnable order, so a run can be
+line `{"round": k, "jobs": [...], "gpus": [...], "total": G, "x": [...]}` (job ids, GPU counts and
+shares in the runnable order), so a run can be
 checked for contention (sum of gpus > total) and compared with blox's shares round by round.
 With `--dump-round K`, round K's program as cvxpy hands it to ECOS (`get_problem_data(ECOS)`:
 c, G, h, A, b, cone dims) and ECOS's full solution are written to PROGRAM.json as well.
@@ -37,14 +38,16 @@ def main():
 
     sys.path.insert(0, os.getcwd())
     import cvxpy as cp
-    import utils
+    import utils  # first, as the scheduler imports them: the modules import each other
+    import jobs
 
     out = open(rounds_path, "w")
-    state = {"round": 0, "gpus": None, "total": None}
+    state = {"round": 0, "jobs": None, "gpus": None, "total": None}
 
     base_constraints = utils.get_base_constraints
 
     def observed_constraints(x, scale_factors_array):
+        state["jobs"] = [int(j["job_idx"]) for j in jobs.JOBS.runnable_jobs]
         state["gpus"] = [int(g) for g in scale_factors_array]
         state["total"] = int(utils.CLUSTER.num_gpu)
         return base_constraints(x, scale_factors_array)
@@ -68,7 +71,8 @@ def main():
         result = solve(problem, *a, **kw)
         (x,) = [v for v in problem.variables() if v.ndim == 1]
         shares = [float(v) for v in x.value]
-        out.write(json.dumps({"round": k, "gpus": state["gpus"], "total": state["total"], "x": shares}) + "\n")
+        record = {"round": k, "jobs": state["jobs"], "gpus": state["gpus"], "total": state["total"], "x": shares}
+        out.write(json.dumps(record) + "\n")
         if k == dump_round:
             program["solution"] = {
                 "status": problem.status,
