@@ -111,7 +111,7 @@ pub struct Log {
 }
 
 /// The original simulator's re-run log of `policy` (its `--schedule` name) in `fig`
-/// (`fig10_head` or `fig8a_head`): the project fixture
+/// (`fig10_head`, `fig8a_head`, or a contended Themis run such as `fig10_n4g8`): the project fixture
 /// `tests/fixtures/elasticflow-original/<fig>/<policy>.csv` (the compared columns of its
 /// `job.csv`; provenance in that folder's README).
 pub fn head_log(fig: &str, policy: &str) -> Log {
