@@ -125,8 +125,21 @@ impl<V: Copy + PartialEq> StepFunction<V> {
 pub fn align(start: SimTime, t: SimTime, unit: f64) -> SimTime {
     let offset = t - start;
     // `offset.div_euclid(unit)`, then `+ 1` if `offset.rem_euclid(unit) > 0`: std's two bodies
-    // written out to share their `%` (a libm `fmod` call), the planners' costliest step.
-    let r = offset % unit;
+    // written out to share their `%` (a libm `fmod` call, the planners' costliest step). Whole
+    // seconds below 2^53 take the integer remainder instead, which is the same number (`fmod` is
+    // exact; its -0.0 for a negative multiple becomes 0.0, and only the sign of `r` is read).
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    let (whole_offset, whole_unit) = (offset as i64, unit as i64);
+    let r = if offset.abs() < EXACT
+        && unit.abs() < EXACT
+        && whole_unit != 0
+        && whole_offset as f64 == offset
+        && whole_unit as f64 == unit
+    {
+        (whole_offset % whole_unit) as f64
+    } else {
+        offset % unit
+    };
     let mut k = (offset / unit).trunc();
     if r < 0.0 {
         k = if unit > 0.0 { k - 1.0 } else { k + 1.0 };
@@ -147,6 +160,12 @@ mod tests {
         assert_eq!(align(0.0, 5896.0, 240.0), 6000.0);
         assert_eq!(align(0.0, 480.0, 240.0), 480.0);
         assert_eq!(align(100.0, 100.0, 240.0), 100.0);
+        // Off the whole-second path (fractions, negative offsets, beyond 2^53) as on it.
+        assert_eq!(align(0.0, 480.5, 240.0), 720.0);
+        assert_eq!(align(0.5, 480.5, 240.0), 480.5);
+        assert_eq!(align(1000.0, 500.0, 240.0), 520.0);
+        assert_eq!(align(1000.0, 520.0, 240.0), 520.0);
+        assert_eq!(align(0.0, 9.0e18, 60.0), 9.0e18);
     }
 
     /// The shared `%` gives what `div_euclid` and `rem_euclid` give, bit for bit.

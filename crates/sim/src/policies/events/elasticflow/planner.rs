@@ -87,12 +87,27 @@ impl SizeCaps {
 struct Levels {
     cap: u32,
     rates: Vec<(u32, f64)>,
+    /// The last level, which fits into any count from it on.
+    last: u32,
+    /// By free count below `last`: the largest level that fits ([`Levels::fit`] by index, as
+    /// plans ask it at every key they walk).
+    fit_below_last: Vec<u32>,
+    /// By GPU count: the rate of the first level of that count (plans ask it per period).
+    rate_at: Vec<Option<f64>>,
 }
 
 impl Levels {
     fn of(job: &EventJob, cap: u32) -> Result<Self, RunError> {
         let levels = job.scaling()?.levels().take_while(|&g| g <= cap);
-        Ok(Self { cap, rates: levels.map(|g| job.rate(g).map(|rate| (g, rate))).collect::<Result<_, _>>()? })
+        let rates: Vec<(u32, f64)> = levels.map(|g| job.rate(g).map(|rate| (g, rate))).collect::<Result<_, _>>()?;
+        let last = rates.last().map_or(0, |l| l.0);
+        let largest_fitting = |free: i64| rates.iter().rev().find(|l| i64::from(l.0) <= free).map_or(0, |l| l.0);
+        let fit_below_last = (0..i64::from(last)).map(largest_fitting).collect();
+        let mut rate_at = vec![None; rates.iter().map(|l| l.0 as usize + 1).max().unwrap_or(0)];
+        for &(g, rate) in rates.iter().rev() {
+            rate_at[g as usize] = Some(rate);
+        }
+        Ok(Self { cap, rates, last, fit_below_last, rate_at })
     }
 
     /// `utils.get_next_level`: the level after `gpus` (the first level for 0); `gpus` itself
@@ -111,7 +126,11 @@ impl Levels {
 
     /// `get_last_level(job, free + 1)`: the largest level that fits into `free` GPUs.
     fn fit(&self, free: i64) -> u32 {
-        self.rates.iter().rev().find(|l| i64::from(l.0) <= free).map_or(0, |l| l.0)
+        if free >= i64::from(self.last) {
+            self.last
+        } else {
+            usize::try_from(free).map_or(0, |f| self.fit_below_last[f])
+        }
     }
 
     /// The highest rate of the levels up to `gpus`: no period of a plan at that share runs faster.
@@ -121,9 +140,9 @@ impl Levels {
 
     /// `job`'s iterations per second at `gpus`, which need not be a level.
     fn rate(&self, job: &EventJob, gpus: u32) -> Result<f64, RunError> {
-        match self.rates.iter().find(|l| l.0 == gpus) {
-            Some(&(_, rate)) => Ok(rate),
-            None => job.rate(gpus),
+        match self.rate_at.get(gpus as usize) {
+            Some(&Some(rate)) => Ok(rate),
+            _ => job.rate(gpus),
         }
     }
 }
@@ -258,8 +277,35 @@ struct PlanFor<'a> {
 /// `get_marginal`, and beyond the last key). The keys of `N` stay those of `input` plus the
 /// deadline until the plan ends, so its periods are walked by index.
 fn plan(sc: &mut Scratch, p: &PlanFor, input: &Free, assign: Option<u32>) -> Result<Ends, RunError> {
+    match plan_to_deadline(sc, p, input, assign)? {
+        Planned::Done(ends) => Ok(ends),
+        Planned::Late(late) => plan_late(sc, p, input, assign, late),
+    }
+}
+
+/// How far [`plan_to_deadline`] got.
+enum Planned {
+    /// The plan ends by the deadline, or within its forced first period.
+    Done(Ends),
+    /// No level meets the deadline: steps 3 to 5 remain ([`plan_late`]).
+    Late(Late),
+}
+
+/// Where step 2 left a plan that no level finishes by its deadline.
+struct Late {
+    e: SimTime,
+    ad: SimTime,
+    left: f64,
+    previous: u32,
+    last_free: Option<i64>,
+}
+
+/// Steps 1 and 2 of [`plan`]. Until it returns `Late` the plan's job, allocation and ends read no
+/// key of `input` after the first one past both the start and the aligned deadline (what it
+/// writes past it is the timeline's, which a proposal discards), so a proposal may pass an
+/// `input` cut there.
+fn plan_to_deadline(sc: &mut Scratch, p: &PlanFor, input: &Free, assign: Option<u32>) -> Result<Planned, RunError> {
     let PlanFor { job, levels, start: s, total, slot } = *p;
-    let all = i64::from(total);
     let d = deadline(job);
     let ad = align(s, d, slot);
     let mut left = job.iter_left;
@@ -301,7 +347,7 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &Free, assign: Option<u32>) -> Res
                 set(n, end, last_free.ok_or_else(|| broken(job, "has no free count for the end"))?);
             }
             // Without a key after `s` the deadline stands in for it, so every key matters.
-            return Ok(Ends { end, real, horizon: first.unwrap_or(f64::INFINITY) });
+            return Ok(Planned::Done(Ends { end, real, horizon: first.unwrap_or(f64::INFINITY) }));
         }
         left -= if f == ad { d - s } else { f - s } * rate;
         add(n, s, -i64::from(q));
@@ -339,7 +385,7 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &Free, assign: Option<u32>) -> Res
                 }
                 done += if period_end == ad { d - t } else { period_end - t } * levels.rate(job, g)?;
                 if done >= left {
-                    return layout(sc, p, input, Share { e, ad, left, from: t, q, previous });
+                    return layout(sc, p, input, Share { e, ad, left, from: t, q, previous }).map(Planned::Done);
                 }
                 period_end = t;
             }
@@ -350,6 +396,17 @@ fn plan(sc: &mut Scratch, p: &PlanFor, input: &Free, assign: Option<u32>) -> Res
             break;
         }
     }
+    Ok(Planned::Late(Late { e, ad, left, previous, last_free }))
+}
+
+/// Steps 3 to 5 of [`plan`], which read every key of `input`.
+fn plan_late(sc: &mut Scratch, p: &PlanFor, input: &Free, assign: Option<u32>, late: Late) -> Result<Ends, RunError> {
+    let PlanFor { job, levels, start: s, total, slot } = *p;
+    let Late { e, ad, mut left, previous, mut last_free } = late;
+    let all = i64::from(total);
+    let d = deadline(job);
+    let n = &mut sc.free;
+    let a = &mut sc.alloc;
 
     // Step 3: no level meets the deadline: the largest one tried, as far as it fits, up to it.
     let level = |free: i64| previous.min(levels.fit(free));
@@ -652,6 +709,8 @@ pub struct MssPlanner {
     /// The planned end of each job's last plan by [`MssPlanner::estimate_all`], which the policy
     /// then gives the job with its end event ([`MssPlanner::planned_end`]).
     planned_end: Vec<SimTime>,
+    /// By job: whether its last proposal met no deadline, so that its next reads every key.
+    late_proposal: Vec<bool>,
     /// Before ElasticFlow commit a8c66e6 a scaled-up job kept the real end of its MSS plan.
     keep_real_end: bool,
 }
@@ -675,6 +734,7 @@ impl MssPlanner {
         self.marginal = vec![0.0; jobs.len()];
         self.proposed = vec![None; jobs.len()];
         self.planned_end = vec![0.0; jobs.len()];
+        self.late_proposal = vec![false; jobs.len()];
         Ok(())
     }
 
@@ -758,7 +818,7 @@ impl MssPlanner {
             }
             let gpus = sim.job(j).gpus;
             let next = self.next[j];
-            let ends = self.plan_next(sim, j, now)?;
+            let ends = self.plan_next(sim, j, now, true)?;
             merge(&mut self.scratch.free);
             merge(&mut self.scratch.alloc);
             std::mem::swap(&mut self.previous, &mut self.free);
@@ -838,7 +898,7 @@ impl MssPlanner {
                 return Ok(());
             }
         }
-        let ends = self.plan_next(sim, j, now)?;
+        let ends = self.plan_next(sim, j, now, false)?;
         let proposal = &mut self.scratch.alloc;
         merge(proposal);
         self.marginal[j] = (gpu_time(proposal, ends.end) - gpu_time(job.allocations.points(), job.end_time))
@@ -848,43 +908,71 @@ impl MssPlanner {
     }
 
     /// `j`'s plan with its next level forced now, on the timeline without its current plan,
-    /// left unmerged in the scratch buffers.
-    fn plan_next(&mut self, sim: &EventSim, j: JobIdx, now: SimTime) -> Result<Ends, RunError> {
+    /// left unmerged in the scratch buffers; with the whole new timeline there only if `whole`
+    /// (the chosen scale-up; a proposal needs the plan and its ends only).
+    fn plan_next(&mut self, sim: &EventSim, j: JobIdx, now: SimTime, whole: bool) -> Result<Ends, RunError> {
         let job = sim.job(j);
-        let (free, own, end) = (&self.free, job.allocations.points(), job.end_time);
-        if find(free, end).is_err() && before(free, end).is_none() {
+        let (own, end) = (job.allocations.points(), job.end_time);
+        if find(&self.free, end).is_err() && before(&self.free, end).is_none() {
             return Err(broken(job, "found no timeline key before an end"));
         }
-        // `free` plus `own` until `end` at every key of either and at `end`, merged as it goes;
-        // before the first key of `free` the whole cluster is free (`get_available_gpu`).
-        let tmp = &mut self.without_job;
-        tmp.clear();
-        let (mut i, mut m, mut f, mut held) = (0, 0, i64::from(sim.total_gpus()), 0);
-        let mut end_ahead = true;
-        loop {
-            let mut t = key(free, i).min(key(own, m));
-            if end_ahead {
-                t = t.min(end);
-            }
-            if t == f64::INFINITY {
-                break;
-            }
-            while key(free, i) == t {
-                f = free[i].1;
-                i += 1;
-            }
-            while key(own, m) == t {
-                held = i64::from(own[m].1);
-                m += 1;
-            }
-            end_ahead &= t < end;
-            let v = f + if t < end { held } else { 0 };
-            if tmp.last().is_none_or(|p| p.1 != v) {
-                tmp.push((t, v));
+        let (total, slot) = (sim.total_gpus(), sim.slot());
+        let p = PlanFor { job, levels: &self.levels[j], start: now, total, slot };
+        let next = Some(self.next[j]);
+        // A proposal that meets its deadline reads no key past it: its view is built that far,
+        // unless the job's last proposal met no deadline (then it is built whole at once).
+        if !whole && !self.late_proposal[j] {
+            let limit = align(now, deadline(job), slot).max(now);
+            let cut = view_without(&mut self.without_job, &self.free, (own, end), total, limit);
+            match plan_to_deadline(&mut self.scratch, &p, &self.without_job, next)? {
+                Planned::Done(ends) => return Ok(ends),
+                Planned::Late(late) if !cut => return plan_late(&mut self.scratch, &p, &self.without_job, next, late),
+                Planned::Late(_) => self.late_proposal[j] = true,
             }
         }
-        let p = PlanFor { job, levels: &self.levels[j], start: now, total: sim.total_gpus(), slot: sim.slot() };
-        plan(&mut self.scratch, &p, &self.without_job, Some(self.next[j]))
+        view_without(&mut self.without_job, &self.free, (own, end), total, f64::INFINITY);
+        plan(&mut self.scratch, &p, &self.without_job, next)
+    }
+}
+
+/// A job's view of `free`: `free` plus its own plan `own` until `end`, at every key of either and
+/// at `end`, merged as it goes, into `view`; before the first key of `free` the whole cluster of
+/// `total` GPUs is free (`get_available_gpu`). Stops at the first key of the view past `limit`;
+/// whether keys may follow it.
+fn view_without(
+    view: &mut Free,
+    free: &Free,
+    (own, end): (&[(SimTime, u32)], SimTime),
+    total: u32,
+    limit: SimTime,
+) -> bool {
+    view.clear();
+    let (mut i, mut m, mut f, mut held) = (0, 0, i64::from(total), 0);
+    let mut end_ahead = true;
+    loop {
+        let mut t = key(free, i).min(key(own, m));
+        if end_ahead {
+            t = t.min(end);
+        }
+        if t == f64::INFINITY {
+            return false;
+        }
+        while key(free, i) == t {
+            f = free[i].1;
+            i += 1;
+        }
+        while key(own, m) == t {
+            held = i64::from(own[m].1);
+            m += 1;
+        }
+        end_ahead &= t < end;
+        let v = f + if t < end { held } else { 0 };
+        if view.last().is_none_or(|p| p.1 != v) {
+            view.push((t, v));
+            if t > limit {
+                return true;
+            }
+        }
     }
 }
 
@@ -960,6 +1048,36 @@ mod tests {
         assert_eq!(sc.free, [(0.0, 64), (480.0, 128)]);
         // GPU time per added GPU: 64 x 480 against 1 x 4080.
         assert_eq!(gpu_time(&sc.alloc, 480.0) - gpu_time(&[(0.0, 1)], 4080.0), 30720.0 - 4080.0);
+    }
+
+    /// A proposal planned on the job's view cut after its aligned deadline gets the plan and ends
+    /// of the whole view (the keys after it are never read); one that meets no deadline stops
+    /// at step 3 instead, which reads every key.
+    #[test]
+    fn a_proposal_on_a_view_cut_after_its_deadline_plans_as_on_the_whole_view() {
+        let free: Free = vec![(0.0, 100), (600.0, 120), (3000.0, 64), (7000.0, 128), (9000.0, 100), (12000.0, 128)];
+        let own = [(0.0, 8)];
+        for (iterations, deadline, meets) in [(7246.0, 5896.0, true), (90_000.0, 8000.0, true), (7246.0, 100.0, false)]
+        {
+            let j = job(iterations, deadline);
+            let levels = Levels::of(&j, 64).unwrap();
+            let p = PlanFor { job: &j, levels: &levels, start: 0.0, total: 128, slot: 240.0 };
+            let (mut whole, mut cut) = (Free::new(), Free::new());
+            assert!(!view_without(&mut whole, &free, (&own, 2400.0), 128, f64::INFINITY));
+            assert!(view_without(&mut cut, &free, (&own, 2400.0), 128, align(0.0, deadline, 240.0)));
+            assert!(cut.len() < whole.len() && whole.starts_with(&cut));
+            let mut sc = Scratch::default();
+            let expected = plan(&mut sc, &p, &whole, Some(16)).unwrap();
+            let mut on_cut = Scratch::default();
+            match plan_to_deadline(&mut on_cut, &p, &cut, Some(16)).unwrap() {
+                Planned::Done(ends) => {
+                    assert!(meets);
+                    assert_eq!((ends.end, ends.real, ends.horizon), (expected.end, expected.real, expected.horizon));
+                    assert_eq!(on_cut.alloc, sc.alloc);
+                }
+                Planned::Late(_) => assert!(!meets),
+            }
+        }
     }
 
     /// No level meets a 100 s deadline: the widest level up to it, then the whole cluster's
