@@ -25,7 +25,7 @@
 //! (its next GPU has no step time), and GPUs nobody can use stay idle: every decision DeepBoot
 //! completes is reproduced unchanged.
 
-use super::frame::{Allocator, JobView, Nodes, free_per_node};
+use super::frame::{Allocator, JobView, Nodes, keep_or_place};
 use super::job::BatchRule;
 use super::optimus::{oracle_step_time, remaining_steps};
 use super::profile::Application;
@@ -142,20 +142,7 @@ impl Allocator for PolluxAfs {
             remaining.push(steps * one);
         }
         let counts = afs_counts(jobs.len(), nodes.total(), &remaining, |j, k| self.throughput(&jobs[j], batches[j], k));
-        let mut allocs: Vec<Vec<u32>> = jobs
-            .iter()
-            .zip(&counts)
-            .map(|(j, &k)| if j.alloc.len() as u32 == k { j.alloc.to_vec() } else { Vec::new() })
-            .collect();
-        let mut free = free_per_node(nodes, allocs.iter().map(Vec::as_slice));
-        let mut by_count: Vec<usize> = (0..jobs.len()).collect();
-        by_count.sort_by_key(|&i| counts[i]);
-        for i in by_count {
-            if counts[i] > 0 && allocs[i].is_empty() {
-                allocs[i] = best_fit_first(&mut free, counts[i]);
-            }
-        }
-        Ok(allocs)
+        Ok(keep_or_place(jobs, &counts, nodes, best_fit_first))
     }
 }
 

@@ -278,6 +278,32 @@ pub fn most_free_first(free: &mut [u32], count: u32) -> Vec<u32> {
     alloc
 }
 
+/// Node lists for GPU counts dealt without placement (`counts`, one per job of `jobs`): a job
+/// whose count is unchanged keeps its list, so it does not restart; the others, fewest GPUs
+/// first (arrival order on ties), are placed by `place` on what is left, as both count-dealing
+/// policies (Optimus+Oracle, AFS) do, with their own node choice.
+pub fn keep_or_place(
+    jobs: &[JobView<'_>],
+    counts: &[u32],
+    nodes: Nodes,
+    mut place: impl FnMut(&mut [u32], u32) -> Vec<u32>,
+) -> Vec<Vec<u32>> {
+    let mut allocs: Vec<Vec<u32>> = jobs
+        .iter()
+        .zip(counts)
+        .map(|(j, &k)| if j.alloc.len() as u32 == k { j.alloc.to_vec() } else { Vec::new() })
+        .collect();
+    let mut free = free_per_node(nodes, allocs.iter().map(Vec::as_slice));
+    let mut by_count: Vec<usize> = (0..jobs.len()).collect();
+    by_count.sort_by_key(|&i| counts[i]);
+    for i in by_count {
+        if counts[i] > 0 && allocs[i].is_empty() {
+            allocs[i] = place(&mut free, counts[i]);
+        }
+    }
+    allocs
+}
+
 /// Free GPUs per node once `kept` allocations hold theirs.
 pub fn free_per_node<'a>(nodes: Nodes, kept: impl IntoIterator<Item = &'a [u32]>) -> Vec<u32> {
     let mut free = vec![nodes.gpus_per_node; nodes.count];

@@ -10,13 +10,12 @@ use rustc_hash::FxHashSet;
 /// The problem a search runs on: genomes of `genes` small integers.
 pub trait Problem {
     fn genes(&self) -> usize;
-    /// The two objectives (minimised) of a repaired genome.
-    fn evaluate(&mut self, genome: &[u8]) -> [f64; 2];
     /// Two children of two parents, written over `x` and `y` (buffers the search reuses).
     fn crossover(&mut self, a: &[u8], b: &[u8], x: &mut [u8], y: &mut [u8], rng: &mut Rng);
     fn mutate(&mut self, genome: &mut [u8], rng: &mut Rng);
-    /// Makes a genome feasible.
-    fn repair(&mut self, genome: &mut [u8], rng: &mut Rng);
+    /// Makes a genome feasible and returns its two objectives (minimised): a repair walks the
+    /// whole genome, and scoring it on the way saves a second walk.
+    fn repair(&mut self, genome: &mut [u8], rng: &mut Rng) -> [f64; 2];
 }
 
 /// The search's sizes (Pollux: 100 and 100) and pymoo's defaults it keeps.
@@ -49,9 +48,8 @@ pub fn search<P: Problem>(problem: &mut P, seeds: Vec<Vec<u8>>, settings: Settin
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut population = Vec::with_capacity(2 * settings.population);
     for mut genome in seeds {
-        problem.repair(&mut genome, rng);
+        let objectives = problem.repair(&mut genome, rng);
         if seen.insert(fingerprint(&genome)) {
-            let objectives = problem.evaluate(&genome);
             population.push(Member { genome, objectives, rank: 0, crowding: 0.0 });
         }
     }
@@ -59,7 +57,9 @@ pub fn search<P: Problem>(problem: &mut P, seeds: Vec<Vec<u8>>, settings: Settin
         return population;
     }
     let count = population.len();
-    population = survive(population, count, rng);
+    // Genomes of members that did not survive, reused for children.
+    let mut spare: Vec<Vec<u8>> = Vec::new();
+    population = survive(population, count, rng, &mut spare);
     let genes = problem.genes();
     // Buffers reused by every mating round: the tournaments' draws and winners, and the
     // children, first children of every pair then second ones, in one flat block.
@@ -88,20 +88,20 @@ pub fn search<P: Problem>(problem: &mut P, seeds: Vec<Vec<u8>>, settings: Settin
             for c in 0..2 * pairs {
                 let child = &mut children[c * genes..(c + 1) * genes];
                 problem.mutate(child, rng);
-                problem.repair(child, rng);
+                let objectives = problem.repair(child, rng);
                 if offspring.len() < settings.population && seen.insert(fingerprint(child)) {
-                    offspring.push(Member { genome: child.to_vec(), objectives: [0.0; 2], rank: 0, crowding: 0.0 });
+                    let mut genome = spare.pop().unwrap_or_default();
+                    genome.clear();
+                    genome.extend_from_slice(child);
+                    offspring.push(Member { genome, objectives, rank: 0, crowding: 0.0 });
                 }
             }
         }
         if offspring.is_empty() {
             break;
         }
-        for member in &mut offspring {
-            member.objectives = problem.evaluate(&member.genome);
-        }
         population.extend(offspring);
-        population = survive(population, settings.population, rng);
+        population = survive(population, settings.population, rng, &mut spare);
         // Genomes that did not survive may come back as children, as in pymoo, which compares
         // children with the current population and the offspring only.
         seen.clear();
@@ -240,8 +240,9 @@ fn crowding(objectives: &[[f64; 2]], front: &[usize]) -> Vec<f64> {
 }
 
 /// Rank-and-crowding survival of `count` members, front by front; the front that does not fit
-/// whole gives its most crowded-apart members (ties in random order).
-fn survive(population: Vec<Member>, count: usize, rng: &mut Rng) -> Vec<Member> {
+/// whole gives its most crowded-apart members (ties in random order). The others' genomes go to
+/// `spare`.
+fn survive(population: Vec<Member>, count: usize, rng: &mut Rng, spare: &mut Vec<Vec<u8>>) -> Vec<Member> {
     let objectives: Vec<[f64; 2]> = population.iter().map(|m| m.objectives).collect();
     let mut slots: Vec<Option<Member>> = population.into_iter().map(Some).collect();
     let mut survivors = Vec::with_capacity(count);
@@ -263,6 +264,7 @@ fn survive(population: Vec<Member>, count: usize, rng: &mut Rng) -> Vec<Member> 
             survivors.push(member);
         }
     }
+    spare.extend(slots.into_iter().flatten().map(|m| m.genome));
     survivors
 }
 
@@ -566,10 +568,6 @@ mod tests {
         fn genes(&self) -> usize {
             2
         }
-        fn evaluate(&mut self, g: &[u8]) -> [f64; 2] {
-            let x = f64::from(g[0]) + f64::from(g[1]);
-            [x, 10.0 - x]
-        }
         fn crossover(&mut self, a: &[u8], b: &[u8], x: &mut [u8], y: &mut [u8], _: &mut Rng) {
             x.copy_from_slice(&[b[0], a[1]]);
             y.copy_from_slice(&[a[0], b[1]]);
@@ -578,7 +576,10 @@ mod tests {
             let i = rng.below(2);
             g[i] = rng.below(6) as u8;
         }
-        fn repair(&mut self, _: &mut [u8], _: &mut Rng) {}
+        fn repair(&mut self, g: &mut [u8], _: &mut Rng) -> [f64; 2] {
+            let x = f64::from(g[0]) + f64::from(g[1]);
+            [x, 10.0 - x]
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! batch sizes fixed at the workload's; a job whose GPU count is unchanged keeps its GPUs, the
 //! others are placed on the nodes with the most free GPUs.
 
-use super::frame::{Allocator, JobView, Nodes, free_per_node, most_free_first};
+use super::frame::{Allocator, JobView, Nodes, keep_or_place, most_free_first};
 use super::job::BatchRule;
 use super::profile::Application;
 use crate::core::JobSpec;
@@ -114,19 +114,6 @@ impl Allocator for PolluxOptimus {
             };
             free -= 1;
         }
-        let mut allocs: Vec<Vec<u32>> = jobs
-            .iter()
-            .zip(&counts)
-            .map(|(j, &k)| if j.alloc.len() as u32 == k { j.alloc.to_vec() } else { Vec::new() })
-            .collect();
-        let mut free = free_per_node(nodes, allocs.iter().map(Vec::as_slice));
-        let mut by_count: Vec<usize> = (0..jobs.len()).collect();
-        by_count.sort_by_key(|&i| counts[i]);
-        for i in by_count {
-            if counts[i] > 0 && allocs[i].is_empty() {
-                allocs[i] = most_free_first(&mut free, counts[i]);
-            }
-        }
-        Ok(allocs)
+        Ok(keep_or_place(jobs, &counts, nodes, most_free_first))
     }
 }

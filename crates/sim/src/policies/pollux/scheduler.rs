@@ -81,19 +81,19 @@ struct Allocation<'a> {
     fair_replicas: f64,
     base: Vec<u8>,
     avoid_interference: bool,
-    /// Scores per (row, nodes, GPUs), [`UNSCORED`] until computed.
+    /// Scores per (row, GPUs, nodes), [`UNSCORED`] until computed: GPUs major, so that the
+    /// small allocations a search mostly scores sit together.
     memo: &'a mut Vec<Score>,
     stride: usize,
     /// The agents' batch candidates by batch range (as bits), shared by the jobs of one
     /// application.
     batches: FxHashMap<(u64, u64), Batches>,
     /// Buffers reused across candidates.
-    scratch_load: Vec<u32>,
-    scratch_occupants: Vec<u32>,
+    scratch_load: Vec<u8>,
+    scratch_occupants: Vec<u8>,
     scratch_taken: Vec<u8>,
     scratch_spanned: Vec<usize>,
     scratch_free: Vec<u8>,
-    scratch_used: Vec<u8>,
     scratch_marks: Vec<bool>,
     scratch_picked: Vec<usize>,
     scratch_cells: Vec<usize>,
@@ -139,7 +139,6 @@ impl<'a> Allocation<'a> {
             scratch_taken: Vec::new(),
             scratch_spanned: Vec::new(),
             scratch_free: Vec::new(),
-            scratch_used: Vec::new(),
             scratch_marks: vec![false; jobs.max(nodes)],
             scratch_picked: Vec::new(),
             scratch_cells: Vec::new(),
@@ -153,7 +152,7 @@ impl<'a> Allocation<'a> {
     }
 
     fn score(&mut self, j: usize, nodes: usize, replicas: usize) -> Score {
-        let at = j * self.stride + nodes * (MAX_REPLICAS as usize + 1) + replicas;
+        let at = j * self.stride + replicas * (self.nodes + 1) + nodes;
         let memo = self.memo[at];
         if !memo.speedup.is_nan() {
             return memo;
@@ -190,34 +189,6 @@ impl<'a> Allocation<'a> {
 impl Problem for Allocation<'_> {
     fn genes(&self) -> usize {
         self.base.len()
-    }
-
-    fn evaluate(&mut self, genome: &[u8]) -> [f64; 2] {
-        let n = self.nodes;
-        // Per node, the OR of its cells: non-zero where some job is.
-        let mut used = std::mem::take(&mut self.scratch_used);
-        used.clear();
-        used.resize(n, 0);
-        let (mut harmonic, mut speedups) = (0.0, 0.0);
-        for j in 0..self.rows.len() {
-            let row = &genome[j * n..(j + 1) * n];
-            // Branch-free, so that the compiler vectorises it.
-            let (mut nodes, mut replicas) = (0, 0);
-            for (u, &g) in used.iter_mut().zip(row) {
-                nodes += usize::from(g > 0);
-                replicas += usize::from(g);
-                *u |= g;
-            }
-            let score = self.score(j, nodes, replicas);
-            speedups += score.speedup;
-            harmonic += if row == &self.base[j * n..(j + 1) * n] { score.kept } else { score.moved };
-        }
-        let fairness = self.rows.len() as f64 / harmonic;
-        let nodes_used = used.iter().filter(|&&u| u > 0).count();
-        self.scratch_used = used;
-        let utility =
-            if nodes_used == 0 { 0.0 } else { speedups / (f64::from(self.gpus_per_node) * nodes_used as f64) };
-        [-fairness, -utility]
     }
 
     /// One-point crossover over job rows: the children swap the rows before the point.
@@ -264,14 +235,13 @@ impl Problem for Allocation<'_> {
         load.resize(n, 0);
         occupants.clear();
         occupants.resize(n, 0);
+        // Saturating bytes, 16 to a vector: a node's load is only compared with `g`, and its
+        // occupants, each holding a GPU, are read only where the load is below `g` (≤ 255).
         for row in genome.chunks_exact(n) {
-            for ((l, o), &cell) in load.iter_mut().zip(occupants.iter_mut()).zip(row) {
-                *l += u32::from(cell);
-                *o += u32::from(cell > 0);
-            }
+            add_to_columns(row, load, occupants);
         }
         for k in 0..n {
-            if load[k] >= u32::from(g) {
+            if load[k] >= g {
                 continue;
             }
             // The jobs drawn with chance 1/J, then those already there drawn with 1/occupants
@@ -299,33 +269,36 @@ impl Problem for Allocation<'_> {
     /// over its nodes in random order, each node's GPUs (earlier rows first). The three steps
     /// run row by row in one pass: a row's steps depend only on itself and on earlier rows'
     /// results, and only the cap draws, in row order, so the result and the draws are those of
-    /// three passes.
-    fn repair(&mut self, genome: &mut [u8], rng: &mut Rng) {
+    /// three passes. A row is final once its node step is done, so the same pass scores it: the
+    /// objectives' sums take the rows in order, as a pass over the repaired genome would.
+    fn repair(&mut self, genome: &mut [u8], rng: &mut Rng) -> [f64; 2] {
         let n = self.nodes;
-        let (taken, free, spanned) = (&mut self.scratch_taken, &mut self.scratch_free, &mut self.scratch_spanned);
+        let g = self.gpus_per_node;
+        let mut taken = std::mem::take(&mut self.scratch_taken);
+        let mut free = std::mem::take(&mut self.scratch_free);
+        let mut spanned = std::mem::take(&mut self.scratch_spanned);
         taken.clear();
         taken.resize(n, 0);
         free.clear();
-        free.resize(n, self.gpus_per_node);
-        for (row, cells) in self.rows.iter().zip(genome.chunks_exact_mut(n)) {
-            // Branch-free loops, so that the compiler vectorises them.
-            if self.avoid_interference && cells.iter().map(|&g| usize::from(g > 0)).sum::<usize>() >= 2 {
-                for (cell, taken) in cells.iter_mut().zip(taken.iter_mut()) {
+        free.resize(n, g);
+        let (mut harmonic, mut speedups) = (0.0, 0.0);
+        for (j, cells) in genome.chunks_exact_mut(n).enumerate() {
+            let max_replicas = self.rows[j].max_replicas;
+            if self.avoid_interference && occupied(cells) >= 2 {
+                zip_lanes(cells, &mut taken, |cell, taken| {
                     let present = u8::from(*cell > 0);
                     *cell = if *taken > 0 { 0 } else { *cell };
                     *taken |= present;
-                }
+                });
             }
-            let total: u32 = cells.iter().map(|&g| u32::from(g)).sum();
-            let within_nodes =
-                n <= MAX_NODES_PER_JOB || cells.iter().map(|&g| usize::from(g > 0)).sum::<usize>() <= MAX_NODES_PER_JOB;
-            if total > row.max_replicas || !within_nodes {
+            let within_nodes = n <= MAX_NODES_PER_JOB || occupied(cells) <= MAX_NODES_PER_JOB;
+            if total(cells) > max_replicas || !within_nodes {
                 spanned.clear();
                 spanned.extend((0..n).filter(|&k| cells[k] > 0));
-                rng.shuffle(spanned);
+                rng.shuffle(&mut spanned);
                 let (mut kept, mut nodes) = (0u32, 0usize);
                 for &k in spanned.iter() {
-                    let keep = u32::from(cells[k]).min(row.max_replicas - kept);
+                    let keep = u32::from(cells[k]).min(max_replicas - kept);
                     if keep == 0 || nodes == MAX_NODES_PER_JOB {
                         cells[k] = 0;
                         continue;
@@ -335,11 +308,88 @@ impl Problem for Allocation<'_> {
                     nodes += 1;
                 }
             }
-            for (cell, free) in cells.iter_mut().zip(free.iter_mut()) {
+            zip_lanes(cells, &mut free, |cell, free| {
                 *cell = (*cell).min(*free);
                 *free -= *cell;
-            }
+            });
+            let score = self.score(j, occupied(cells), total(cells) as usize);
+            speedups += score.speedup;
+            harmonic += if *cells == self.base[j * n..(j + 1) * n] { score.kept } else { score.moved };
         }
+        // A node some job holds a GPU of has fewer than all free.
+        let nodes_used = free.iter().filter(|&&f| f < g).count();
+        (self.scratch_taken, self.scratch_free, self.scratch_spanned) = (taken, free, spanned);
+        let fairness = self.rows.len() as f64 / harmonic;
+        let utility = if nodes_used == 0 { 0.0 } else { speedups / (f64::from(g) * nodes_used as f64) };
+        [-fairness, -utility]
+    }
+}
+
+/// Width of the byte vectors the row walks below are written for: a row of a cluster of 16
+/// nodes is one vector, handled whole rather than by a loop too short to be vectorised.
+const LANES: usize = 16;
+
+/// `f` over the cells of `row` and the matching entries of `state`, in fixed blocks of
+/// [`LANES`] that the compiler turns into vector code, then the rest one by one.
+fn zip_lanes(row: &mut [u8], state: &mut [u8], f: impl Fn(&mut u8, &mut u8)) {
+    let mut rows = row.chunks_exact_mut(LANES);
+    let mut states = state.chunks_exact_mut(LANES);
+    for (r, s) in (&mut rows).zip(&mut states) {
+        let r: &mut [u8; LANES] = r.try_into().expect("a full block");
+        let s: &mut [u8; LANES] = s.try_into().expect("a full block");
+        for (cell, entry) in r.iter_mut().zip(s.iter_mut()) {
+            f(cell, entry);
+        }
+    }
+    for (cell, entry) in rows.into_remainder().iter_mut().zip(states.into_remainder()) {
+        f(cell, entry);
+    }
+}
+
+/// How many cells of `row` are non-zero: the nodes a job spans.
+fn occupied(row: &[u8]) -> usize {
+    let mut blocks = row.chunks_exact(LANES);
+    let mut count = 0;
+    for block in &mut blocks {
+        let block: &[u8; LANES] = block.try_into().expect("a full block");
+        // At most 16: a byte holds it.
+        count += usize::from(block.iter().fold(0u8, |n, &g| n + u8::from(g > 0)));
+    }
+    count + blocks.remainder().iter().filter(|&&g| g > 0).count()
+}
+
+/// The sum of `row`'s cells: a job's GPUs.
+fn total(row: &[u8]) -> u32 {
+    let mut blocks = row.chunks_exact(LANES);
+    let mut sum = 0;
+    for block in &mut blocks {
+        let block: &[u8; LANES] = block.try_into().expect("a full block");
+        // At most 16 x 255: 16 bits hold it.
+        sum += u32::from(block.iter().fold(0u16, |n, &g| n + u16::from(g)));
+    }
+    sum + blocks.remainder().iter().map(|&g| u32::from(g)).sum::<u32>()
+}
+
+/// Adds `row` to each node's load and its occupants, both saturating at 255.
+fn add_to_columns(row: &[u8], load: &mut [u8], occupants: &mut [u8]) {
+    let add = |cell: u8, l: &mut u8, o: &mut u8| {
+        *l = l.saturating_add(cell);
+        *o = o.saturating_add(u8::from(cell > 0));
+    };
+    let mut rows = row.chunks_exact(LANES);
+    let mut loads = load.chunks_exact_mut(LANES);
+    let mut counts = occupants.chunks_exact_mut(LANES);
+    for ((r, l), o) in (&mut rows).zip(&mut loads).zip(&mut counts) {
+        let r: &[u8; LANES] = r.try_into().expect("a full block");
+        let l: &mut [u8; LANES] = l.try_into().expect("a full block");
+        let o: &mut [u8; LANES] = o.try_into().expect("a full block");
+        for i in 0..LANES {
+            add(r[i], &mut l[i], &mut o[i]);
+        }
+    }
+    let rest = rows.remainder().iter().zip(loads.into_remainder()).zip(counts.into_remainder());
+    for ((&cell, l), o) in rest {
+        add(cell, l, o);
     }
 }
 
@@ -516,12 +566,42 @@ mod tests {
     fn objectives_are_the_originals_by_hand() {
         let mut memo = Vec::new();
         let mut p = problem(&mut memo, &[64, 64], 2, true);
-        let [fairness, utility] = p.evaluate(&[2, 0, 0, 0]);
+        // Both genomes are feasible: the repair leaves them as they are and scores them.
+        let mut genome = [2, 0, 0, 0];
+        let [fairness, utility] = p.repair(&mut genome, &mut Rng::new(0));
+        assert_eq!(genome, [2, 0, 0, 0]);
         let expected = 2.0 / (1.0 / (0.125 + 0.001) + 1.0 / 0.001);
         assert!((-fairness - expected).abs() < 1e-15, "{fairness} vs {expected}");
         assert_eq!(-utility, 1.0 / 4.0);
-        let [fairness, utility] = p.evaluate(&[0; 4]);
+        let [fairness, utility] = p.repair(&mut [0; 4], &mut Rng::new(0));
         assert!((fairness + 0.001).abs() < 1e-15 && utility == 0.0, "{fairness} {utility}");
+    }
+
+    /// The blocked row walks equal plain ones at every row length, blocks of 16 and the rest.
+    #[test]
+    fn row_walks_equal_plain_loops() {
+        let mut rng = Rng::new(9);
+        for len in 0..50 {
+            for _ in 0..20 {
+                let row: Vec<u8> = (0..len).map(|_| if rng.chance(0.5) { 0 } else { rng.below(256) as u8 }).collect();
+                assert_eq!(occupied(&row), row.iter().filter(|&&g| g > 0).count());
+                assert_eq!(total(&row), row.iter().map(|&g| u32::from(g)).sum::<u32>());
+                let state: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+                let (mut cells, mut free) = (row.clone(), state.clone());
+                zip_lanes(&mut cells, &mut free, |cell, free| {
+                    *cell = (*cell).min(*free);
+                    *free -= *cell;
+                });
+                let plain: Vec<(u8, u8)> = row.iter().zip(&state).map(|(&c, &f)| (c.min(f), f - c.min(f))).collect();
+                assert_eq!(cells.into_iter().zip(free).collect::<Vec<_>>(), plain);
+                let (mut load, mut occupants) = (state.clone(), state.clone());
+                add_to_columns(&row, &mut load, &mut occupants);
+                for k in 0..len {
+                    assert_eq!(load[k], state[k].saturating_add(row[k]));
+                    assert_eq!(occupants[k], state[k].saturating_add(u8::from(row[k] > 0)));
+                }
+            }
+        }
     }
 
     /// Mutation as first written, one coin per row and per cell (§5.5 literally).
