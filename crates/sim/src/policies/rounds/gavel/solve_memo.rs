@@ -5,18 +5,17 @@
 //! heterogeneity-agnostic max-min fairness on jobs of one scale factor gives every job the same
 //! coefficients, so its program depends on the number of jobs alone and comes back whenever that
 //! number does (LAS at 5.6 jobs/h in Gavel's Figure 8 spent half its time re-solving them). Keys
-//! are the whole data as bits, compared
-//! in full (the hash only narrows the search); the memo holds a bounded number of bytes and drops
-//! the least recently used program first.
+//! are the whole data as bits, compared in full (the hash only narrows the search); the memo
+//! holds a bounded number of bytes and drops the least recently used program first.
 
 use std::cell::RefCell;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::thread::LocalKey;
 
-/// Bytes of keys and solutions a thread keeps (a program of 2,000 single-GPU jobs is about a
-/// third of a megabyte of key).
-const CAPACITY_BYTES: usize = 32 << 20;
+/// Bytes of keys and solutions a thread keeps (a program of 1,000 single-GPU jobs is about a
+/// third of a megabyte of key), as vendor/amd's memo of orderings.
+const CAPACITY_BYTES: usize = 16 << 20;
 
 /// A program's data as bits: every number it is made of, lengths included so that no two
 /// programs of different shapes can flatten to the same key.
@@ -69,7 +68,7 @@ impl<V: Clone> Memo<V> {
         solve: impl FnOnce() -> V,
         bytes_of: impl Fn(&V) -> usize,
     ) -> V {
-        let key = key.0;
+        let mut key = key.0;
         let mut hasher = DefaultHasher::new();
         key.hash(&mut hasher);
         let hash = hasher.finish();
@@ -86,6 +85,8 @@ impl<V: Clone> Memo<V> {
         let value = solve();
         let bytes = 8 * key.len() + bytes_of(&value);
         if bytes <= CAPACITY_BYTES {
+            // The key grew by doubling: keep only what it holds, so the bound counts real bytes.
+            key.shrink_to_fit();
             memo.with_borrow_mut(|memo| {
                 while memo.bytes + bytes > CAPACITY_BYTES {
                     let dropped = memo.entries.remove(0);
