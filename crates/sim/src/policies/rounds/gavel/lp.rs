@@ -11,12 +11,22 @@
 //! the slack shared differently, which moves JCTs (`docs/gavel-semantics.md` §10.2).
 
 use super::ecos_form::{self, Layout};
+use super::solve_memo::{Key, Memo};
 use blox_ecos::{Settings, Status};
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
     DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SecondOrderConeT, SolverStatus, SupportedConeT,
 };
 use serde::Deserialize;
+use std::cell::RefCell;
+
+/// ECOS's status and `x` for a program (`None`: malformed input).
+type EcosSolution = Option<(Status, Vec<f64>)>;
+
+thread_local! {
+    /// The programs solved on this thread.
+    static ECOS_SOLUTIONS: RefCell<Memo<EcosSolution>> = RefCell::new(Memo::default());
+}
 
 /// Which interior-point method solves a policy's programs; their optima are rarely unique, so
 /// the choice decides the allocation.
@@ -96,14 +106,27 @@ impl BaseProblem<'_> {
 
     /// Solves the ECOS form built by [`super::ecos_form`], mapping ECOS's exit as cvxpy does:
     /// `optimal`, `optimal_inaccurate`, or nothing usable.
+    /// A program bit-identical to one solved before on this thread is answered from
+    /// [`solve_memo`] (the solve is a deterministic function of the data).
     fn solve_ecos(&self, (program, layout): (blox_ecos::Problem, Layout)) -> Outcome {
         debug_assert!(self.rows_of_job.is_none(), "the ECOS forms are for jobs alone");
-        let Ok(solution) = blox_ecos::solve(&program, &Settings::default()) else {
-            return Outcome::Failed;
-        };
-        match solution.status {
-            Status::Optimal => Outcome::Optimal(layout.allocation(&solution.x)),
-            Status::OptimalInaccurate => Outcome::Inaccurate(layout.allocation(&solution.x)),
+        let mut key = Key::default();
+        key.floats(&program.c).floats(&program.h).floats(&program.b).usize(program.orthant).usizes(&program.soc);
+        for matrix in [Some(&program.g), program.a.as_ref()] {
+            match matrix {
+                Some(m) => key.usize(m.nrows).usize(m.ncols).usizes(&m.colptr).usizes(&m.rowval).floats(&m.nzval),
+                None => key.usize(usize::MAX),
+            };
+        }
+        let solved = Memo::get_or_solve(
+            &ECOS_SOLUTIONS,
+            key,
+            || blox_ecos::solve(&program, &Settings::default()).ok().map(|solution| (solution.status, solution.x)),
+            |solved| solved.as_ref().map_or(0, |(_, x)| 8 * x.len()),
+        );
+        match solved {
+            Some((Status::Optimal, x)) => Outcome::Optimal(layout.allocation(&x)),
+            Some((Status::OptimalInaccurate, x)) => Outcome::Inaccurate(layout.allocation(&x)),
             _ => Outcome::Failed,
         }
     }

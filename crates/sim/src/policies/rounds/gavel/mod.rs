@@ -18,6 +18,7 @@ pub mod max_min_fairness;
 pub mod mechanism;
 pub mod min_total_duration;
 pub mod packing;
+mod solve_memo;
 
 use crate::policies::{
     BuildContext, Built, Engine, InputParser, InputSource, Kind, OptionDoc, OwnPlacement, Params, PolicyConfig,
