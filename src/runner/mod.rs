@@ -531,7 +531,7 @@ fn run_one(
 fn thread_cpu_seconds() -> f64 {
     let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `now` is a valid timespec for the call to fill; the clock exists on every Linux
-    // and macOS thread. On failure `now` stays zero and the run records no CPU time.
+    // and macOS thread.
     let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
     if status != 0 {
         return 0.0;
