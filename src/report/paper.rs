@@ -82,7 +82,7 @@ impl Cost {
 /// What the whole reproduction cost its process.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ProcessCost {
-    /// Wall seconds from the first run's start to the last run's end.
+    /// Wall seconds from the pool's start (the sweeps' preparation included) to its end.
     pub wall_s: f64,
     /// CPU seconds of the process over that span.
     pub cpu_s: f64,
